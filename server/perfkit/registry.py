@@ -1,0 +1,19 @@
+"""Every tool perfkit exposes, in the order they are listed to clients.
+
+Importing this module must stay cheap (pydantic only): it runs on every server start and every
+CLI call. Tool modules import pandas, jinja2 and git inside their functions.
+"""
+
+from __future__ import annotations
+
+from perfkit.toolspec import ToolSpec
+
+
+def all_tools() -> list[ToolSpec]:
+    from perfkit.culprit.tool import SPECS as culprit
+
+    specs: list[ToolSpec] = [*culprit]
+    names = [s.name for s in specs]
+    if len(names) != len(set(names)):
+        raise RuntimeError(f"duplicate tool names: {names}")
+    return specs

@@ -1,0 +1,64 @@
+"""Shared fixtures: real repositories with real submodules, built per test."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from helpers.gitbuild import Repo  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+PYPTO_FIXTURE = Path(os.environ.get("PERFKIT_PYPTO_FIXTURE", ROOT.parent / "shared" / "fixtures" / "pypto-history"))
+
+
+@pytest.fixture
+def superproject(tmp_path: Path):
+    """A compiler repo that pins a runtime submodule at path 'runtime' (name 'simpler').
+
+    Returns (super, runtime, shas) where shas names the interesting commits.
+    """
+    runtime = Repo(tmp_path / "simpler-origin")
+    r = {f"r{i}": runtime.commit(f"runtime change {i}", {"kernel.cpp": f"// v{i}\n"}) for i in range(6)}
+    sup = Repo(tmp_path / "pypto")
+    shas = {"s0": sup.commit("initial compiler", {"src/codegen.py": "x = 1\n"})}
+    sup.add_submodule(runtime, "runtime", name="simpler")
+    sup.set_submodule("runtime", r["r1"])
+    shas["add"] = sup.commit("chore(runtime): add simpler as submodule (#10)")
+    shas["src"] = sup.commit("fix(codegen): tidy (#11)", {"src/codegen.py": "x = 2\n"})
+    sup.set_submodule("runtime", r["r4"])
+    shas["bump"] = sup.commit(f"chore(runtime): bump simpler to {r['r4'][:8]} (#12)")
+    sup.set_submodule("runtime", r["r2"])
+    shas["rollback"] = sup.commit("revert runtime to r2 (#13)")
+    sup.set_submodule("runtime", r["r5"])
+    sup.write("src/codegen.py", "x = 3\n")
+    shas["mixed"] = sup.commit("Bump runtime and adapt codegen (#14)")
+    return sup, runtime, shas | r
+
+
+def pypto_fixture_or_skip() -> Path:
+    """The real pypto/simpler histories. CI has them; say loudly when they are missing."""
+    if not (PYPTO_FIXTURE / "pypto.bundle").is_file():
+        if os.environ.get("CI"):
+            pytest.fail(f"pypto-history fixture missing at {PYPTO_FIXTURE}: CI must have ../shared beside the clone")
+        pytest.skip(f"pypto-history fixture missing at {PYPTO_FIXTURE} (set PERFKIT_PYPTO_FIXTURE)")
+    return PYPTO_FIXTURE
+
+
+@pytest.fixture(scope="session")
+def pypto_history(tmp_path_factory) -> Path:
+    """A clone of the pypto fixture with its runtime submodule initialised offline (shared, read-only use)."""
+    from helpers.gitbuild import run_git
+
+    src = pypto_fixture_or_skip()
+    base = tmp_path_factory.mktemp("pypto-history")
+    run_git(base, "clone", "-q", str(src / "pypto.bundle"), "pypto")
+    run_git(base, "clone", "-q", "--bare", str(src / "simpler.bundle"), "simpler.git")
+    repo = base / "pypto"
+    run_git(repo, "config", "submodule.simpler.url", str(base / "simpler.git"))
+    run_git(repo, "submodule", "update", "--init", "-q", "runtime")
+    return repo

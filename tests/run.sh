@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The test command: pytest, then the clients nobody here wrote (MCP Inspector, Claude Code).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+status=0
+python -m pytest "$@" || status=$?
+if [ "$status" -eq 5 ]; then
+  echo "tests/run.sh: pytest collected no tests; that is a failure" >&2
+  exit 1
+fi
+[ "$status" -eq 0 ] || exit "$status"
+bash tests/clients/check.sh
