@@ -1,0 +1,73 @@
+"""Run every benchmark under bench/ in one go and write docs/performance.md.
+
+Each bench_*.py prints a markdown table (header + rows) on stdout; this script runs them one after
+the other on the same machine, stitches the rows into one table, and stamps it with the date and
+the machine. Usage: python bench/run_all.py [--quick] [--out docs/performance.md]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import platform
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}, Python {platform.python_version()}"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--quick", action="store_true", help="pass --quick to benchmarks that accept it")
+    ap.add_argument("--out", default=str(ROOT / "docs" / "performance.md"))
+    ns = ap.parse_args()
+    rows: list[str] = []
+    failures: list[str] = []
+    for script in sorted(HERE.glob("bench_*.py")):
+        args = [sys.executable, str(script)] + (["--quick"] if ns.quick and "--quick" in script.read_text() else [])
+        print(f"running {script.name} ...", file=sys.stderr, flush=True)
+        proc = subprocess.run(args, capture_output=True, text=True, cwd=ROOT)
+        if proc.returncode != 0:
+            failures.append(f"{script.name}: exit {proc.returncode}: {proc.stderr.strip().splitlines()[-1:]} ")
+            continue
+        for line in proc.stdout.splitlines():
+            if line.startswith("|") and not line.startswith("|---") and "| ratio" not in line \
+                    and not line.lower().startswith("| benchmark"):
+                rows.append(line)
+    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    text = [
+        "# Performance",
+        "",
+        f"Measured {stamp} on {machine()}. The machine is shared and noisy, so each row runs perfkit and the",
+        "alternative a user would otherwise pick side by side in the same run; read the ratio, not the absolute times.",
+        "Reproduce with `python bench/run_all.py` (each `bench/bench_*.py` also runs alone).",
+        "",
+        "| benchmark | perfkit | alternative | ratio |",
+        "|---|---|---|---|",
+        *rows,
+        "",
+    ]
+    if failures:
+        text += ["Benchmarks that failed in this run:", "", *[f"- {f}" for f in failures], ""]
+    Path(ns.out).write_text("\n".join(text))
+    print("\n".join(text))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
