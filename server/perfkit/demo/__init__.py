@@ -1,0 +1,1 @@
+"""`perfkit demo`: the whole job on generated data, through the same functions the tools use."""
