@@ -65,6 +65,13 @@ def main() -> int:
     if failures:
         text += ["Benchmarks that failed in this run:", "", *[f"- {f}" for f in failures], ""]
     Path(ns.out).write_text("\n".join(text))
+    readme = ROOT / "README.md"
+    start, end = "<!-- performance:start -->", "<!-- performance:end -->"
+    body = readme.read_text()
+    if start in body and end in body and not ns.quick:
+        table = "\n".join(text[2:]).strip()
+        head, rest = body.split(start, 1)
+        readme.write_text(head + start + "\n" + table + "\n" + end + rest.split(end, 1)[1])
     print("\n".join(text))
     return 1 if failures else 0
 
