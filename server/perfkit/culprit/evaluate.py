@@ -2,21 +2,24 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Annotated
 
 from pydantic import Field
 
 from perfkit import gitrepo
+from perfkit.culprit.highlights import commit_highlights, too_big
 from perfkit.culprit.models import CulpritKind, CulpritReport, FileChange, SubmoduleMove
+from perfkit.culprit.nextaction import next_action
+from perfkit.culprit.pointer import submodule_move
 from perfkit.errors import InputError
 
-_HEX_RE = re.compile(r"\b[0-9a-f]{7,40}\b")
+
+def _base(repo: Path, parent: str | None) -> str:
+    return parent or gitrepo.git(repo, "hash-object", "-t", "tree", "/dev/null").strip()
 
 
-def _file_changes(repo: Path, commit: str, parent: str | None) -> tuple[list[FileChange], str]:
-    base = parent or gitrepo.git(repo, "hash-object", "-t", "tree", "/dev/null").strip()
+def _file_changes(repo: Path, commit: str, base: str) -> tuple[list[FileChange], str, str]:
     names = gitrepo.git(repo, "diff", "--no-renames", "--raw", "-z", "--no-abbrev", base, commit)
     nums = gitrepo.git(repo, "diff", "--no-renames", "--numstat", "-z", base, commit)
     counts: dict[str, tuple[int | None, int | None]] = {}
@@ -35,90 +38,45 @@ def _file_changes(repo: Path, commit: str, parent: str | None) -> tuple[list[Fil
         files.append(FileChange(path=path, status=status[0], added=None if sub else a,
                                 deleted=None if sub else d, is_submodule=sub))
     stat = gitrepo.git(repo, "diff", "--shortstat", base, commit).strip() or "no changes"
-    return files, stat
+    stat_text = gitrepo.git(repo, "diff", "--no-renames", "--stat=100,70", "--stat-count=60", base, commit).rstrip()
+    return files, stat, stat_text
 
 
-def _named_ids(repo: Path, sub_git: Path | None, message: str, old: str | None, new: str | None) -> list[str]:
-    """Hex ids in the message that look like submodule commits but are neither pointer.
-
-    Ids that resolve to a superproject commit and not to a submodule one (a revert naming its
-    target) are not submodule mentions.
-    """
-    out: list[str] = []
-    for h in dict.fromkeys(_HEX_RE.findall(message)):
-        if any(p and p.startswith(h) for p in (old, new)):
-            continue
-        in_sub = bool(sub_git) and gitrepo.git_ok(sub_git, "cat-file", "-e", f"{h}^{{commit}}")
-        looks_like_sha = bool(re.search(r"[a-f]", h) and re.search(r"[0-9]", h))
-        if not in_sub and (not looks_like_sha or gitrepo.git_ok(repo, "cat-file", "-e", f"{h}^{{commit}}")):
-            continue
-        out.append(h)
-    return out
-
-
-def _count(sub_git: Path, frm: str, to: str) -> int:
-    return int(gitrepo.git(sub_git, "rev-list", "--count", f"{frm}..{to}").strip())
-
-
-def _submodule_move(repo: Path, commit: str, parent: str | None, path: str, name: str | None,
-                    message: str) -> SubmoduleMove:
-    new = gitrepo.gitlinks(repo, commit).get(path)
-    old = gitrepo.gitlinks(repo, parent).get(path) if parent else None
-    sub_git = gitrepo.submodule_git_dir(repo, path)
-    available = bool(sub_git) and all(gitrepo.git_ok(sub_git, "cat-file", "-e", f"{c}^{{commit}}")
-                                      for c in (old, new) if c)
-    warnings: list[str] = []
-    direction: str = "unknown"
-    between: int | None = None
-    if old is None and new is not None:
-        direction = "added"
-    elif new is None and old is not None:
-        direction = "removed"
-    elif not available:
-        warnings.append(f"submodule commits are not in the local clone of '{path}': run "
-                        f"`git -C {path} fetch origin` (unshallow it with --unshallow) to count and order them")
-    elif gitrepo.is_ancestor(sub_git, old, new):
-        direction, between = "forward", _count(sub_git, old, new)
-    elif gitrepo.is_ancestor(sub_git, new, old):
-        direction, between = "backward", _count(sub_git, new, old)
-    else:
-        direction, between = "sideways", _count(sub_git, old, new)
-        warnings.append(f"the new pointer is not a descendant of the old one: {between} commits of the new "
-                        f"line are not in the old, and the old line's own commits are dropped")
-    named = _named_ids(repo, sub_git if available else None, message, old, new)
-    if new and named:
-        missing = [h for h in named if not (sub_git and gitrepo.git_ok(sub_git, "cat-file", "-e", f"{h}^{{commit}}"))]
-        note = f" ({', '.join(missing)} not found in the local submodule clone)" if missing else ""
-        warnings.append(f"the message names {', '.join(named)} but the pointer holds {new[:12]}{note}")
-    return SubmoduleMove(path=path, name=name, old=old, new=new, direction=direction,  # type: ignore[arg-type]
-                         commits_between=between, objects_available=available,
-                         message_names=named, warnings=warnings)
-
-
-def _kind(files: list[FileChange], move: SubmoduleMove | None) -> CulpritKind:
+def _kind(files: list[FileChange], move: SubmoduleMove | None) -> tuple[CulpritKind, bool]:
+    """The kind, and whether anything besides the studied pointer changed."""
     if move is None:
-        return "source"
-    others = [f for f in files if f.path != move.path]
-    if others:
-        return "mixed"
-    return {"forward": "submodule_bump", "backward": "submodule_rollback"}.get(move.direction, "submodule_sideways")  # type: ignore[return-value]
+        return "source", bool(files)
+    source = any(f.path != move.path for f in files)
+    by_direction: dict[str, CulpritKind] = {"added": "submodule_added", "removed": "submodule_removed",
+                                            "unknown": "submodule_unresolved", "backward": "submodule_rollback"}
+    if move.direction in by_direction:
+        return by_direction[move.direction], source
+    if source:
+        return "mixed", source
+    return ("submodule_bump" if move.direction == "forward" else "submodule_sideways"), source
 
 
 def evaluate_culprit(
-    repo: Annotated[str, Field(description="Path of the superproject checkout (for example the compiler repo).")],
+    repo: Annotated[str, Field(description="Path of the repository checkout: the superproject (for example the "
+                               "compiler repo), or a submodule checkout to explain a second-level culprit.")],
     commit: Annotated[str, Field(description="The culprit commit: a sha, tag or branch name.")],
     submodule: Annotated[str | None, Field(
         description="Path of the submodule to study (for example 'runtime'). Default: the one submodule the "
         "commit moves, if exactly one.")] = None,
+    max_highlights: Annotated[int, Field(ge=0, le=200, description="How many ranked diff highlights to return.")] = 15,
 ) -> CulpritReport:
-    """Explain a culprit commit: its metadata, what it changes, and whether it is a submodule
-    bump (pointer only, forward), a rollback (pointer moved to an ancestor), a mixed commit
-    (pointer and source) or a source change. Reads the repository only; never checks anything out."""
+    """Explain a culprit commit: metadata, full message, `git show --stat`, its kind (submodule bump: pointer
+    only, forward; rollback: pointer moved to an ancestor; mixed: pointer and source; source; or added, removed,
+    sideways, unresolved), the submodule range with its commit count, warnings when the message names another
+    submodule commit than the pointer holds, the next action (second-level bisect, find-fix search, split test,
+    or read the diff) and the diff hunks most likely to move precision, ranked and explained.
+    Reads the repository only; never checks anything out or fetches."""
     top = gitrepo.open_repo(repo)
     sha = gitrepo.resolve_commit(top, commit, "commit")
     info = gitrepo.commit_info(top, sha)
     parent = info.parents[0] if info.parents else None
-    files, stat = _file_changes(top, sha, parent)
+    base = _base(top, parent)
+    files, stat, stat_text = _file_changes(top, sha, base)
     declared = gitrepo.submodule_paths(top, sha) | (gitrepo.submodule_paths(top, parent) if parent else {})
     moved = [f.path for f in files if f.is_submodule]
     if submodule is not None:
@@ -130,15 +88,22 @@ def evaluate_culprit(
         target = path if path in moved else None
     else:
         target = moved[0] if len(moved) == 1 else None
-    moves = {p: _submodule_move(top, sha, parent, p, declared.get(p), info.message) for p in moved}
+    moves = {p: submodule_move(top, sha, parent, p, declared.get(p), info.message) for p in moved}
     main = moves.pop(target) if target else None
     warnings = list(main.warnings if main else [])
     if submodule is None and len(moved) > 1:
         warnings.append(f"the commit moves {len(moved)} submodules; pass submodule= to pick the one to study")
-    kind = _kind(files, main)
+    kind, source_changed = _kind(files, main)
+    big = [f.path for f in files if not f.is_submodule and too_big(f.added, f.deleted)]
+    highlights, total = commit_highlights(top, base, sha, big, max_highlights)
+    if big:
+        warnings.append(f"{len(big)} file(s) with more than 20000 changed lines were not scanned for highlights: "
+                        f"{', '.join(big[:5])}")
+    action = next_action(kind, sha, parent, main, source_changed, total, stat)
     return CulpritReport(
         repo=str(top), commit=sha, short=sha[:12], subject=info.subject, message=info.message,
         author=info.author, author_email=info.author_email, date=info.date,
         pr_number=gitrepo.pr_number(info.subject) or gitrepo.pr_number(info.message),
-        parents=list(info.parents), stat=stat, files=files, kind=kind, submodule=main,
-        other_submodules=list(moves.values()), warnings=warnings)
+        parents=list(info.parents), stat=stat, stat_text=stat_text, files=files, kind=kind,
+        source_changed=source_changed, submodule=main, other_submodules=list(moves.values()),
+        next_action=action, highlights=highlights, highlights_total=total, warnings=warnings)

@@ -6,7 +6,12 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-CulpritKind = Literal["submodule_bump", "submodule_rollback", "submodule_sideways", "mixed", "source"]
+CulpritKind = Literal["submodule_bump", "submodule_rollback", "submodule_sideways", "submodule_added",
+                      "submodule_removed", "submodule_unresolved", "mixed", "source"]
+HighlightCategory = Literal["dtype", "tolerance", "layout", "math_kernel", "passes", "sync_removed"]
+ActionKind = Literal["bisect_submodule", "find_fix", "split_test", "read_highlights", "fetch_submodule"]
+MentionRelation = Literal["old_pointer", "new_pointer", "in_range", "before_range", "outside_range",
+                          "superproject", "unknown"]
 
 
 class FileChange(BaseModel):
@@ -17,6 +22,18 @@ class FileChange(BaseModel):
     is_submodule: bool = False
 
 
+class Mention(BaseModel):
+    """One hex id the commit message names, placed relative to the pointer move."""
+
+    id: str = Field(description="the id as written in the message")
+    relation: MentionRelation = Field(
+        description="old_pointer/new_pointer: a prefix of that pointer; in_range: a submodule commit between the "
+        "two pointers; before_range: already contained in both; outside_range: a submodule commit neither "
+        "pointer contains; superproject: a commit of the repository itself; unknown: found nowhere locally")
+    as_target: bool = Field(description="written where a message gives the destination ('to X', '-> X', '..X')")
+    warns: bool = Field(description="whether this mention contradicts the pointer")
+
+
 class SubmoduleMove(BaseModel):
     path: str
     name: str | None = Field(description="submodule name from .gitmodules")
@@ -25,11 +42,49 @@ class SubmoduleMove(BaseModel):
     direction: Literal["forward", "backward", "sideways", "added", "removed", "unknown"]
     commits_between: int | None = Field(
         description="submodule commits from old to new (forward) or dropped from new to old (backward); "
-        "null when the submodule objects are not in the local clone")
+        "null when the local clone cannot establish it")
+    merge_base: str | None = Field(default=None, description="common ancestor of old and new (sideways moves)")
     objects_available: bool = Field(description="whether both pointers exist in the local submodule clone")
+    history_complete: bool = Field(
+        default=True, description="false when a shallow clone cuts the history between the pointers, so "
+        "direction and count cannot be trusted and are left unknown")
+    fetch_hint: str | None = Field(default=None, description="the command that makes the missing commits local")
     message_names: list[str] = Field(default_factory=list,
-                                     description="hex ids the commit message names that look like submodule commits")
+                                     description="hex ids the commit message names that look like submodule "
+                                     "commits other than the two pointers")
+    mentions: list[Mention] = Field(default_factory=list, description="every hex id in the message, classified")
     warnings: list[str] = Field(default_factory=list)
+
+
+class NextAction(BaseModel):
+    """What to run next to find where the regression really lives."""
+
+    kind: ActionKind
+    submodule: str | None = Field(default=None, description="path of the submodule the action works in")
+    old: str | None = Field(default=None, description="submodule pointer before the culprit")
+    new: str | None = Field(default=None, description="submodule pointer at the culprit")
+    direction: str | None = None
+    commits: int | None = Field(default=None, description="submodule commits in the range to search, counted in "
+                                "the direction of the move (old..new forward, new..old for a rollback)")
+    range: str | None = Field(default=None, description="the git revision range of those commits, for "
+                              "`git -C <submodule> log`")
+    superproject_commit: str | None = Field(
+        default=None, description="the superproject commit to hold while the action runs: the culprit for a "
+        "level-2 bisect or find-fix search, its parent for a split test")
+    sentence: str
+
+
+class Highlight(BaseModel):
+    """One diff hunk that plausibly moves numerical results."""
+
+    file: str
+    line: int = Field(description="line in the culprit's version of the file where the flagged change sits")
+    old_line: int = Field(description="the same place in the parent's version")
+    category: HighlightCategory = Field(description="the strongest reason the hunk was flagged")
+    categories: list[HighlightCategory]
+    score: float = Field(description="higher is more likely to move precision; rules in docs/culprit.md")
+    excerpt: str = Field(description="the flagged changed lines, prefixed '+' or '-'")
+    why: list[str] = Field(description="the rules that fired, in words")
 
 
 class CulpritReport(BaseModel):
@@ -37,17 +92,23 @@ class CulpritReport(BaseModel):
     commit: str
     short: str
     subject: str
-    message: str
+    message: str = Field(description="the full commit message")
     author: str
     author_email: str
     date: str
     pr_number: int | None
     parents: list[str]
     stat: str = Field(description="the `git show --stat` summary line")
+    stat_text: str = Field(default="", description="the `git show --stat` per-file listing")
     files: list[FileChange]
     kind: CulpritKind
+    source_changed: bool = Field(default=False, description="whether the commit changes anything besides the "
+                                 "pointer of the submodule under study")
     submodule: SubmoduleMove | None = Field(description="the pointer move of the submodule under study, if any")
     other_submodules: list[SubmoduleMove] = Field(default_factory=list)
+    next_action: NextAction
+    highlights: list[Highlight] = Field(default_factory=list, description="flagged hunks, best first")
+    highlights_total: int = Field(default=0, description="flagged hunks before the list was cut to its limit")
     warnings: list[str] = Field(default_factory=list)
 
     def human(self) -> str:
@@ -59,5 +120,10 @@ class CulpritReport(BaseModel):
             s = self.submodule
             between = "" if s.commits_between is None else f" ({s.commits_between} commits)"
             lines.append(f"  {s.path}: {(s.old or '-')[:12]} -> {(s.new or '-')[:12]} {s.direction}{between}")
+        lines.append(f"  next    {self.next_action.sentence}")
         lines += [f"  warning: {w}" for w in self.warnings]
+        if self.highlights:
+            lines.append(f"  highlights ({len(self.highlights)} of {self.highlights_total}):")
+            for h in self.highlights:
+                lines.append(f"    {h.score:5.1f} {h.category:<12} {h.file}:{h.line}  {'; '.join(h.why)}")
         return "\n".join(lines)

@@ -1,0 +1,76 @@
+"""The step that follows from a culprit's kind: where the regression lives and how to find it.
+
+A forward bump hides the culprit among the submodule commits it brings in; a rollback drops
+commits, so what broke is most likely a fix that went missing; a mixed commit must first be
+split to learn which half is responsible. The sentence is for the person, the fields for the
+bisect engine.
+"""
+
+from __future__ import annotations
+
+import math
+
+from perfkit.culprit.models import CulpritKind, NextAction, SubmoduleMove
+
+
+def _steps(n: int) -> int:
+    return max(1, math.ceil(math.log2(n + 1))) if n else 0
+
+
+def _read(flagged: int, stat: str) -> str:
+    if flagged:
+        return f"start with the {flagged} flagged hunk{'s' if flagged != 1 else ''} under highlights, then the rest of the diff ({stat})"
+    return f"no hunk matched the precision rules, so read the whole diff ({stat})"
+
+
+def next_action(kind: CulpritKind, commit: str, parent: str | None, move: SubmoduleMove | None,
+                source_changed: bool, flagged: int, stat: str) -> NextAction:
+    c, p = commit[:12], (parent or "")[:12]
+    if move is None or kind == "source":
+        return NextAction(kind="read_highlights",
+                          sentence=f"The regression is in this repository's own change at {c}: {_read(flagged, stat)}.")
+    path, old, new = move.path, move.old, move.new
+    o, n = (old or "")[:12], (new or "")[:12]
+    base = dict(submodule=path, old=old, new=new, direction=move.direction, commits=move.commits_between)
+    if kind == "submodule_unresolved":
+        return NextAction(kind="fetch_submodule", **base | {"commits": None}, superproject_commit=commit,
+                          sentence=f"The local clone of '{path}' cannot say how {o} -> {n} is ordered or how many "
+                          f"commits lie between: run `{move.fetch_hint}` and evaluate {c} again before any "
+                          f"second-level search.")
+    if kind == "submodule_added":
+        return NextAction(kind="read_highlights", **base, superproject_commit=commit,
+                          sentence=f"{c} starts pinning '{path}' at {n}; before it the runtime came from outside the "
+                          f"repository, so there is no pinned range to bisect. Test the parent {p} with the runtime "
+                          f"at {n} to separate the runtime from the source change; {_read(flagged, stat)}.")
+    if kind == "submodule_removed":
+        return NextAction(kind="read_highlights", **base, superproject_commit=commit,
+                          sentence=f"{c} stops pinning '{path}' (it was at {o}); {_read(flagged, stat)}.")
+    k = move.commits_between or 0
+    if kind == "submodule_rollback":
+        tail = ""
+        if source_changed:
+            tail = (f" The commit also changes source: if the check still fails at {c} with '{path}' back at {o}, "
+                    f"the source part is responsible; {_read(flagged, stat)}.")
+        return NextAction(kind="find_fix", **base, range=f"{new}..{old}", superproject_commit=commit,
+                          sentence=f"The pointer of '{path}' went back from {o} to {n}, dropping {k} commits, so the "
+                          f"regression is most likely a fix that was dropped. Hold {c} and search {n}..{o} for the "
+                          f"first commit whose presence makes the check pass (a find-fix search, about {_steps(k)} "
+                          f"steps: at {n} it fails, at {o} it should pass).{tail}")
+    if kind == "mixed":
+        scope = f"{old}..{new}"
+        return NextAction(kind="split_test", **base, range=scope, superproject_commit=parent,
+                          sentence=f"{c} moves '{path}' ({o} -> {n}, {k} commits) and changes source. Split test "
+                          f"first: check the parent {p} with only '{path}' advanced to {n}. If that fails, the "
+                          f"submodule is responsible: bisect {o}..{n} ({k} commits, about {_steps(k)} steps) holding "
+                          f"{p}. If it passes, check {c} with '{path}' held at {o}: if that fails, the source part is "
+                          f"responsible; if it passes, the two only fail together. For the source part, "
+                          f"{_read(flagged, stat)}.")
+    if kind == "submodule_sideways":
+        mb = (move.merge_base or "")[:12]
+        return NextAction(kind="bisect_submodule", **base, range=f"{old}..{new}", superproject_commit=commit,
+                          sentence=f"'{path}' moved sideways from {o} to {n}. Bisect from the merge base {mb} (good) "
+                          f"to {n} (bad) holding {c}, {k} commits; if none breaks the check, search {mb}..{o} for a "
+                          f"dropped fix.")
+    return NextAction(kind="bisect_submodule", **base, range=f"{old}..{new}", superproject_commit=commit,
+                      sentence=f"Run a second-level bisect in '{path}': hold {c}, mark {o} good and {n} bad; {k} "
+                      f"commits, about {_steps(k)} steps.")
