@@ -11,8 +11,9 @@ from perfkit.toolspec import ToolSpec
 
 def all_tools() -> list[ToolSpec]:
     from perfkit.culprit.tool import SPECS as culprit
+    from perfkit.triage.tool import SPECS as triage
 
-    specs: list[ToolSpec] = [*culprit]
+    specs: list[ToolSpec] = [*culprit, *triage]
     names = [s.name for s in specs]
     if len(names) != len(set(names)):
         raise RuntimeError(f"duplicate tool names: {names}")
