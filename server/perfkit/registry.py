@@ -10,10 +10,11 @@ from perfkit.toolspec import ToolSpec
 
 
 def all_tools() -> list[ToolSpec]:
+    from perfkit.benchmark.tool import SPECS as benchmark
     from perfkit.culprit.tool import SPECS as culprit
     from perfkit.triage.tool import SPECS as triage
 
-    specs: list[ToolSpec] = [*culprit, *triage]
+    specs: list[ToolSpec] = [*benchmark, *culprit, *triage]
     names = [s.name for s in specs]
     if len(names) != len(set(names)):
         raise RuntimeError(f"duplicate tool names: {names}")

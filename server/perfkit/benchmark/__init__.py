@@ -1,0 +1,1 @@
+"""Read a performance campaign: benchmark statistics, comparisons, candidates, with provenance."""

@@ -1,0 +1,207 @@
+"""Read benchmark.csv into a validated table, or say exactly which cells are wrong.
+
+A wrong cell must never turn into a wrong number: every required cell is checked, and an error
+names the column, the file's line numbers and what the cell holds. Only clean files take the fast
+path (pandas' C parser infers the numeric columns); the slow checks run on columns that failed it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from perfkit.errors import InputError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+REQUIRED = ("arm", "run", "step", "step_time_s")
+OPTIONAL = ("peak_mem_gb",)
+ARM, RUN, STEP, TIME, MEM, LINE = "_arm", "_run", "_step", "_time", "_mem", "_line"
+SHOWN = 5  # how many bad lines an error quotes
+
+
+@dataclass
+class Table:
+    frame: pd.DataFrame  # ARM, RUN, STEP, TIME, LINE, MEM (when mapped), then "m:<column>" per metric
+    columns: dict[str, str]  # role -> column name in the file
+    metrics: list[str]  # extra numeric columns, file order
+    ignored: list[str]  # non-numeric columns, not used
+    file: str
+
+
+def _lines(frame: pd.DataFrame, mask: np.ndarray, values: pd.Series | None = None) -> str:
+    idx = np.flatnonzero(mask)
+    shown = []
+    for i in idx[:SHOWN]:
+        line = int(frame[LINE].iat[i])
+        if values is not None:
+            cell = values.iat[i]
+            shown.append(f"{line} ({'empty' if _is_empty(cell) else repr(str(cell))})")
+        else:
+            shown.append(str(line))
+    more = f" and {len(idx) - SHOWN} more" if len(idx) > SHOWN else ""
+    return f"line{'s' if len(idx) > 1 else ''} {', '.join(shown)}{more}"
+
+
+def _is_empty(cell: object) -> bool:
+    return cell is None or (isinstance(cell, float) and np.isnan(cell))
+
+
+def map_columns(found: list[str], columns: dict[str, str] | None, file: str) -> dict[str, str]:
+    given = {str(k).strip(): str(v).strip() for k, v in (columns or {}).items()}
+    unknown = sorted(set(given) - set(REQUIRED) - set(OPTIONAL))
+    if unknown:
+        raise InputError("columns", f"unknown role {', '.join(repr(u) for u in unknown)}",
+                         f"map these roles to your column names: {', '.join(REQUIRED + OPTIONAL)}")
+    mapping: dict[str, str] = {}
+    missing: list[str] = []
+    for role in REQUIRED + OPTIONAL:
+        col = given.get(role, role)
+        if col in found:
+            mapping[role] = col
+        elif role in given:
+            raise InputError("columns", f"maps role '{role}' to '{col}', which is not a column of {file} "
+                             f"(found: {', '.join(found)})", "name one of the columns found")
+        elif role in REQUIRED:
+            missing.append(role)
+    if missing:
+        raise InputError(file, f"no column for role {', '.join(repr(m) for m in missing)} "
+                         f"(found columns: {', '.join(found) or 'none'})",
+                         "rename the column, or pass columns={\"<role>\": \"<your column>\"}")
+    used = list(mapping.values())
+    twice = sorted({c for c in used if used.count(c) > 1})
+    if twice:
+        raise InputError("columns", f"column {', '.join(repr(t) for t in twice)} is given more than one role",
+                         "give each role its own column")
+    return mapping
+
+
+def _numbers(frame: pd.DataFrame, col: str, file: str, *, required: bool) -> np.ndarray:
+    """The column as floats. Bad cells (text, nan, inf; empty when required) raise, naming lines."""
+    import pandas as pd
+
+    raw = frame[col]
+    if pd.api.types.is_numeric_dtype(raw.dtype) and not pd.api.types.is_bool_dtype(raw.dtype):
+        values = raw.to_numpy(dtype=float)
+        empty = np.isnan(values)
+        bad = np.isinf(values)
+    else:
+        values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
+        empty = raw.isna().to_numpy()
+        bad = ~empty & ~np.isfinite(values)
+    if required:
+        bad = bad | empty
+    if bad.any():
+        raise InputError(f"{file} column '{col}'",
+                         f"{int(bad.sum())} cell{'s are' if bad.sum() > 1 else ' is'} not a finite number, at "
+                         f"{_lines(frame, bad, raw)}", "fix those cells or remove their rows")
+    return values
+
+
+def _is_numeric_column(raw: pd.Series) -> bool:
+    """More than half of the non-empty cells parse as numbers: a metric with a few bad cells."""
+    import pandas as pd
+
+    if pd.api.types.is_bool_dtype(raw.dtype):
+        return False
+    if pd.api.types.is_numeric_dtype(raw.dtype):
+        return True
+    present = raw.dropna()
+    if present.empty:
+        return False
+    parsed = pd.to_numeric(present, errors="coerce")
+    return bool(parsed.notna().sum() * 2 > len(present))
+
+
+def _integers(frame: pd.DataFrame, col: str, role: str, file: str, minimum: int | None) -> np.ndarray:
+    values = _numbers(frame, col, file, required=True)
+    bad = values != np.round(values)
+    if minimum is not None:
+        bad |= values < minimum
+    if bad.any():
+        want = "a whole number" + (f" >= {minimum}" if minimum is not None else "")
+        raise InputError(f"{file} column '{col}'", f"the {role} must be {want}; it is not at "
+                         f"{_lines(frame, bad, frame[col])}", "fix those cells or remove their rows")
+    return values.astype(np.int64)
+
+
+def read_benchmark_csv(path: Path, file: str, columns: dict[str, str] | None) -> Table:
+    import pandas as pd
+
+    try:
+        header = pd.read_csv(path, nrows=0, skipinitialspace=True)
+    except pd.errors.EmptyDataError:
+        raise InputError(file, "is empty", "write a header line and one row per measured step") from None
+    except (pd.errors.ParserError, UnicodeDecodeError, OSError) as exc:
+        raise InputError(file, f"cannot be read as CSV ({_first_line(exc)})", "fix the file") from None
+    found = [str(c).strip() for c in header.columns]
+    mapping = map_columns(found, columns, file)
+    original = list(header.columns)
+    arm_original = original[found.index(mapping["arm"])]
+    try:
+        frame = pd.read_csv(path, keep_default_na=False, na_values=[""], skipinitialspace=True,
+                            skip_blank_lines=False, dtype={arm_original: str}, low_memory=False)
+    except (pd.errors.ParserError, UnicodeDecodeError, ValueError, OSError) as exc:
+        raise InputError(file, f"cannot be read as CSV ({_first_line(exc)})", "fix the file") from None
+    frame.columns = found
+    frame[LINE] = np.arange(len(frame), dtype=np.int64) + 2  # line 1 is the header
+    frame = frame[frame[found].notna().any(axis=1)] if len(frame) else frame  # blank lines
+    if frame.empty:
+        raise InputError(file, "has a header but no rows", "add one row per measured step")
+
+    arms = frame[mapping["arm"]].astype("string").str.strip()
+    empty_arm = (arms.isna() | (arms == "")).to_numpy()
+    if empty_arm.any():
+        raise InputError(f"{file} column '{mapping['arm']}'", f"the arm is empty at {_lines(frame, empty_arm)}",
+                         "name the arm on every row")
+    out = {
+        ARM: arms.astype(object).to_numpy(),
+        RUN: _integers(frame, mapping["run"], "run", file, None),
+        STEP: _integers(frame, mapping["step"], "step", file, 1),
+        TIME: _numbers(frame, mapping["step_time_s"], file, required=True),
+        LINE: frame[LINE].to_numpy(),
+    }
+    nonpositive = out[TIME] <= 0
+    if nonpositive.any():
+        raise InputError(f"{file} column '{mapping['step_time_s']}'",
+                         f"a step time must be above 0; it is not at {_lines(frame, nonpositive, frame[mapping['step_time_s']])}",
+                         "fix those cells or remove their rows")
+    if "peak_mem_gb" in mapping:
+        mem = _numbers(frame, mapping["peak_mem_gb"], file, required=False)
+        negative = mem < 0
+        if negative.any():
+            raise InputError(f"{file} column '{mapping['peak_mem_gb']}'",
+                             f"peak memory is negative at {_lines(frame, negative, frame[mapping['peak_mem_gb']])}",
+                             "fix those cells")
+        out[MEM] = mem
+    metrics: list[str] = []
+    ignored: list[str] = []
+    for col in found:
+        if col in mapping.values():
+            continue
+        if _is_numeric_column(frame[col]):
+            values = _numbers(frame, col, file, required=False)
+            if np.isnan(values).all():
+                ignored.append(col)
+                continue
+            out[f"m:{col}"] = values
+            metrics.append(col)
+        else:
+            ignored.append(col)
+    table = pd.DataFrame(out)
+    dup = table.duplicated([ARM, RUN, STEP], keep=False).to_numpy()
+    if dup.any():
+        first = int(np.flatnonzero(dup)[0])
+        key = f"arm '{table[ARM].iat[first]}', run {table[RUN].iat[first]}, step {table[STEP].iat[first]}"
+        raise InputError(file, f"{int(dup.sum())} rows repeat an (arm, run, step) already measured, first {key}, "
+                         f"at {_lines(table, dup)}", "keep one row per arm, run and step")
+    return Table(table, mapping, metrics, ignored, file)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__

@@ -1,0 +1,240 @@
+"""Result model of read_benchmark: every figure a PR description may quote, with where it came from.
+
+Field names are a contract: render_pr and agents read them. Times are seconds, memory is what the
+peak-memory column holds (GB by convention), percentages are percent (-12.5 means 12.5% lower).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+
+class Source(BaseModel):
+    """Provenance of a figure: which file, which columns, which rows, and how it was computed."""
+
+    file: str = Field(description="file the figure was read from, relative to the campaign folder")
+    columns: list[str] = Field(default_factory=list, description="column names (as written in the file) it uses")
+    rows: str = Field(default="", description="which rows: for example \"arm == 'baseline', step > 1\"")
+    how: str = Field(default="", description="how the figure is computed from those rows")
+
+
+class Estimate(BaseModel):
+    """A central value with its 95% confidence interval, or the reason there is none."""
+
+    value: float = Field(description="the point estimate")
+    ci_low: float | None = Field(description="lower bound of the 95% confidence interval; null when there is none")
+    ci_high: float | None = Field(description="upper bound of the 95% confidence interval; null when there is none")
+    ci_note: str | None = Field(default=None,
+                                description="why there is no interval (for example 'too few samples: need >= 6')")
+    n: int = Field(description="number of values the estimate is computed from")
+    method: str = Field(description="how value and interval are computed")
+
+
+class RunSummary(BaseModel):
+    """One interleaved run of one arm."""
+
+    run: int = Field(description="the run index from the run column")
+    steps: int = Field(description="rows of this run, warm-up included")
+    steady_steps: int = Field(description="rows after the warm-up")
+    mean_s: float = Field(description="mean step time over the run's steady-state steps")
+    median_s: float = Field(description="median step time over the run's steady-state steps")
+    first_step_s: float | None = Field(description="time of the run's step 1 (null when the run has no step 1)")
+    slow_steps: int = Field(description="steady-state steps above the slow-step threshold")
+    peak_mem_gb: float | None = Field(default=None,
+                                      description="largest peak-memory value of the run, all steps; null without data")
+
+
+class FirstStep(BaseModel):
+    """The one-time cost paid by step 1 (compilation, plan builds, allocator warm-up)."""
+
+    mean_s: float | None = Field(description="mean of step 1 over the runs that have one")
+    min_s: float | None = Field(description="fastest step 1 over runs")
+    max_s: float | None = Field(description="slowest step 1 over runs")
+    runs: int = Field(description="runs that have a step 1")
+    excess_s: float | None = Field(description="mean step 1 minus the arm's steady-state median: the one-time cost")
+    source: Source
+
+
+class SlowSteps(BaseModel):
+    """Steady-state steps above one shared threshold (the same threshold for every arm)."""
+
+    threshold_s: float = Field(description="a step slower than this is slow")
+    threshold_rule: str = Field(description="where the threshold comes from (given, or the automatic rule used)")
+    count: int = Field(description="slow steady-state steps over all runs")
+    fraction: float = Field(description="count / steady-state steps")
+    time_share: float = Field(description="fraction of the steady-state time spent in slow steps")
+    mean_slow_s: float | None = Field(description="mean time of the slow steps; null when there are none")
+    source: Source
+
+
+class Bimodality(BaseModel):
+    """Whether the steady-state step times form a typical cluster and a separate cluster of slow steps."""
+
+    detected: bool = Field(description="true when a separate cluster of slow steps was found")
+    fast_center_s: float | None = Field(description="median of the typical (lower) group")
+    slow_center_s: float | None = Field(description="median of the slow (upper) group")
+    slow_count: int = Field(description="steps in the slow cluster (0 when not detected)")
+    split_s: float | None = Field(description="midpoint of the gap between the clusters; null when not detected")
+    reason: str = Field(description="the figures behind the decision, in one sentence")
+    rule: str = Field(description="the detection rule, in short (see docs/campaign-format.md)")
+
+
+class MetricSummary(BaseModel):
+    """An extra numeric column (kernel launches, tokens per second, ...) over the steady-state steps."""
+
+    name: str = Field(description="column name in benchmark.csv")
+    samples: int = Field(description="steady-state rows with a value (empty cells are skipped)")
+    mean: float | None = Field(description="mean over steady-state rows; null when no row has a value")
+    median: float | None = Field(description="median over steady-state rows")
+    min: float | None = Field(description="smallest steady-state value")
+    max: float | None = Field(description="largest steady-state value")
+    per_run_mean: list[float | None] = Field(description="mean per run, in the order of the arm's run_ids")
+    source: Source
+
+
+class PeakMemory(BaseModel):
+    """Peak memory: the largest value per run, over all steps (warm-up included)."""
+
+    column: str = Field(description="the peak-memory column in benchmark.csv")
+    max_gb: float = Field(description="largest value over all runs")
+    min_run_max_gb: float = Field(description="smallest of the per-run maxima: how much the peak varies between runs")
+    runs_with_data: int = Field(description="runs that have at least one value")
+    source: Source
+
+
+class ArmSummary(BaseModel):
+    """One arm of benchmark.csv, measured on its steady-state steps (after the warm-up)."""
+
+    name: str = Field(description="the arm's name in the arm column")
+    runs: int = Field(description="number of interleaved runs")
+    run_ids: list[int] = Field(description="the run indices, sorted")
+    steps: int = Field(description="rows of the arm, warm-up included")
+    steady_steps: int = Field(description="rows after the warm-up, pooled over runs")
+    mean: Estimate = Field(description="mean step time over steady-state steps, t interval treating steps as "
+                                       "independent (it ignores run-to-run variation: see run_mean)")
+    median: Estimate = Field(description="median step time over steady-state steps, order-statistic interval")
+    run_mean: Estimate = Field(description="mean of the per-run means, t interval over runs: includes "
+                                           "run-to-run variation, needs >= 2 runs")
+    stdev_s: float | None = Field(description="sample standard deviation of steady-state step times")
+    cv: float | None = Field(description="coefficient of variation: stdev / mean")
+    min_s: float = Field(description="fastest steady-state step")
+    max_s: float = Field(description="slowest steady-state step")
+    p10_s: float = Field(description="10th percentile (linear interpolation, numpy's default)")
+    p90_s: float = Field(description="90th percentile (linear interpolation, numpy's default)")
+    mean_over_median: float = Field(description="mean / median: how far slow steps pull the mean up")
+    per_run: list[RunSummary] = Field(description="one entry per run, in run order")
+    first_step: FirstStep
+    slow_steps: SlowSteps
+    bimodality: Bimodality
+    peak_mem: PeakMemory | None = Field(description="null when benchmark.csv has no peak-memory column")
+    metrics: list[MetricSummary] = Field(default_factory=list, description="extra numeric columns")
+    source: Source = Field(description="where the step-time figures come from")
+
+
+class Significance(BaseModel):
+    """Mann-Whitney U test across run-level values (one per-run mean step time per run)."""
+
+    verdict: Literal["faster", "slower", "not_significant", "too_few_runs"] = Field(
+        description="faster/slower: the candidate differs at alpha; not_significant: the test ran and found no "
+        "difference; too_few_runs: even completely separated runs could not reach alpha, so no test was made")
+    method: str = Field(description="the test and what it was applied to")
+    runs_baseline: int = Field(description="run-level values of the baseline")
+    runs_candidate: int = Field(description="run-level values of the candidate")
+    u: float | None = Field(description="U of the candidate: run pairs where the candidate's run is slower "
+                                        "(ties count one half); null when no test was made")
+    p_value: float | None = Field(description="two-sided p-value; null when verdict is too_few_runs")
+    min_p_value: float = Field(description="smallest p-value these run counts can produce")
+    alpha: float = Field(description="significance level")
+    exact: bool = Field(description="exact permutation distribution (true) or normal approximation (false)")
+    note: str = Field(description="the verdict in one sentence, with the runs needed when there are too few")
+
+
+class MetricChange(BaseModel):
+    """An extra numeric column compared between two arms (steady-state means)."""
+
+    name: str = Field(description="column name in benchmark.csv")
+    baseline: float | None = Field(description="steady-state mean, baseline arm")
+    candidate: float | None = Field(description="steady-state mean, compared arm")
+    change_pct: float | None = Field(description="(candidate - baseline) / baseline, in percent")
+
+
+class Comparison(BaseModel):
+    """One arm against the baseline: speedups, percentage changes and a significance verdict."""
+
+    baseline: str = Field(description="baseline arm name")
+    candidate: str = Field(description="compared arm name")
+    speedup_mean: float = Field(description="baseline mean / candidate mean (above 1 means faster)")
+    speedup_median: float = Field(description="baseline median / candidate median")
+    change_mean_pct: float = Field(description="(candidate mean - baseline mean) / baseline mean, in percent")
+    change_median_pct: float = Field(description="(candidate median - baseline median) / baseline median, in percent")
+    significance: Significance
+    show_mean_and_median: bool = Field(
+        description="true when a description must show both mean and median: either arm is bimodal, or the two "
+        "speedups differ by more than 2%")
+    show_reason: str = Field(description="why show_mean_and_median is what it is")
+    slow_steps_baseline: int = Field(description="slow steady-state steps of the baseline (shared threshold)")
+    slow_steps_candidate: int = Field(description="slow steady-state steps of the compared arm (same threshold)")
+    first_step_baseline_s: float | None = Field(description="mean step 1 over runs, baseline")
+    first_step_candidate_s: float | None = Field(description="mean step 1 over runs, compared arm")
+    first_step_change_pct: float | None = Field(description="change of the mean step 1, in percent")
+    peak_mem_baseline_gb: float | None = Field(description="peak memory, max over runs, baseline")
+    peak_mem_candidate_gb: float | None = Field(description="peak memory, max over runs, candidate")
+    peak_mem_change_pct: float | None = Field(description="change of peak memory in percent")
+    metrics: list[MetricChange] = Field(default_factory=list, description="extra columns present in both arms")
+    source: Source
+
+
+class Candidate(BaseModel):
+    """One line of records/candidates.jsonl: a change that was tried, and what it measured."""
+
+    line: int = Field(description="line number in candidates.jsonl")
+    sha: str = Field(description="the candidate's commit (as recorded)")
+    title: str = Field(description="one-line title of the change")
+    shipped: bool = Field(description="whether the change is part of the delivered branch")
+    baseline: str | None = Field(description="the baseline this candidate's effect was measured against")
+    metric: str = Field(description="what was measured (default step_time_s)")
+    before: float | None = Field(description="metric on that baseline")
+    after: float | None = Field(description="metric with the candidate")
+    effect_pct: float | None = Field(description="(after - before) / before in percent, as recorded or computed")
+    arm: str | None = Field(description="the benchmark.csv arm measuring this change, if any")
+    other_baseline: bool = Field(
+        description="true when the effect was measured against a different baseline than reference_baseline: "
+        "a PR must mark such numbers")
+    report: str | None = Field(description="commits/<sha>/report.md relative to the campaign folder, if present")
+    trace: str | None = Field(description="commits/<sha>/trace/ relative to the campaign folder, if present")
+    note: str | None = Field(description="the record's note or reason, if any")
+    other_fields: dict[str, Any] = Field(default_factory=dict, description="any other keys of the record, as written")
+
+
+class BenchmarkSummary(BaseModel):
+    """Everything read_benchmark found in a campaign folder."""
+
+    campaign_dir: str = Field(description="the campaign folder, resolved")
+    benchmark_file: str = Field(description="benchmark.csv, relative to the campaign folder")
+    columns: dict[str, str] = Field(description="role -> column name used (arm, run, step, step_time_s, and "
+                                                "peak_mem_gb when present)")
+    ignored_columns: list[str] = Field(default_factory=list, description="non-numeric columns that were not used")
+    warmup_steps: int = Field(description="steps 1..warmup_steps of every run are excluded from steady-state figures")
+    baseline: str = Field(description="baseline arm")
+    candidate: str = Field(description="the PR's arm")
+    arms: list[ArmSummary] = Field(description="baseline first, the PR's arm second, then the other arms in file order")
+    comparison: Comparison = Field(description="the PR's arm against the baseline")
+    of_which: list[Comparison] = Field(default_factory=list,
+                                       description="every other arm against the baseline ('of which' rows)")
+    candidates: list[Candidate] = Field(default_factory=list, description="records/candidates.jsonl, in file order")
+    candidates_file: str | None = Field(description="records/candidates.jsonl when present")
+    reference_baseline: str | None = Field(
+        description="the baseline the PR's numbers are measured against, used to mark candidates measured elsewhere")
+    reference_baseline_rule: str | None = Field(description="how reference_baseline was chosen")
+    latest_report: str | None = Field(description="latest-report.md when present (the drafts go next to it)")
+    warnings: list[str] = Field(default_factory=list)
+
+    def arm(self, name: str) -> ArmSummary:
+        return next(a for a in self.arms if a.name == name)
+
+    def human(self) -> str:
+        from perfkit.benchmark.render import human
+
+        return human(self)

@@ -1,0 +1,79 @@
+"""Plain-text rendering of a BenchmarkSummary for the terminal (the CLI without --json)."""
+
+from __future__ import annotations
+
+from perfkit.benchmark.models import ArmSummary, BenchmarkSummary, Comparison, Estimate
+
+
+def _n(value: float | None, digits: int = 4) -> str:
+    return "-" if value is None else f"{value:.{digits}g}"
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:+.1f}%"
+
+
+def _est(e: Estimate) -> str:
+    if e.ci_low is None or e.ci_high is None:
+        return f"{_n(e.value)} (no CI: {e.ci_note})"
+    return f"{_n(e.value)} [{_n(e.ci_low)}, {_n(e.ci_high)}]"
+
+
+def _runs(values: list[float]) -> str:
+    return "runs " + ", ".join(_n(v) for v in values)
+
+
+def _table(arms: list[ArmSummary], cmp: Comparison) -> list[str]:
+    b, c = arms[0], arms[1]
+    rows = [
+        ("step time mean, s", _est(b.mean), _est(c.mean),
+         f"{_pct(cmp.change_mean_pct)} ({cmp.speedup_mean:.3f}x)"),
+        ("  per run", _runs([r.mean_s for r in b.per_run]), _runs([r.mean_s for r in c.per_run]), ""),
+        ("  mean of runs, s", _est(b.run_mean), _est(c.run_mean), ""),
+        ("step time median, s", _est(b.median), _est(c.median),
+         f"{_pct(cmp.change_median_pct)} ({cmp.speedup_median:.3f}x)"),
+        ("  per run", _runs([r.median_s for r in b.per_run]), _runs([r.median_s for r in c.per_run]), ""),
+        ("p10 / p90, s", f"{_n(b.p10_s)} / {_n(b.p90_s)}", f"{_n(c.p10_s)} / {_n(c.p90_s)}", ""),
+        ("cv", _n(b.cv, 3), _n(c.cv, 3), ""),
+        (f"slow steps (> {_n(b.slow_steps.threshold_s)} s)", f"{b.slow_steps.count} ({b.slow_steps.fraction:.1%})",
+         f"{c.slow_steps.count} ({c.slow_steps.fraction:.1%})", ""),
+        ("first step, s", _n(b.first_step.mean_s), _n(c.first_step.mean_s), _pct(cmp.first_step_change_pct)),
+    ]
+    if cmp.peak_mem_baseline_gb is not None or cmp.peak_mem_candidate_gb is not None:
+        rows.append(("peak memory, GB (max over runs)", _n(cmp.peak_mem_baseline_gb), _n(cmp.peak_mem_candidate_gb),
+                     _pct(cmp.peak_mem_change_pct)))
+    for m in cmp.metrics:
+        rows.append((f"{m.name} (mean)", _n(m.baseline), _n(m.candidate), _pct(m.change_pct)))
+    head = ("", f"{b.name} ({b.runs} runs, {b.steady_steps} steps)", f"{c.name} ({c.runs} runs, {c.steady_steps} steps)",
+            "change")
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(4)]
+    return ["  " + "  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in [head, *rows]]
+
+
+def human(s: BenchmarkSummary) -> str:
+    cmp = s.comparison
+    lines = [f"{s.campaign_dir}: {s.benchmark_file}, steps 1..{s.warmup_steps} left out as warm-up"
+             if s.warmup_steps else f"{s.campaign_dir}: {s.benchmark_file}, no warm-up excluded"]
+    lines += _table(s.arms, cmp)
+    lines.append(f"significance: {cmp.significance.note}")
+    for a in s.arms:
+        if a.bimodality.detected:
+            lines.append(f"bimodal {a.name}: {a.bimodality.reason}")
+    lines.append(f"show mean and median: {'yes' if cmp.show_mean_and_median else 'no'} ({cmp.show_reason})")
+    lines.append(f"slow-step threshold: {_n(s.arms[0].slow_steps.threshold_s)} s, {s.arms[0].slow_steps.threshold_rule}")
+    if s.of_which:
+        lines.append("of which (each against the baseline):")
+        for o in s.of_which:
+            lines.append(f"  {o.candidate}: mean {_pct(o.change_mean_pct)} ({o.speedup_mean:.3f}x), median "
+                         f"{_pct(o.change_median_pct)} ({o.speedup_median:.3f}x); {o.significance.note}")
+    if s.candidates:
+        ref = f"reference baseline {s.reference_baseline} ({s.reference_baseline_rule})" if s.reference_baseline \
+            else "no baseline recorded"
+        lines.append(f"candidates, {ref}:")
+        for c in s.candidates:
+            mark = "shipped" if c.shipped else "not shipped"
+            effect = f", {c.metric} {_pct(c.effect_pct)} against {c.baseline}" if c.effect_pct is not None else ""
+            other = " [measured against a different baseline]" if c.other_baseline else ""
+            lines.append(f"  {mark:11} {c.sha[:12]} {c.title}{effect}{other}")
+    lines += [f"warning: {w}" for w in s.warnings]
+    return "\n".join(lines)
