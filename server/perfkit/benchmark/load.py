@@ -26,7 +26,8 @@ SHOWN = 5  # how many bad lines an error quotes
 
 @dataclass
 class Table:
-    frame: pd.DataFrame  # ARM, RUN, STEP, TIME, LINE, MEM (when mapped), then "m:<column>" per metric
+    frame: pd.DataFrame  # sorted by arm, run, step: ARM (code), RUN, STEP, TIME, LINE, MEM, "m:<column>"...
+    arms: list[str]  # arm names in order of first appearance; ARM holds indices into it
     columns: dict[str, str]  # role -> column name in the file
     metrics: list[str]  # extra numeric columns, file order
     ignored: list[str]  # non-numeric columns, not used
@@ -153,13 +154,9 @@ def read_benchmark_csv(path: Path, file: str, columns: dict[str, str] | None) ->
     if frame.empty:
         raise InputError(file, "has a header but no rows", "add one row per measured step")
 
-    arms = frame[mapping["arm"]].astype("string").str.strip()
-    empty_arm = (arms.isna() | (arms == "")).to_numpy()
-    if empty_arm.any():
-        raise InputError(f"{file} column '{mapping['arm']}'", f"the arm is empty at {_lines(frame, empty_arm)}",
-                         "name the arm on every row")
+    codes, names = _arm_codes(frame, mapping["arm"], file)
     out = {
-        ARM: arms.astype(object).to_numpy(),
+        ARM: codes,
         RUN: _integers(frame, mapping["run"], "run", file, None),
         STEP: _integers(frame, mapping["step"], "step", file, 1),
         TIME: _numbers(frame, mapping["step_time_s"], file, required=True),
@@ -192,14 +189,38 @@ def read_benchmark_csv(path: Path, file: str, columns: dict[str, str] | None) ->
             metrics.append(col)
         else:
             ignored.append(col)
-    table = pd.DataFrame(out)
-    dup = table.duplicated([ARM, RUN, STEP], keep=False).to_numpy()
-    if dup.any():
-        first = int(np.flatnonzero(dup)[0])
-        key = f"arm '{table[ARM].iat[first]}', run {table[RUN].iat[first]}, step {table[STEP].iat[first]}"
-        raise InputError(file, f"{int(dup.sum())} rows repeat an (arm, run, step) already measured, first {key}, "
-                         f"at {_lines(table, dup)}", "keep one row per arm, run and step")
-    return Table(table, mapping, metrics, ignored, file)
+    order = np.lexsort((out[STEP], out[RUN], out[ARM]))
+    table = pd.DataFrame({k: v[order] for k, v in out.items()})
+    a, r, st = table[ARM].to_numpy(), table[RUN].to_numpy(), table[STEP].to_numpy()
+    same = (a[1:] == a[:-1]) & (r[1:] == r[:-1]) & (st[1:] == st[:-1])
+    if same.any():
+        dup = np.zeros(len(table), dtype=bool)
+        dup[1:] |= same
+        dup[:-1] |= same
+        by_line = np.argsort(table[LINE].to_numpy()[dup], kind="stable")
+        first = int(np.flatnonzero(dup)[by_line[0]])
+        key = f"arm '{names[a[first]]}', run {r[first]}, step {st[first]}"
+        lines = np.sort(table[LINE].to_numpy()[dup])
+        shown = ", ".join(str(x) for x in lines[:SHOWN]) + (f" and {len(lines) - SHOWN} more" if len(lines) > SHOWN else "")
+        raise InputError(file, f"{int(dup.sum())} rows share an (arm, run, step), first {key}, at lines {shown}",
+                         "keep one row per arm, run and step")
+    return Table(table, names, mapping, metrics, ignored, file)
+
+
+def _arm_codes(frame: pd.DataFrame, col: str, file: str) -> tuple[np.ndarray, list[str]]:
+    """Integer arm codes in order of first appearance; names are stripped, empty names refused."""
+    import pandas as pd
+
+    codes, uniques = pd.factorize(frame[col], use_na_sentinel=True)
+    stripped = [str(u).strip() for u in uniques]
+    names = list(dict.fromkeys(n for n in stripped if n))
+    remap = np.array([names.index(n) if n else -1 for n in stripped] + [-1], dtype=np.int64)
+    codes = remap[codes]  # the NA sentinel -1 indexes the trailing -1
+    empty = codes < 0
+    if empty.any():
+        raise InputError(f"{file} column '{col}'", f"the arm is empty at {_lines(frame, empty)}",
+                         "name the arm on every row")
+    return codes, names
 
 
 def _first_line(exc: BaseException) -> str:

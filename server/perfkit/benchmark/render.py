@@ -52,8 +52,9 @@ def _table(arms: list[ArmSummary], cmp: Comparison) -> list[str]:
 
 def human(s: BenchmarkSummary) -> str:
     cmp = s.comparison
-    lines = [f"{s.campaign_dir}: {s.benchmark_file}, steps 1..{s.warmup_steps} left out as warm-up"
-             if s.warmup_steps else f"{s.campaign_dir}: {s.benchmark_file}, no warm-up excluded"]
+    warm = {0: "no warm-up left out", 1: "step 1 left out as warm-up"}.get(
+        s.warmup_steps, f"steps 1-{s.warmup_steps} left out as warm-up")
+    lines = [f"{s.campaign_dir}: {s.benchmark_file}, {warm}"]
     lines += _table(s.arms, cmp)
     lines.append(f"significance: {cmp.significance.note}")
     for a in s.arms:

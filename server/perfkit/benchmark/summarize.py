@@ -38,17 +38,15 @@ class ArmData:
 
 
 def split_arms(table: Table, warmup_steps: int) -> dict[str, ArmData]:
-    frame = table.frame.sort_values([ARM, RUN, STEP], kind="stable")
-    arms: dict[str, ArmData] = {}
-    arm_col = frame[ARM].to_numpy()
-    order = list(dict.fromkeys(table.frame[ARM].tolist()))  # file order
-    bounds = np.flatnonzero(arm_col[1:] != arm_col[:-1]) + 1
+    frame = table.frame  # sorted by arm, run, step
+    codes = frame[ARM].to_numpy()
+    bounds = np.flatnonzero(codes[1:] != codes[:-1]) + 1
     starts = np.concatenate([[0], bounds])
-    ends = np.concatenate([bounds, [len(arm_col)]])
-    chunks = {arm_col[s]: (s, e) for s, e in zip(starts, ends)}
-    for name in order:
-        s, e = chunks[name]
-        part = frame.iloc[s:e]
+    ends = np.concatenate([bounds, [len(codes)]])
+    arms: dict[str, ArmData] = {}
+    for s, e in sorted(zip(starts, ends), key=lambda se: codes[se[0]]):
+        part = frame.iloc[int(s):int(e)]
+        name = table.arms[int(codes[s])]
         steps = part[STEP].to_numpy()
         arms[name] = ArmData(
             name=name, runs=part[RUN].to_numpy(), steps=steps, times=part[TIME].to_numpy(dtype=float),
