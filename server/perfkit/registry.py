@@ -11,10 +11,11 @@ from perfkit.toolspec import ToolSpec
 
 def all_tools() -> list[ToolSpec]:
     from perfkit.benchmark.tool import SPECS as benchmark
+    from perfkit.changes.tool import SPECS as changes
     from perfkit.culprit.tool import SPECS as culprit
     from perfkit.triage.tool import SPECS as triage
 
-    specs: list[ToolSpec] = [*benchmark, *culprit, *triage]
+    specs: list[ToolSpec] = [*benchmark, *changes, *culprit, *triage]
     names = [s.name for s in specs]
     if len(names) != len(set(names)):
         raise RuntimeError(f"duplicate tool names: {names}")
