@@ -7,6 +7,7 @@ path (pandas' C parser infers the numeric columns); the slow checks run on colum
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -144,8 +145,15 @@ def read_benchmark_csv(path: Path, file: str, columns: dict[str, str] | None) ->
     original = list(header.columns)
     arm_original = original[found.index(mapping["arm"])]
     try:
-        frame = pd.read_csv(path, keep_default_na=False, na_values=[""], skipinitialspace=True,
-                            skip_blank_lines=False, dtype={arm_original: str}, low_memory=False)
+        with warnings.catch_warnings():
+            # index_col=False stops pandas from turning a too-long first row into an index; it then
+            # only warns that it dropped the extra field, and a dropped cell is a wrong number.
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            frame = pd.read_csv(path, keep_default_na=False, na_values=[""], skipinitialspace=True,
+                                skip_blank_lines=False, dtype={arm_original: str}, low_memory=False,
+                                index_col=False)
+    except pd.errors.ParserWarning:
+        raise InputError(file, f"cannot be read as CSV ({_long_rows(path, len(found))})", "fix the file") from None
     except (pd.errors.ParserError, UnicodeDecodeError, ValueError, OSError) as exc:
         raise InputError(file, f"cannot be read as CSV ({_first_line(exc)})", "fix the file") from None
     frame.columns = found
@@ -221,6 +229,17 @@ def _arm_codes(frame: pd.DataFrame, col: str, file: str) -> tuple[np.ndarray, li
         raise InputError(f"{file} column '{col}'", f"the arm is empty at {_lines(frame, empty)}",
                          "name the arm on every row")
     return codes, names
+
+
+def _long_rows(path: Path, width: int) -> str:
+    """Name the rows that have more fields than the header (only called on a broken file)."""
+    import csv
+
+    with open(path, newline="", encoding="utf-8", errors="replace") as f:
+        reader = csv.reader(f)
+        bad = [reader.line_num for row in reader if len(row) > width]
+    shown = ", ".join(str(n) for n in bad[:SHOWN]) + (f" and {len(bad) - SHOWN} more" if len(bad) > SHOWN else "")
+    return f"more fields than the header's {width} at line{'s' if len(bad) > 1 else ''} {shown}"
 
 
 def _first_line(exc: BaseException) -> str:
