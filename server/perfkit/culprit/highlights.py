@@ -20,8 +20,8 @@ def _tok(words: str) -> str:
     return rf"(?<![A-Za-z0-9])(?:{words})(?![A-Za-z0-9])"
 
 
-_TYPE_WORDS = (r"fp8|fp16|bf16|fp32|fp64|tf32|float8\w*|float16|bfloat16|float32|float64|half(?![_\w])|half_t|__half|"
-               r"__bf16|bfloat16_t|f16|f32|f64|int8|uint8|int4|DT_[A-Z0-9]+")
+_TYPE_WORDS = (r"bfloat16_t|half_t|__half|__bf16|float8\w*|fp8|fp16|bf16|fp32|fp64|tf32|float16|bfloat16|float32|"
+               r"float64|half(?![_\w])|f16|f32|f64|int8|uint8|int4|DT_[A-Z0-9]+")
 _TYPE_RE = re.compile(_tok(_TYPE_WORDS), re.IGNORECASE)
 
 
@@ -122,7 +122,7 @@ def parse_diff(diff: str) -> list[_Hunk]:
     hunks: list[_Hunk] = []
     path = ""
     cur: _Hunk | None = None
-    old_no = new_no = 0
+    old_no = new_no = run_old = run_removed = run_added = 0
     minus_path = ""
     for raw in diff.split("\n"):
         if raw.startswith("diff --git "):
@@ -137,6 +137,7 @@ def parse_diff(diff: str) -> list[_Hunk]:
             if not m:
                 continue
             old_no, new_no = int(m.group(1)), int(m.group(2))
+            run_removed = run_added = 0
             cur = _Hunk(path)
             hunks.append(cur)
         elif cur is not None and raw[:1] in (" ", "+", "-"):
@@ -146,12 +147,21 @@ def parse_diff(diff: str) -> list[_Hunk]:
                 continue
             if sign == " ":
                 old_no, new_no = old_no + 1, new_no + 1
+                run_removed = run_added = 0
             elif sign == "-":
+                if run_added:
+                    run_removed = run_added = 0
+                if not run_removed:
+                    run_old = old_no
                 cur.lines.append(_Line("-", text, old_no, new_no))
                 old_no += 1
+                run_removed += 1
             else:
-                cur.lines.append(_Line("+", text, max(old_no, 1), new_no))
+                # a replaced line sits where the line it replaces was; an inserted one before the next old line
+                at = run_old + min(run_added, run_removed - 1) if run_removed else old_no
+                cur.lines.append(_Line("+", text, max(at, 1), new_no))
                 new_no += 1
+                run_added += 1
     return [h for h in hunks if h.lines]
 
 
