@@ -11,11 +11,14 @@ from perfkit.toolspec import ToolSpec
 
 def all_tools() -> list[ToolSpec]:
     from perfkit.benchmark.tool import SPECS as benchmark
+    from perfkit.bisect.tool import SPECS as bisect
     from perfkit.changes.tool import SPECS as changes
     from perfkit.culprit.tool import SPECS as culprit
+    from perfkit.lint.tool import SPECS as lint
+    from perfkit.publish.tool import SPECS as publish
     from perfkit.triage.tool import SPECS as triage
 
-    specs: list[ToolSpec] = [*benchmark, *changes, *culprit, *triage]
+    specs: list[ToolSpec] = [*benchmark, *changes, *publish, *lint, *culprit, *triage, *bisect]
     names = [s.name for s in specs]
     if len(names) != len(set(names)):
         raise RuntimeError(f"duplicate tool names: {names}")

@@ -1,0 +1,215 @@
+"""What the bisect tools return and what they keep on disk between calls."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+Verdict = Literal["good", "bad", "skip"]
+Phase = Literal["verify_good", "verify_bad", "level1", "split_pointer", "split_source", "level2", "find_fix", "done"]
+Outcome = Literal[
+    "found",            # one commit named (superproject, and submodule when level 2 ran)
+    "candidates",       # skipped commits surround the culprit: a set, not one commit
+    "source_part",      # mixed commit: its source changes fail without the new pointer
+    "only_together",    # mixed commit: neither half fails alone
+    "split_untested",   # mixed commit: a split point could not be tested
+    "good_end_not_good",
+    "bad_end_not_bad",
+    "stopped",          # level 2 could not run (objects missing, sideways move, ...): level 1 answer stands
+]
+
+
+class BisectSettings(BaseModel):
+    """The commands and rules of one bisect, after merging arguments, settings file and defaults."""
+
+    run: str = Field(description="shell command that runs the precision check")
+    run_cwd: str | None = Field(None, description="working directory of the run command; default the checkout under test")
+    submodule: str | None = Field(None, description="path of the submodule bisected at level 2; null for none")
+    install: list[str] = Field(default_factory=list, description="shell commands run in the superproject checkout")
+    install_submodule: list[str] = Field(default_factory=list, description="shell commands run in the submodule")
+    pass_pattern: str = r"\bPASS\b"
+    fail_pattern: str = r"\bFAIL\b"
+    metric_pattern: str | None = None
+    timeout_s: float = 1800.0
+    install_timeout_s: float = 3600.0
+    verify_ends: bool = True
+    log_cap_mb: float = 16.0
+    sources: dict[str, str] = Field(default_factory=dict,
+                                    description="where each setting came from: argument, a settings file, or default")
+
+
+class CommitRef(BaseModel):
+    commit: str
+    short: str
+    subject: str
+    author: str
+    date: str
+
+
+class Culprit(CommitRef):
+    kind: str = Field(description="submodule_bump, submodule_rollback, submodule_sideways, mixed or source")
+
+
+class SubmoduleCulprit(CommitRef):
+    path: str = Field(description="submodule path in the superproject")
+    role: Literal["regression", "dropped_fix"] = Field(
+        description="regression: the first submodule commit that fails; dropped_fix: the first commit whose "
+        "presence makes the check pass again, which the culprit's rollback removed")
+    superproject: str = Field(description="superproject commit the submodule commits were tested with")
+
+
+class StepRecord(BaseModel):
+    n: int
+    phase: str
+    superproject: str
+    submodule: str | None
+    short: str = Field(description="short sha of the commit this step varies (submodule commit at level 2)")
+    subject: str
+    verdict: Verdict
+    reason: str
+    metric: float | None = None
+    exit_code: int | None = None
+    installed: list[str] = Field(default_factory=list, description="which installs ran: superproject, submodule")
+    duration_s: float = 0.0
+    log: str | None = None
+    ran: bool = Field(False, description="whether the run command started (false when checkout or install failed)")
+
+
+class PhaseData(BaseModel):
+    """One linear search: items in order, verdicts so far, and which verdict the implicit start has."""
+
+    name: str
+    superproject: str | None = Field(None, description="fixed superproject commit (levels over the submodule)")
+    items: list[str]
+    marks: dict[int, Verdict] = Field(default_factory=dict)
+    start_verdict: Literal["good", "bad"] = "good"
+
+
+class PointMove(BaseModel):
+    path: str
+    old: str | None
+    new: str | None
+    direction: str
+
+
+class State(BaseModel):
+    version: int = 1
+    id: str
+    repo: str
+    good: str
+    bad: str
+    settings: BisectSettings
+    submodule_name: str | None = None
+    submodule_source: str | None = None
+    created: str
+    phase: Phase = "verify_good"
+    level1: PhaseData
+    level2: PhaseData | None = None
+    culprit: Culprit | None = None
+    move: PointMove | None = None
+    submodule_culprit: SubmoduleCulprit | None = None
+    candidates: list[CommitRef] = Field(default_factory=list)
+    candidates_in: str | None = None
+    outcome: Outcome | None = None
+    message: str = ""
+    reproduce_point: tuple[str, str | None] | None = None
+    steps: list[StepRecord] = Field(default_factory=list)
+    installs: int = 0
+    installs_saved: int = 0
+    installed_super: str | None = None
+    installed_sub: str | None = None
+    installed_super_sub: str | None = None
+    environment: Literal["user", "worktree", "unknown"] = "user"
+    worktree: str | None = None
+    active_pgid: int | None = None
+    notes: list[str] = Field(default_factory=list)
+    finalized: bool = False
+
+
+class BisectStatus(BaseModel):
+    repo: str
+    active: bool = Field(description="whether a bisect (running, paused or finished) is recorded for this repo")
+    done: bool
+    phase: str
+    outcome: Outcome | None = None
+    message: str
+    good: str | None = None
+    bad: str | None = None
+    submodule: str | None = None
+    level1_commits: int = 0
+    level2_commits: int | None = None
+    expected_steps: int = 0
+    culprit: Culprit | None = None
+    submodule_culprit: SubmoduleCulprit | None = None
+    candidates: list[CommitRef] = Field(default_factory=list,
+                                        description="when skips surround the culprit: every commit it may be")
+    candidates_in: str | None = Field(None, description="'superproject' or the submodule path the candidates are in")
+    steps: list[StepRecord] = Field(default_factory=list)
+    runs: int = Field(0, description="run commands executed")
+    installs: int = Field(0, description="install rounds executed (superproject or submodule)")
+    installs_saved: int = Field(0, description="install rounds avoided versus reinstalling both at every step")
+    reproduce: str | None = Field(None, description="bash script that reproduces the culprit's failure by hand, "
+                                  "in a throwaway worktree")
+    environment: str = Field("user", description="where the installed environment points: user, worktree, unknown")
+    worktree: str | None = None
+    state_dir: str | None = None
+    running_pid: int | None = Field(None, description="pid of a perfkit process working on this bisect now")
+    settings: BisectSettings | None = None
+    notes: list[str] = Field(default_factory=list)
+
+    def human(self) -> str:
+        if not self.active:
+            return self.message
+        lines = [self.message]
+        if self.culprit:
+            c = self.culprit
+            lines.append(f"  culprit    {c.short} {c.subject} ({c.kind}; {c.author}, {c.date})")
+        if self.submodule_culprit:
+            s = self.submodule_culprit
+            role = "dropped fix" if s.role == "dropped_fix" else "culprit"
+            lines.append(f"  {s.path} {role}  {s.short} {s.subject} ({s.author}, {s.date})")
+        for c in self.candidates:
+            lines.append(f"  candidate  {c.short} {c.subject}")
+        lines.append(f"  runs {self.runs}, installs {self.installs} (saved {self.installs_saved}), "
+                     f"steps {len(self.steps)} of about {self.expected_steps}")
+        lines += [f"  note: {n}" for n in self.notes]
+        if self.reproduce:
+            lines.append("  reproduce by hand:")
+            lines += [f"    {line}" for line in self.reproduce.splitlines()]
+        return "\n".join(lines)
+
+
+class StartResult(BaseModel):
+    repo: str
+    good: str
+    bad: str
+    submodule: str | None
+    level1_commits: int = Field(description="first-parent commits in good..bad, the bad end included")
+    expected_steps: int = Field(description="about log2 of the range, plus the two end checks when verify_ends")
+    settings: BisectSettings
+    state_dir: str
+    message: str
+
+    def human(self) -> str:
+        return self.message
+
+
+class StepResult(BaseModel):
+    line: str = Field(description="Step N of about M: <short sha> <subject> -> good/bad/skip (reason)")
+    step: StepRecord | None = Field(description="the point tested by this call; null when the bisect was already done")
+    status: BisectStatus
+
+    def human(self) -> str:
+        return self.line if not self.status.done else self.line + "\n" + self.status.human()
+
+
+class ResetResult(BaseModel):
+    repo: str
+    removed: list[str] = Field(description="what was removed: worktree, state, logs, lock")
+    restored: bool | None = Field(description="whether the install commands re-ran against your checkout; "
+                                  "null when nothing needed restoring")
+    message: str
+
+    def human(self) -> str:
+        return self.message

@@ -1,0 +1,252 @@
+"""Run one user-supplied command the way a long bisect needs: contained, bounded, recorded.
+
+These are the only commands perfkit runs through a shell, and only because the user wrote them
+as shell commands. Each gets its own process group (a timeout or a stop kills the whole tree,
+including children that outlive the command), stdin from /dev/null, and its output goes to the
+step's log file up to a size cap; beyond the cap the log keeps the tail, while the verdict
+patterns still see every byte.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import re
+import selectors
+import shutil
+import signal
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+TAIL_BYTES = 64 * 1024
+_SCAN_LINE_MAX = 64 * 1024
+GRACE_S = 3.0
+
+
+def shell() -> list[str]:
+    bash = shutil.which("bash")
+    return [bash, "-c"] if bash else ["/bin/sh", "-c"]
+
+
+class Log:
+    """A per-step log file with a byte cap shared by every command of the step."""
+
+    def __init__(self, path: Path, cap_bytes: int):
+        self.path = path
+        self.cap = cap_bytes
+        self.written = 0
+        self.omitted = 0
+        self._tail: collections.deque[bytes] = collections.deque()
+        self._tail_size = 0
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._fh = open(path, "ab")
+
+    def note(self, text: str) -> None:
+        self._fh.write(text.encode("utf-8", "replace"))
+        self._fh.flush()
+
+    def write(self, data: bytes) -> None:
+        room = self.cap - self.written
+        if room > 0:
+            head = data[:room]
+            self._fh.write(head)
+            self.written += len(head)
+            data = data[room:]
+        if data:
+            self.omitted += len(data)
+            self._tail.append(data)
+            self._tail_size += len(data)
+            while self._tail_size - len(self._tail[0]) >= TAIL_BYTES:
+                self._tail_size -= len(self._tail.popleft())
+
+    def end_command(self) -> None:
+        if self.omitted:
+            tail = b"".join(self._tail)[-TAIL_BYTES:]
+            skipped = self.omitted - len(tail)
+            if skipped > 0:
+                self.note(f"\n[perfkit: log cap reached; {skipped} bytes omitted, the last {len(tail)} follow]\n")
+            self._fh.write(tail)
+        self.omitted, self._tail, self._tail_size = 0, collections.deque(), 0
+        self._fh.flush()
+
+    def close(self) -> None:
+        try:
+            self._fh.close()
+        except OSError:
+            pass
+
+
+@dataclass
+class Scan:
+    """Verdict patterns applied to a command's whole output, line by line, however long."""
+
+    fail: re.Pattern
+    passed: re.Pattern
+    metric: re.Pattern | None = None
+    fail_line: str | None = None
+    pass_line: str | None = None
+    metric_text: str | None = None
+    _carry: bytes = b""
+
+    def feed(self, data: bytes, final: bool = False) -> None:
+        buf = self._carry + data
+        if final:
+            block, self._carry = buf, b""
+        else:
+            cut = buf.rfind(b"\n")
+            if cut < 0 and len(buf) < _SCAN_LINE_MAX:
+                self._carry = buf
+                return
+            if cut < 0:
+                cut = len(buf) - 1
+            block, self._carry = buf[:cut + 1], buf[cut + 1:]
+        if not block:
+            return
+        text = block.decode("utf-8", "replace")
+        if self.fail_line is None:
+            m = self.fail.search(text)
+            if m:
+                self.fail_line = _line_of(text, m)
+        if self.pass_line is None:
+            m = self.passed.search(text)
+            if m:
+                self.pass_line = _line_of(text, m)
+        if self.metric is not None:
+            last = None
+            for last in self.metric.finditer(text):
+                pass
+            if last is not None:
+                self.metric_text = last.group(1) if last.re.groups else last.group(0)
+
+
+def _line_of(text: str, m: re.Match) -> str:
+    start = text.rfind("\n", 0, m.start()) + 1
+    end = text.find("\n", m.end())
+    line = text[start:end if end >= 0 else len(text)].strip()
+    return line if len(line) <= 160 else line[:157] + "..."
+
+
+@dataclass
+class Result:
+    exit_code: int | None = None
+    signal: int | None = None
+    timed_out: bool = False
+    error: str | None = None
+    duration_s: float = 0.0
+    output_bytes: int = 0
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and not self.timed_out and self.exit_code == 0
+
+
+def kill_group(pgid: int, sig: int = signal.SIGKILL) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def run(command: str, cwd: Path, env: dict[str, str], timeout_s: float, log: Log, scan: Scan | None = None,
+        tick: Callable[[float], None] | None = None, on_start: Callable[[int], None] | None = None) -> Result:
+    """Run command in its own process group; kill the group on timeout, on exit and on interruption."""
+    log.note(f"$ {command}\n  (cwd {cwd})\n")
+    started = time.monotonic()
+    if not cwd.is_dir():
+        log.note(f"[perfkit: working directory {cwd} does not exist]\n")
+        return Result(error=f"working directory {cwd} does not exist")
+    try:
+        proc = subprocess.Popen([*shell(), command], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+    except OSError as exc:
+        log.note(f"[perfkit: could not start: {exc}]\n")
+        return Result(error=f"could not start: {exc.strerror or exc}")
+    if on_start:
+        on_start(proc.pid)
+    res = Result()
+    fd = proc.stdout.fileno()  # type: ignore[union-attr]
+    os.set_blocking(fd, False)
+    sel = selectors.DefaultSelector()
+    sel.register(fd, selectors.EVENT_READ)
+    reading = True
+    exited_at: float | None = None
+    next_tick = started + 1.0
+    try:
+        while True:
+            now = time.monotonic()
+            if exited_at is None and proc.poll() is not None:
+                exited_at = now
+                kill_group(proc.pid)  # children that outlive the command do not outlive the step
+            if exited_at is None and now - started >= timeout_s:
+                res.timed_out = True
+                log.note(f"\n[perfkit: timed out after {timeout_s:g}s; stopping the process group]\n")
+                _stop(proc)
+                kill_group(proc.pid)
+                exited_at = time.monotonic()
+            if exited_at is not None and (not reading or time.monotonic() - exited_at > 2.0):
+                break
+            if reading:
+                for _key, _ in sel.select(timeout=0.2):
+                    try:
+                        data = os.read(fd, 1 << 16)
+                    except BlockingIOError:
+                        continue
+                    if not data:
+                        reading = False
+                        sel.unregister(fd)
+                        break
+                    res.output_bytes += len(data)
+                    log.write(data)
+                    if scan is not None:
+                        scan.feed(data)
+            elif exited_at is None:
+                try:
+                    proc.wait(timeout=0.2)
+                except subprocess.TimeoutExpired:
+                    pass
+            if tick and time.monotonic() >= next_tick:
+                next_tick = time.monotonic() + 1.0
+                tick(time.monotonic() - started)
+    finally:
+        if proc.poll() is None:
+            _stop(proc)
+        kill_group(proc.pid)
+        sel.close()
+        proc.stdout.close()  # type: ignore[union-attr]
+        if scan is not None:
+            scan.feed(b"", final=True)
+        log.end_command()
+    res.duration_s = time.monotonic() - started
+    rc = proc.returncode
+    if rc is not None and rc < 0:
+        res.signal = -rc
+    res.exit_code = rc
+    if res.timed_out:
+        log.note(f"[perfkit: stopped after {res.duration_s:.1f}s]\n")
+    elif res.signal:
+        log.note(f"[perfkit: killed by {signal.Signals(res.signal).name} after {res.duration_s:.1f}s]\n")
+    else:
+        log.note(f"[perfkit: exit {rc} after {res.duration_s:.1f}s]\n")
+    return res
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    kill_group(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(GRACE_S)
+    except subprocess.TimeoutExpired:
+        kill_group(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
+def owned_by(pid: int, marker: str) -> bool:
+    """Whether pid still runs with our marker in its environment (so killing it is safe)."""
+    try:
+        env = Path(f"/proc/{pid}/environ").read_bytes()
+    except OSError:
+        return False
+    return marker.encode() in env.split(b"\0")

@@ -1,0 +1,111 @@
+"""Bisect settings a project keeps next to its code, so nobody retypes the run command.
+
+Looked up in the user's checkout (the files as they are now, not at any commit): `perfkit.toml`
+(table `[bisect]` or `[tool.perfkit.bisect]`) first, then `[tool.perfkit.bisect]` in
+`pyproject.toml`. Explicit arguments win over the file, the file wins over defaults.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from perfkit.bisect.models import BisectSettings
+from perfkit.errors import InputError
+
+_LISTS = {"install", "install_submodule"}
+_STRS = {"run", "run_cwd", "submodule", "pass_pattern", "fail_pattern", "metric_pattern"}
+_NUMS = {"timeout_s", "install_timeout_s", "log_cap_mb"}
+_BOOLS = {"verify_ends"}
+KEYS = _LISTS | _STRS | _NUMS | _BOOLS
+
+
+def _table(path: Path, *keys: str) -> dict[str, Any] | None:
+    import tomllib
+
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError("repo", f"cannot read {path.name}: {exc}", "fix or remove the file") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError("repo", f"{path.name} is not valid TOML ({exc})", "fix the file") from None
+    node: Any = data
+    for k in keys:
+        node = node.get(k) if isinstance(node, dict) else None
+    return node
+
+
+def from_files(repo: Path) -> tuple[dict[str, Any], str | None]:
+    """The settings table of the repo and the file it came from (empty when there is none)."""
+    candidates = [("perfkit.toml", ("bisect",)), ("perfkit.toml", ("tool", "perfkit", "bisect")),
+                  ("pyproject.toml", ("tool", "perfkit", "bisect"))]
+    for name, route in candidates:
+        path = repo / name
+        if not path.is_file():
+            continue
+        table = _table(path, *route)
+        if table is None:
+            continue
+        where = f"{name} [{'.'.join(route)}]"
+        if not isinstance(table, dict):
+            raise InputError("repo", f"{where} is not a table", "write it as a TOML table of settings")
+        unknown = sorted(set(table) - KEYS)
+        if unknown:
+            raise InputError("repo", f"{where} has unknown setting(s) {', '.join(unknown)}",
+                             f"use only: {', '.join(sorted(KEYS))}")
+        return _typed(table, where), where
+    return {}, None
+
+
+def _typed(table: dict[str, Any], where: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in table.items():
+        if key in _LISTS:
+            if isinstance(value, str):
+                value = [value]
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise InputError("repo", f"{where} {key} must be a string or a list of strings", "fix the file")
+        elif key in _STRS and not isinstance(value, str):
+            raise InputError("repo", f"{where} {key} must be a string", "fix the file")
+        elif key in _NUMS and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise InputError("repo", f"{where} {key} must be a number", "fix the file")
+        elif key in _BOOLS and not isinstance(value, bool):
+            raise InputError("repo", f"{where} {key} must be true or false", "fix the file")
+        out[key] = value
+    return out
+
+
+def merge(repo: Path, explicit: dict[str, Any]) -> BisectSettings:
+    """Arguments (those not None) over the settings file over defaults, validated."""
+    from_file, where = from_files(repo)
+    values: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    for key in sorted(KEYS):
+        if explicit.get(key) is not None:
+            values[key], sources[key] = explicit[key], "argument"
+        elif key in from_file:
+            values[key], sources[key] = from_file[key], where or "file"
+    run = values.get("run")
+    if not isinstance(run, str) or not run.strip():
+        raise InputError("run", "no run command given and none in perfkit.toml or pyproject.toml "
+                         "[tool.perfkit.bisect]", "pass the command that runs the precision check")
+    for key in ("pass_pattern", "fail_pattern", "metric_pattern"):
+        if values.get(key) is not None:
+            try:
+                re.compile(values[key])
+            except re.error as exc:
+                raise InputError(key, f"is not a valid regular expression ({exc})",
+                                 "pass a Python regular expression") from None
+    for key in ("fail_pattern", "pass_pattern"):
+        if isinstance(values.get(key), str) and not values[key]:
+            raise InputError(key, "is empty", "pass a pattern that only a verdict line matches")
+    for key in ("timeout_s", "install_timeout_s", "log_cap_mb"):
+        if key in values and not (values[key] > 0 and values[key] < 10**7):
+            raise InputError(key, f"must be a positive number, got {values[key]}", "pass seconds (or MiB) above 0")
+    for key in ("install", "install_submodule"):
+        if key in values:
+            values[key] = [c for c in values[key] if c.strip()]
+    for key in KEYS:
+        sources.setdefault(key, "default")
+    return BisectSettings(**values, sources=sources)

@@ -1,0 +1,169 @@
+"""The bisect's memory on disk, written so that a kill at any instant loses at most one step.
+
+Everything lives in `<git common dir>/perfkit-bisect/`: state.json (replaced atomically after
+every step), logs/, the worktree, and a lock naming the process that works on it. A lock whose
+process is gone (or whose pid now belongs to another program) is stale and taken over.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+from perfkit import gitrepo
+from perfkit.bisect.models import State
+from perfkit.errors import InputError, ToolFailure
+
+DIRNAME = "perfkit-bisect"
+
+
+def state_dir(repo: Path) -> Path:
+    common = gitrepo.git(repo, "rev-parse", "--path-format=absolute", "--git-common-dir").strip()
+    return Path(common) / DIRNAME
+
+
+def state_file(sdir: Path) -> Path:
+    return sdir / "state.json"
+
+
+def write_atomic(path: Path, data: str) -> None:
+    """Write data so that readers see the old file or the new one, never a torn one."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            view = memoryview(data.encode("utf-8"))
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+        dfd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+    except OSError as exc:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        raise ToolFailure(f"cannot save the bisect state in {path.parent}: {exc.strerror or exc}") from None
+
+
+def save(sdir: Path, st: State) -> None:
+    write_atomic(state_file(sdir), st.model_dump_json())
+
+
+def load(sdir: Path) -> State | None:
+    path = state_file(sdir)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ToolFailure(f"cannot read the bisect state {path}: {exc.strerror or exc}") from None
+    try:
+        return State.model_validate_json(text)
+    except ValueError:
+        raise ToolFailure(f"the bisect state {path} is unreadable (written by another perfkit version?); "
+                          "bisect_reset removes it") from None
+
+
+# ---- lock -------------------------------------------------------------------------------------
+
+def _start_time(pid: int) -> str | None:
+    """The kernel's start time of pid, so a recycled pid is not mistaken for the lock holder."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return stat.rsplit(")", 1)[1].split()[19]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _me() -> dict:
+    return {"pid": os.getpid(), "start": _start_time(os.getpid()), "host": socket.gethostname(),
+            "since": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+
+
+def holder(sdir: Path) -> dict | None:
+    """The live process holding the lock, or None when it is free or stale."""
+    try:
+        info = json.loads((sdir / "lock").read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(info, dict) or not isinstance(info.get("pid"), int):
+        return None
+    if info.get("host") != socket.gethostname():
+        return info  # cannot tell from here: treat as held
+    if not _alive(info["pid"]):
+        return None
+    start = _start_time(info["pid"])
+    if info.get("start") and start and start != info["start"]:
+        return None
+    return info
+
+
+def stale_holder(sdir: Path) -> dict | None:
+    """The lock record of a process that died holding it (kill -9, power loss), if any."""
+    try:
+        info = json.loads((sdir / "lock").read_text())
+    except (OSError, ValueError):
+        return None
+    return None if holder(sdir) is not None else info
+
+
+@contextmanager
+def locked(sdir: Path):
+    """Hold the repository's bisect lock for the duration of one tool call."""
+    sdir.mkdir(parents=True, exist_ok=True)
+    path = sdir / "lock"
+    mine = json.dumps(_me())
+    for _ in range(3):
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            live = holder(sdir)
+            if live is not None:
+                what = "this process" if live.get("pid") == os.getpid() else f"pid {live.get('pid')}"
+                raise InputError("repo", f"another perfkit call ({what}, since {live.get('since')}) is working on "
+                                 "the bisect of this repository", "wait for it to finish, or stop that process; "
+                                 "bisect_status shows its progress") from None
+            try:
+                path.unlink()
+            except FileNotFoundError:
+                pass
+            continue
+        except OSError as exc:
+            raise ToolFailure(f"cannot create the bisect lock in {sdir}: {exc.strerror or exc}") from None
+        try:
+            os.write(fd, mine.encode())
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        break
+    else:
+        raise ToolFailure(f"could not take the bisect lock in {sdir}")
+    try:
+        yield
+    finally:
+        try:
+            if path.read_text() == mine:
+                path.unlink()
+        except OSError:
+            pass

@@ -1,0 +1,72 @@
+"""Turn a tested point's install and run outcome into good, bad or skip, with the reason.
+
+A precision bisect must not confuse "the check failed" with "the program did not get that far":
+only the fail pattern makes a point bad. Good needs the pass pattern, exit 0 and no fail line.
+Anything else (install failure, crash, timeout, a run that printed no verdict) is a skip, so the
+search steps around it instead of drawing a wrong boundary.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import signal
+from dataclasses import dataclass
+
+from perfkit.bisect.models import BisectSettings, Verdict
+from perfkit.bisect.runner import Result, Scan
+
+
+def scanner(settings: BisectSettings) -> Scan:
+    return Scan(fail=re.compile(settings.fail_pattern, re.MULTILINE),
+                passed=re.compile(settings.pass_pattern, re.MULTILINE),
+                metric=re.compile(settings.metric_pattern, re.MULTILINE) if settings.metric_pattern else None)
+
+
+@dataclass(frozen=True)
+class Classified:
+    verdict: Verdict
+    reason: str
+    metric: float | None
+
+
+def _metric(text: str | None) -> float | None:
+    if text is None:
+        return None
+    try:
+        value = float(text.strip().rstrip(",;"))
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _how_it_ended(res: Result) -> str:
+    if res.error:
+        return res.error
+    if res.timed_out:
+        return f"timed out after {res.duration_s:.0f}s"
+    if res.signal:
+        try:
+            name = signal.Signals(res.signal).name
+        except ValueError:
+            name = f"signal {res.signal}"
+        return f"killed by {name}"
+    return f"exit {res.exit_code}"
+
+
+def classify(res: Result, scan: Scan) -> Classified:
+    metric = _metric(scan.metric_text)
+    if scan.fail_line is not None:
+        return Classified("bad", f"fail line: {scan.fail_line!r}", metric)
+    ended = _how_it_ended(res)
+    if scan.pass_line is not None and res.ok:
+        return Classified("good", f"pass line: {scan.pass_line!r}", metric)
+    if scan.pass_line is not None:
+        return Classified("skip", f"pass line printed but {ended}", metric)
+    if res.ok:
+        return Classified("skip", "exit 0 but no pass or fail line", metric)
+    return Classified("skip", f"{ended} without a verdict line", metric)
+
+
+def install_failed(side: str, res: Result) -> Classified:
+    return Classified("skip", f"{side} install failed ({_how_it_ended(res)})", None)

@@ -1,0 +1,145 @@
+"""The private checkout a bisect tests in, so the user's own checkout is never touched.
+
+The superproject is a detached `git worktree` under the repository's git directory. Its
+submodule is not initialised the usual way (that would write the user's .git/config and need the
+network): it is a separate `git clone --shared` of the user's local submodule object store, made
+offline, read-only towards the user. Every git call here runs with hooks switched off
+(core.hooksPath=/dev/null) and submodule recursion off, so checking out an old commit runs none of
+the repository's code; the only code that runs is the user's install and run commands.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from perfkit import gitrepo
+from perfkit.errors import ToolFailure
+
+_NO_RECURSE = ("-c", "submodule.recurse=false")
+
+
+class Unavailable(Exception):
+    """A point cannot be checked out (a submodule commit is missing locally): the step is a skip."""
+
+
+def _git(repo: Path, *args: str) -> str:
+    return gitrepo.git(repo, *_NO_RECURSE, *args)
+
+
+def source_git_dir(repo: Path, path: str, name: str | None) -> Path | None:
+    """The user's local object store of submodule `path`: its checkout's git dir or .git/modules/<name>."""
+    found = gitrepo.submodule_git_dir(repo, path)
+    if found is not None:
+        return found
+    common = Path(gitrepo.git(repo, "rev-parse", "--path-format=absolute", "--git-common-dir").strip())
+    for candidate in filter(None, [name, path]):
+        p = common / "modules" / candidate
+        if (p / "HEAD").is_file() and (p / "objects").is_dir():
+            return p
+    return None
+
+
+class Checkout:
+    """A worktree of `repo` at `path`, with the submodule at `sub_path` cloned from `sub_source`."""
+
+    def __init__(self, repo: Path, path: Path, parking: Path, sub_path: str | None, sub_source: Path | None):
+        self.repo = repo
+        self.path = path
+        self.parking = parking
+        self.sub_path = sub_path
+        self.sub_source = sub_source
+
+    @property
+    def sub_dir(self) -> Path | None:
+        return self.path / self.sub_path if self.sub_path else None
+
+    def healthy(self) -> bool:
+        if not (self.path / ".git").is_file():
+            return False
+        try:
+            top = gitrepo.git(self.path, "rev-parse", "--show-toplevel").strip()
+        except ToolFailure:
+            return False
+        return Path(top).resolve() == self.path.resolve()
+
+    def ensure(self, commit: str) -> None:
+        """Create the worktree (or replace a broken one left by a crash)."""
+        if self.healthy():
+            return
+        self.remove()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        _git(self.repo, "worktree", "add", "--force", "--detach", "--quiet", str(self.path), commit)
+
+    def sync(self, superproject: str, submodule: str | None) -> None:
+        """Put the worktree at superproject and its submodule at submodule (None: no submodule there)."""
+        sub = self.sub_dir
+        if sub is not None and submodule is None and (sub / ".git").exists():
+            self._park(sub)
+        _git(self.path, "checkout", "--force", "--detach", "--quiet", superproject)
+        if sub is None or submodule is None:
+            return
+        if not (sub / ".git").exists():
+            if self.parking.exists():
+                self._unpark(sub)
+            else:
+                self._clone(sub)
+        if not gitrepo.git_ok(sub, "cat-file", "-e", f"{submodule}^{{commit}}"):
+            raise Unavailable(f"submodule commit {submodule[:12]} is not in your local clone of '{self.sub_path}'; "
+                              f"fetch it there (git -C {self.sub_path} fetch origin) and test again")
+        _git(sub, "checkout", "--force", "--detach", "--quiet", submodule)
+
+    def _clone(self, sub: Path) -> None:
+        if self.sub_source is None:
+            raise Unavailable(f"submodule '{self.sub_path}' has no local object store in your checkout; "
+                              f"run `git submodule update --init {self.sub_path}` once")
+        if sub.exists():
+            shutil.rmtree(sub)
+        sub.parent.mkdir(parents=True, exist_ok=True)
+        gitrepo.git(self.path, "clone", "--quiet", "--shared", "--no-checkout", "--", str(self.sub_source), str(sub))
+
+    def _park(self, sub: Path) -> None:
+        if self.parking.exists():
+            shutil.rmtree(self.parking)
+        self.parking.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(sub, self.parking)
+
+    def _unpark(self, sub: Path) -> None:
+        if sub.exists():
+            if sub.is_dir() and not any(sub.iterdir()):
+                sub.rmdir()
+            else:
+                shutil.rmtree(sub)
+        os.replace(self.parking, sub)
+
+    def remove(self) -> None:
+        """Remove the worktree, its submodule clone and git's record of it, whatever state they are in."""
+        for leftover in (self.sub_dir, self.parking):
+            if leftover is not None and leftover.exists() and (leftover / ".git").exists():
+                shutil.rmtree(leftover, ignore_errors=True)
+        if self.path.exists():
+            if not gitrepo.git_ok(self.repo, "worktree", "remove", "--force", "--force", str(self.path)):
+                shutil.rmtree(self.path, ignore_errors=True)
+        self._forget()
+        if self.parking.exists():
+            shutil.rmtree(self.parking, ignore_errors=True)
+        try:
+            self.path.parent.rmdir()  # only when empty
+        except OSError:
+            pass
+
+    def _forget(self) -> None:
+        """Drop git's admin entry for our worktree path only (never `git worktree prune` the user's)."""
+        common = Path(gitrepo.git(self.repo, "rev-parse", "--path-format=absolute", "--git-common-dir").strip())
+        admin = common / "worktrees"
+        if not admin.is_dir():
+            return
+        ours = str(self.path / ".git")
+        for entry in admin.iterdir():
+            try:
+                target = (entry / "gitdir").read_text().strip()
+            except OSError:
+                continue
+            if target == ours or Path(target).parent.resolve() == self.path.resolve():
+                shutil.rmtree(entry, ignore_errors=True)
