@@ -1,0 +1,61 @@
+"""Regenerate templates/pr-description.example.md and templates/issue.example.md.
+
+The examples are rendered by render_pr from examples/campaign, this folder's draft.json and the
+target repository built by target_repo.py. The example campaign holds no re-verification record,
+so a copy of it gets verify/report.md from this folder: the correctness figures the draft quotes
+come from there, as a real campaign's would. Usage:
+
+    python examples/publish/make_examples.py          # write both examples
+    python examples/publish/make_examples.py --check  # exit 1 if either example is stale
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(HERE))
+
+from target_repo import build  # noqa: E402
+
+OUTPUTS = {"proposed-pr-description.md": "pr-description.example.md", "proposed-issue.md": "issue.example.md"}
+
+
+def render(work: Path):
+    """Render the examples inside work; return (result, campaign copy, target repo)."""
+    from perfkit.publish.render import render_pr
+
+    campaign = work / "campaign"
+    shutil.copytree(ROOT / "examples" / "campaign", campaign)
+    shutil.copytree(HERE / "verify", campaign / "verify")
+    repo = build(work / "target-repo")
+    result = render_pr(str(campaign), str(repo), draft=str(HERE / "draft.json"), out_dir=str(work / "out"))
+    return result, campaign, repo
+
+
+def main(check: bool) -> int:
+    with tempfile.TemporaryDirectory() as tmp:
+        result, _, _ = render(Path(tmp))
+        stale = []
+        for produced, example in OUTPUTS.items():
+            text = (Path(tmp) / "out" / produced).read_text()
+            target = ROOT / "templates" / example
+            if check:
+                if not target.is_file() or target.read_text() != text:
+                    stale.append(str(target.relative_to(ROOT)))
+            else:
+                target.write_text(text)
+        findings = result.lint_pr + result.lint_issue
+        for f in findings:
+            print(f"lint: {f.line}:{f.column} {f.rule}: {f.excerpt!r}: {f.fix}", file=sys.stderr)
+        if stale:
+            print("stale: " + ", ".join(stale) + " (run examples/publish/make_examples.py)", file=sys.stderr)
+        return 1 if stale or findings else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main("--check" in sys.argv[1:]))

@@ -1,0 +1,1 @@
+"""lint_wording: deterministic checks on the wording and the figures of a description or issue."""

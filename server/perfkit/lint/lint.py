@@ -1,0 +1,124 @@
+"""lint_wording: run every wording rule over a description or an issue."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from perfkit.errors import InputError
+from perfkit.lint import markdown, rules
+from perfkit.lint.models import Finding, LintResult
+
+_MAX_BYTES = 2_000_000
+
+
+def detect_kind(text: str, name: str = "") -> str:
+    low = name.lower()
+    if "issue" in low:
+        return "issue"
+    if "pr-description" in low or "pull" in low:
+        return "pr"
+    heads = [markdown.norm_heading(line.lstrip("#")) for line in text.split("\n") if line.startswith("#")]
+    return "pr" if any(h in ("summary", "speedup result", "correctness verification") for h in heads) else "issue"
+
+
+def lint_text(text: str, kind: str, figures: Any = None, repo_lines: set[str] | None = None,
+              allowed_headings: set[str] | None = None, issue_title_prefixes: list[str] | None = None
+              ) -> tuple[list[Finding], list[str], list[str]]:
+    """(findings sorted by position, rules run, rules skipped with the reason)."""
+    doc = markdown.parse(text, repo_lines)
+    ctx = rules.Context(kind=kind, figures=figures, allowed_headings=allowed_headings,
+                        issue_title_prefixes=issue_title_prefixes or [])
+    found: list[Finding] = []
+    run, skipped = [], []
+    for rule_id, fn in rules.RULES.items():
+        if rule_id == "unbacked-number" and figures is None:
+            skipped.append("unbacked-number: no campaign_dir given, so numbers were not checked against the data")
+            continue
+        if rule_id == "unrequested-section" and allowed_headings is None:
+            skipped.append("unrequested-section: no repo given, so headings were not checked against its templates")
+            continue
+        if rule_id == "structure" and kind != "pr":
+            continue
+        run.append(rule_id)
+        found += fn(doc, ctx)
+    uniq = {(f.rule, f.line, f.column): f for f in found}
+    return sorted(uniq.values(), key=lambda f: (f.line, f.column, f.rule)), run, skipped
+
+
+def repo_context(repo: str | Path, kind: str) -> tuple[set[str], set[str], list[str]]:
+    """The repo's own template lines (not linted), its headings and its issue-title prefixes."""
+    from perfkit.publish import issue_forms, repo_template
+
+    top = Path(repo)
+    if kind == "pr":
+        return repo_template.template_lines(top), repo_template.template_headings(top), []
+    lines, heads, prefixes = issue_forms.form_lines(top)
+    return lines, heads, prefixes
+
+
+def campaign_figures(campaign_dir: str, draft: Any = None) -> Any:
+    """Every figure the campaign backs, read with the draft's benchmark options."""
+    from perfkit.benchmark.read import read_benchmark
+    from perfkit.lint.figures import FigureSet
+    from perfkit.publish.draft import load_draft
+
+    d = load_draft(draft, campaign_dir)
+    o = d.benchmark
+    bench = read_benchmark(campaign_dir, baseline=o.baseline, candidate=o.candidate, warmup_steps=o.warmup_steps,
+                           slow_threshold_s=o.slow_threshold_s)
+    return FigureSet.from_campaign(campaign_dir, bench)
+
+
+def lint_wording(
+    path: Annotated[str | None, Field(description="A Markdown file to check (for example proposed-pr-description.md). "
+                                      "Give path or text.")] = None,
+    text: Annotated[str | None, Field(description="Markdown text to check, instead of a file.")] = None,
+    campaign_dir: Annotated[str | None, Field(
+        description="The campaign folder. When given, every number in the text must match a figure of its "
+        "files (read_benchmark, candidates, reports), within the rounding it is written with.")] = None,
+    repo: Annotated[str | None, Field(
+        description="The target repo. When given, lines copied from its templates are not checked (they are "
+        "the repo's words) and headings its templates do not ask for are reported.")] = None,
+    kind: Annotated[Literal["auto", "pr", "issue"], Field(
+        description="Which title form and sections to check: 'pr', 'issue', or 'auto' (from the file name and "
+        "headings).")] = "auto",
+    draft: Annotated[dict[str, Any] | str | None, Field(
+        description="The draft given to render_pr (object, JSON text or file path); only its benchmark options "
+        "are used, so the campaign's figures are read the same way.")] = None,
+) -> LintResult:
+    """Check the wording of a PR description or issue: em and en dashes, sales and filler words, review
+    words aimed at the repo, campaign vocabulary and test-function names, stray bold, speedups without
+    the hardware, scope wider than measured, the same number in two sections, sections the description
+    leaves out, the title form, the description's structure and, given the campaign, numbers the data
+    does not back. Each finding has a rule id, line, column, excerpt and a one-line fix. Reads only."""
+    if (path is None) == (text is None):
+        raise InputError("path", "give exactly one of path and text", "pass the file to check, or its text")
+    source = "<text>"
+    if path is not None:
+        p = Path(path).expanduser()
+        if not p.is_file():
+            raise InputError("path", f"'{path}' is not a file", "pass the path of a Markdown file")
+        if p.stat().st_size > _MAX_BYTES:
+            raise InputError("path", f"'{path}' is larger than 2 MB", "pass a PR description or an issue")
+        text = p.read_text("utf-8", "replace")
+        source = str(p)
+    assert text is not None
+    k = kind if kind != "auto" else detect_kind(text, source)
+    figures = None
+    if campaign_dir is not None:
+        if not Path(campaign_dir).expanduser().is_dir():
+            raise InputError("campaign_dir", f"'{campaign_dir}' is not a folder", "pass the campaign folder")
+        figures = campaign_figures(str(Path(campaign_dir).expanduser()), draft)
+    repo_lines = allowed = None
+    prefixes: list[str] = []
+    if repo is not None:
+        from perfkit import gitrepo
+
+        top = gitrepo.open_repo(repo)
+        repo_lines, allowed, prefixes = repo_context(top, k)
+    findings, run, skipped = lint_text(text, k, figures, repo_lines, allowed, prefixes)
+    return LintResult(source=source, kind=k, findings=findings, rules_run=run, rules_skipped=skipped,
+                      figures=len(figures) if figures is not None else 0)

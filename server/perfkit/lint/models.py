@@ -1,0 +1,32 @@
+"""One lint finding, and what lint_wording returns."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+
+class Finding(BaseModel):
+    rule: str = Field(description="Rule id, for example 'dash' or 'unbacked-number'.")
+    line: int = Field(description="1-based line in the text.")
+    column: int = Field(description="1-based column of the offending text.")
+    excerpt: str = Field(description="The offending text as written.")
+    fix: str = Field(description="What to change, in one line.")
+
+
+class LintResult(BaseModel):
+    source: str = Field(description="The file linted, or '<text>'.")
+    kind: str = Field(description="'pr' or 'issue': which title form and sections were checked.")
+    findings: list[Finding]
+    rules_run: list[str]
+    rules_skipped: list[str] = Field(default_factory=list, description="Rules that did not run, and why.")
+    figures: int = Field(0, description="How many campaign figures the truthfulness rule compared against.")
+
+    def human(self) -> str:
+        if not self.findings:
+            head = f"{self.source}: no findings ({len(self.rules_run)} rules)"
+        else:
+            head = f"{self.source}: {len(self.findings)} findings"
+        lines = [head]
+        lines += [f"  {f.line}:{f.column} {f.rule}: {f.excerpt!r}: {f.fix}" for f in self.findings]
+        lines += [f"  skipped {s}" for s in self.rules_skipped]
+        return "\n".join(lines)

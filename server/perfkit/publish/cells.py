@@ -1,0 +1,139 @@
+"""read_benchmark's figures turned into the cells of the description's tables.
+
+This is the only place figures are formatted. Each is rounded to three significant digits (times,
+memory), one decimal (percentages) or two (speedup factors), which is also the rounding the
+truthfulness rule allows when it checks the rendered text against the data.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from perfkit.benchmark.models import BenchmarkSummary, Candidate, Comparison
+from perfkit.errors import InputError
+from perfkit.publish.models import Draft
+
+
+def sig(v: float | None, digits: int = 3) -> str:
+    if v is None or not math.isfinite(v):
+        return "n/a"
+    a = abs(v)
+    if a >= 10 ** (digits - 1):
+        return f"{v:,.0f}"
+    if a == 0:
+        return "0"
+    d = max(0, digits - 1 - math.floor(math.log10(a)))
+    return f"{v:.{d}f}"
+
+
+def pct(v: float | None) -> str:
+    return "n/a" if v is None else f"{v:+.1f}%"
+
+
+def factor(v: float) -> str:
+    return f"{v:.2f}"
+
+
+@dataclass
+class Row:
+    label: str
+    baseline: str
+    pr: str
+    change: str
+
+
+def _runs(values: list[float]) -> str:
+    return ", ".join(sig(v) for v in values)
+
+
+def result_rows(b: BenchmarkSummary, d: Draft, placeholder: str) -> list[Row]:
+    """The Speedup Result table: headline, what disappeared, memory, one-time cost, 'of which' rows."""
+    unit = d.unit
+    base, pr, cmp = b.arm(b.baseline), b.arm(b.candidate), b.comparison
+    rows = [Row(f"mean {unit} time (per run)", f"{sig(base.mean.value)} s ({_runs([r.mean_s for r in base.per_run])})",
+                f"{sig(pr.mean.value)} s ({_runs([r.mean_s for r in pr.per_run])})", pct(cmp.change_mean_pct))]
+    if cmp.show_mean_and_median:
+        rows.append(Row(f"median {unit} time (per run)",
+                        f"{sig(base.median.value)} s ({_runs([r.median_s for r in base.per_run])})",
+                        f"{sig(pr.median.value)} s ({_runs([r.median_s for r in pr.per_run])})",
+                        pct(cmp.change_median_pct)))
+    if cmp.slow_steps_baseline or cmp.slow_steps_candidate:
+        rows.append(Row(f"{unit}s slower than {sig(base.slow_steps.threshold_s)} s",
+                        f"{cmp.slow_steps_baseline:,} of {base.steady_steps:,}",
+                        f"{cmp.slow_steps_candidate:,} of {pr.steady_steps:,}",
+                        f"{cmp.slow_steps_candidate - cmp.slow_steps_baseline:+,}"))
+    for m in cmp.metrics:
+        rows.append(Row(f"{m.name.replace('_', ' ')} per {unit} (mean)", sig(m.baseline), sig(m.candidate),
+                        pct(m.change_pct)))
+    if cmp.peak_mem_baseline_gb is not None and cmp.peak_mem_candidate_gb is not None:
+        rows.append(Row("peak memory", f"{sig(cmp.peak_mem_baseline_gb)} GB", f"{sig(cmp.peak_mem_candidate_gb)} GB",
+                        pct(cmp.peak_mem_change_pct)))
+    if cmp.first_step_baseline_s is not None and cmp.first_step_candidate_s is not None:
+        rows.append(Row(f"first {unit}, one-time cost", f"{sig(cmp.first_step_baseline_s)} s",
+                        f"{sig(cmp.first_step_candidate_s)} s", pct(cmp.first_step_change_pct)))
+    names = {c.arm: c.name for c in d.changes if c.arm}
+    for o in b.of_which:
+        name = names.get(o.candidate) or placeholder.format(what=f"name of the change measured as '{o.candidate}'")
+        rows.append(Row(f"of which: {name}, measured alone", f"{sig(b.arm(o.baseline).mean.value)} s",
+                        f"{sig(b.arm(o.candidate).mean.value)} s", pct(o.change_mean_pct)))
+    return rows
+
+
+def _effect(c: Candidate) -> str:
+    text = pct(c.effect_pct)
+    if c.other_baseline and c.baseline:
+        text += f" (measured on a different base, `{c.baseline}`)"
+    return text
+
+
+def commit_rows(b: BenchmarkSummary) -> list[dict[str, str]]:
+    """The per-commit table: shipped commits with their own measured effect, when there are several."""
+    shipped = [c for c in b.candidates if c.shipped and c.effect_pct is not None]
+    if len(shipped) < 2:
+        return []
+    return [{"short": c.sha[:12], "title": c.title, "effect": _effect(c)} for c in shipped]
+
+
+def not_shipped(b: BenchmarkSummary) -> list[dict[str, str]]:
+    return [{"title": c.title, "effect": _effect(c) if c.effect_pct is not None else "not measured"}
+            for c in b.candidates if not c.shipped]
+
+
+def significance(cmp: Comparison) -> str:
+    s = cmp.significance
+    if s.verdict == "too_few_runs":
+        return (f"With {s.runs_baseline} and {s.runs_candidate} runs no test over per-run means can reach "
+                f"significance, so none was made.")
+    test = f"A Mann-Whitney U test over the per-run means ({s.runs_baseline} and {s.runs_candidate} runs) gives " \
+        f"p = {sig(s.p_value)}"
+    if s.verdict == "not_significant":
+        return test + ": the difference is not significant."
+    return test + (", in favour of this PR." if s.verdict == "faster" else ", against this PR.")
+
+
+def cause(b: BenchmarkSummary, d: Draft) -> dict[str, object] | None:
+    """The before and after of the one change the issue is about."""
+    i = d.issue
+    if i.cause_arm:
+        names = [a.name for a in b.arms if a.name != b.baseline]
+        if i.cause_arm not in names:
+            raise InputError("draft.issue.cause_arm", f"'{i.cause_arm}' is not an arm of benchmark.csv",
+                             f"use one of: {', '.join(names)}")
+        return {"before": sig(b.arm(b.baseline).mean.value), "after": sig(b.arm(i.cause_arm).mean.value),
+                "other_base": False}
+    if i.cause_commit:
+        hits = [c for c in b.candidates if c.sha.startswith(i.cause_commit.strip().lower())]
+        if len(hits) != 1:
+            raise InputError("draft.issue.cause_commit", f"'{i.cause_commit}' matches {len(hits)} candidates",
+                             "use a sha prefix from records/candidates.jsonl that names one commit")
+        chosen = hits[0]
+    else:
+        timed = [c for c in b.candidates if c.shipped and c.effect_pct is not None and c.before is not None
+                 and c.after is not None]
+        if not timed:
+            return None
+        chosen = min(timed, key=lambda c: c.effect_pct or 0.0)
+    if chosen.before is None or chosen.after is None or "time" not in chosen.metric:
+        return None
+    return {"before": sig(chosen.before), "after": sig(chosen.after), "other_base": chosen.other_baseline}
