@@ -291,7 +291,7 @@ def test_bad_input(superproject, tmp_path):
     with pytest.raises(InputError, match="^commit: 'deadbeef1234' is not a commit"):
         evaluate_culprit(str(sup.path), "deadbeef1234")
     with pytest.raises(InputError, match="^commit: .* not a single revision"):
-        evaluate_culprit(str(sup.path), "--output=/tmp/x")
+        evaluate_culprit(str(sup.path), "--output=out.txt")
     tree = run_git(sup.path, "rev-parse", f"{s['bump']}^{{tree}}")
     with pytest.raises(InputError, match="^commit: .* is not a commit"):
         evaluate_culprit(str(sup.path), tree)
