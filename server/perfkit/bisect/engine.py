@@ -18,11 +18,11 @@ from pathlib import Path
 
 from perfkit import gitrepo
 from perfkit.bisect import runner, state as statefile, verdict as verdicts
-from perfkit.bisect.models import (BisectStatus, CommitRef, Culprit, PhaseData, PointMove, State, StepRecord,
-                                   SubmoduleCulprit)
+from perfkit.bisect.models import BisectStatus, CommitRef, Culprit, StepRecord, SubmoduleCulprit
+from perfkit.bisect.state import PhaseData, PointMove, State
 from perfkit.bisect.search import DEFAULT, Decision, Mark, Strategy
 from perfkit.bisect.worktree import Checkout, Unavailable
-from perfkit.errors import InputError, ToolFailure
+from perfkit.errors import ToolFailure
 from perfkit.toolspec import Progress, no_progress
 
 _GIT_REDIRECTS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR",
@@ -581,4 +581,4 @@ def step_line(rec: StepRecord, expected: int) -> str:
     return f"Step {rec.n} of about {max(expected, rec.n)}: {rec.short} {rec.subject} -> {rec.verdict} ({rec.reason})"
 
 
-__all__ = ["Engine", "InputError", "pointer", "reproduce_script", "status_of", "step_line", "work_paths"]
+

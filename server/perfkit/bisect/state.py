@@ -14,11 +14,67 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
 from perfkit import gitrepo
-from perfkit.bisect.models import State
+from perfkit.bisect.models import (BisectSettings, CommitRef, Culprit, Outcome, Phase, StepRecord,
+                                   SubmoduleCulprit, Verdict)
 from perfkit.errors import InputError, ToolFailure
 
 DIRNAME = "perfkit-bisect"
+
+
+class PhaseData(BaseModel):
+    """One linear search: items in order, verdicts so far, and which verdict the implicit start has."""
+
+    name: str
+    superproject: str | None = Field(None, description="fixed superproject commit (levels over the submodule)")
+    items: list[str]
+    marks: dict[int, Verdict] = Field(default_factory=dict)
+    start_verdict: Literal["good", "bad"] = "good"
+
+
+class PointMove(BaseModel):
+    path: str
+    old: str | None
+    new: str | None
+    direction: str
+
+
+class State(BaseModel):
+    version: int = 1
+    id: str
+    repo: str
+    good: str
+    bad: str
+    settings: BisectSettings
+    submodule_name: str | None = None
+    submodule_source: str | None = None
+    created: str
+    phase: Phase = "verify_good"
+    level1: PhaseData
+    level2: PhaseData | None = None
+    culprit: Culprit | None = None
+    move: PointMove | None = None
+    submodule_culprit: SubmoduleCulprit | None = None
+    candidates: list[CommitRef] = Field(default_factory=list)
+    candidates_in: str | None = None
+    outcome: Outcome | None = None
+    message: str = ""
+    reproduce_point: tuple[str, str | None] | None = None
+    steps: list[StepRecord] = Field(default_factory=list)
+    installs: int = 0
+    installs_saved: int = 0
+    installed_super: str | None = None
+    installed_sub: str | None = None
+    installed_super_sub: str | None = None
+    environment: Literal["user", "worktree", "unknown"] = "user"
+    worktree: str | None = None
+    active_pgid: int | None = None
+    notes: list[str] = Field(default_factory=list)
+    finalized: bool = False
 
 
 def state_dir(repo: Path) -> Path:

@@ -1,79 +1,19 @@
-"""The five bisect tools: start, step, run, status, reset.
+"""The five bisect tools: start, step, run, status, reset (signatures and descriptions).
 
-Each call takes the repository's bisect lock, loads the state from disk, does its work and saves
-again, so any number of processes (an MCP server, then a CLI call, then a restarted server) can
-carry one bisect forward. Whenever a call ends abnormally (an exception, Ctrl-C, SIGTERM) it gives
-the environment back to the user's checkout and removes the worktree before re-raising; the
-recorded steps stay, and the next bisect_step or bisect_run resumes from them.
+The work is in session.py, imported on the first call so that listing tools stays cheap.
 """
 
 from __future__ import annotations
 
-import shutil
-import signal
-import threading
-from contextlib import contextmanager
-from pathlib import Path
 from typing import Annotated
 
 from pydantic import Field
 
-from perfkit import gitrepo
-from perfkit.bisect import settings as settingsfile, state as statefile
-from perfkit.bisect.engine import Engine, status_of, step_line, work_paths
-from perfkit.bisect.models import BisectStatus, PhaseData, ResetResult, StartResult, State, StepResult
-from perfkit.bisect.search import expected_tests
-from perfkit.bisect.worktree import Checkout, source_git_dir
-from perfkit.errors import InputError, ToolFailure
+from perfkit.bisect.models import BisectStatus, ResetResult, StartResult, StepResult
 from perfkit.toolspec import Progress, no_progress
 
 RepoArg = Annotated[str, Field(description="Path of the superproject checkout being bisected (the user's own "
                                            "checkout; perfkit never changes it).")]
-
-
-@contextmanager
-def _signals_as_interrupt():
-    """SIGTERM and SIGHUP stop a bisect as cleanly as Ctrl-C does (CLI: only the main thread gets signals)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def handler(signum, frame):
-        raise KeyboardInterrupt(f"stopped by signal {signum}")
-
-    old = {sig: signal.signal(sig, handler) for sig in (signal.SIGTERM, signal.SIGHUP)}
-    try:
-        yield
-    finally:
-        for sig, h in old.items():
-            signal.signal(sig, h)
-
-
-def _short(sha: str) -> str:
-    return sha[:12]
-
-
-def _pick_submodule(top: Path, good: str, bad: str, requested: str | None, explicit: bool) -> tuple[str | None, str | None]:
-    """(path, name) of the submodule level 2 bisects, or (None, None)."""
-    declared = gitrepo.submodule_paths(top, bad) | gitrepo.submodule_paths(top, good)
-    links = set(gitrepo.gitlinks(top, bad)) | set(gitrepo.gitlinks(top, good))
-    field = "submodule"
-    if requested is not None:
-        path = requested.strip().strip("/")
-        if path in ("", "none"):
-            return None, None
-        if path not in links:
-            where = "argument" if explicit else "settings file"
-            raise InputError(field, f"'{requested}' ({where}) is not a submodule at good or bad",
-                             f"use one of: {', '.join(sorted(links)) or 'none'}, or '' for no submodule level")
-        return path, declared.get(path)
-    usable = sorted(p for p in links)
-    if not usable:
-        return None, None
-    if len(usable) > 1:
-        raise InputError(field, f"the repository has several submodules ({', '.join(usable)})",
-                         "pass submodule=<path> for the one to bisect, or '' for none")
-    return usable[0], declared.get(usable[0])
 
 
 def bisect_start(
@@ -114,116 +54,13 @@ def bisect_start(
     pyproject.toml ([tool.perfkit.bisect]) in the checkout; arguments win. install, install_submodule
     and run are user-supplied shell commands, and the only commands perfkit runs through a shell.
     Refuses while another bisect of this repository is unfinished."""
-    top = gitrepo.open_repo(repo)
-    good_sha = gitrepo.resolve_commit(top, good, "good")
-    bad_sha = gitrepo.resolve_commit(top, bad, "bad")
-    if good_sha == bad_sha:
-        raise InputError("good", f"'{good}' is the same commit as bad ('{bad}')", "pass an older commit where the "
-                         "check passes")
-    if not gitrepo.is_ancestor(top, good_sha, bad_sha):
-        raise InputError("good", f"'{good}' is not an ancestor of bad '{bad}' (the range is in the wrong order or "
-                         "on another line)", "pass an older commit of bad's history as good")
+    from perfkit.bisect import session
+
     explicit = dict(run=run, run_cwd=run_cwd, submodule=submodule, install=install,
                     install_submodule=install_submodule, pass_pattern=pass_pattern, fail_pattern=fail_pattern,
                     metric_pattern=metric_pattern, timeout_s=timeout_s, install_timeout_s=install_timeout_s,
                     verify_ends=verify_ends)
-    settings = settingsfile.merge(top, explicit)
-    path, name = _pick_submodule(top, good_sha, bad_sha, settings.submodule, submodule is not None)
-    settings.submodule = path
-    if settings.run_cwd is not None:
-        cwd = Path(settings.run_cwd).expanduser()
-        if cwd.is_absolute() and not cwd.is_dir():
-            raise InputError("run_cwd", f"'{settings.run_cwd}' is not a folder", "pass an existing folder, or a "
-                             "path relative to the checkout under test")
-        settings.run_cwd = str(cwd)
-    source = None
-    if path is not None:
-        found = source_git_dir(top, path, name)
-        if found is None:
-            raise InputError("submodule", f"'{path}' is not initialised in your checkout, so its commits are not "
-                             "available offline", f"run `git submodule update --init {path}` once, or pass "
-                             "submodule='' to bisect the superproject only")
-        source = str(found)
-    items = gitrepo.git(top, "rev-list", "--first-parent", "--reverse", f"{good_sha}..{bad_sha}").split()
-    sdir = statefile.state_dir(top)
-    with statefile.locked(sdir):
-        old = statefile.load(sdir)
-        if old is not None and old.phase != "done":
-            raise InputError("repo", f"a bisect of this repository is already in progress ({len(old.steps)} steps, "
-                             f"phase {old.phase})", "continue it with bisect_run or bisect_step, or bisect_reset it")
-        _clear(top, sdir, old)
-        import time
-        import uuid
-
-        st = State(id=uuid.uuid4().hex, repo=str(top), good=good_sha, bad=bad_sha, settings=settings,
-                   submodule_name=name, submodule_source=source, created=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                   phase="verify_good" if settings.verify_ends else "level1",
-                   level1=PhaseData(name="level1", items=items))
-        statefile.save(sdir, st)
-    steps = expected_tests(len(items))
-    total = steps + (2 if settings.verify_ends else 0)
-    level2 = f" If the culprit moves {path}, the second level inside {path} starts by itself." if path else ""
-    msg = (f"Bisect started: {len(items)} first-parent commits from good {_short(good_sha)} to bad "
-           f"{_short(bad_sha)}, about {steps} runs" + (" plus the two end checks" if settings.verify_ends else "")
-           + f".{level2} Next: bisect_run, or bisect_step for one point at a time.")
-    return StartResult(repo=str(top), good=good_sha, bad=bad_sha, submodule=path, level1_commits=len(items),
-                       expected_steps=total, settings=settings, state_dir=str(sdir), message=msg)
-
-
-def _clear(top: Path, sdir: Path, old: State | None) -> None:
-    """Remove a finished bisect's leftovers (worktree, logs, state), keeping the lock we hold."""
-    wt, parking, logs = work_paths(sdir, top)
-    sub = old.settings.submodule if old else None
-    Checkout(top, wt, parking, sub, None).remove()
-    for p in (logs, sdir / "worktree"):
-        shutil.rmtree(p, ignore_errors=True)
-    statefile.state_file(sdir).unlink(missing_ok=True)
-
-
-def _relocate(st: State, top: Path) -> None:
-    """The repository was moved since the last call: follow it (the state moved with its git dir)."""
-    if st.repo == str(top):
-        return
-    old = st.repo
-    st.notes.append(f"the repository moved from {old} to {top}; the bisect followed it")
-    if st.submodule_source and st.submodule_source.startswith(old + "/"):
-        st.submodule_source = str(top) + st.submodule_source[len(old):]
-    st.repo = str(top)
-    st.worktree = None
-
-
-def _open(repo: str) -> tuple[Path, Path]:
-    top = gitrepo.open_repo(repo)
-    return top, statefile.state_dir(top)
-
-
-def _load(sdir: Path) -> State:
-    st = statefile.load(sdir)
-    if st is None:
-        raise InputError("repo", "no bisect is recorded for this repository", "start one with bisect_start")
-    return st
-
-
-def _abandon(eng: Engine) -> None:
-    """Leave after an error or a stop: environment back to the user, worktree gone, state kept."""
-    try:
-        eng.close(finished=False)
-    except BaseException:
-        try:
-            eng.save()
-        except BaseException:
-            pass
-
-
-def _status(eng: Engine, top: Path, sdir: Path) -> BisectStatus:
-    return status_of(eng.st, top, sdir, None, eng.expected_total())
-
-
-def _one_step(eng: Engine) -> StepResult | None:
-    rec = eng.step()
-    if eng.st.phase == "done":
-        eng.close(finished=True)
-    return rec
+    return session.start(repo, good, bad, explicit)
 
 
 def bisect_step(repo: RepoArg, *, progress: Progress = no_progress) -> StepResult:
@@ -234,25 +71,9 @@ def bisect_step(repo: RepoArg, *, progress: Progress = no_progress) -> StepResul
     and the bisect's status. When this step finishes the bisect, the install commands re-run against
     the user's checkout and the worktree is removed. Runs the user's install and run shell commands;
     reports progress while they run."""
-    top, sdir = _open(repo)
-    with statefile.locked(sdir), _signals_as_interrupt():
-        st = _load(sdir)
-        _relocate(st, top)
-        eng = Engine(top, sdir, st, progress)
-        eng.recover()
-        if st.phase == "done":
-            if not st.finalized:
-                eng.close(finished=True)
-            return StepResult(line=f"The bisect is done. {st.message}", step=None, status=_status(eng, top, sdir))
-        try:
-            rec = _one_step(eng)
-        except BaseException:
-            _abandon(eng)
-            raise
-        expected = eng.expected_total()
-        line = step_line(rec, expected) if rec else f"Nothing left to test. {st.message}"
-        progress(len(st.steps), expected, line)
-        return StepResult(line=line, step=rec, status=_status(eng, top, sdir))
+    from perfkit.bisect import session
+
+    return session.step(repo, progress)
 
 
 def bisect_run(repo: RepoArg, *, progress: Progress = no_progress) -> BisectStatus:
@@ -264,39 +85,18 @@ def bisect_run(repo: RepoArg, *, progress: Progress = no_progress) -> BisectStat
     are going. At the end re-runs the install commands against the user's checkout and removes the
     worktree; returns the culprit(s), every step, the counts of runs and installs and a script that
     reproduces the failure by hand. Runs the user's install and run shell commands."""
-    top, sdir = _open(repo)
-    with statefile.locked(sdir), _signals_as_interrupt():
-        st = _load(sdir)
-        _relocate(st, top)
-        eng = Engine(top, sdir, st, progress)
-        eng.recover()
-        try:
-            while st.phase != "done":
-                rec = _one_step(eng)
-                if rec is not None:
-                    progress(len(st.steps), eng.expected_total(), step_line(rec, eng.expected_total()))
-            if not st.finalized:
-                eng.close(finished=True)
-        except BaseException:
-            _abandon(eng)
-            raise
-        return _status(eng, top, sdir)
+    from perfkit.bisect import session
+
+    return session.run(repo, progress)
 
 
 def bisect_status(repo: RepoArg) -> BisectStatus:
     """Report the bisect of this repository: phase, steps with verdicts, metrics and log paths, and when
     done the culprit(s) and a reproduce script. Also says whether another process is working on it or
     died mid-way (resume with bisect_step/bisect_run, clean up with bisect_reset). Reads only."""
-    top, sdir = _open(repo)
-    st = statefile.load(sdir) if sdir.is_dir() else None
-    if st is None:
-        return BisectStatus(repo=str(top), active=False, done=False, phase="none", state_dir=str(sdir),
-                            message="No bisect is recorded for this repository; start one with bisect_start.")
-    live = statefile.holder(sdir)
-    stale = statefile.stale_holder(sdir) is not None or (st.worktree is not None and live is None)
-    eng = Engine(top, sdir, st)
-    running = live.get("pid") if live else None
-    return status_of(st, top, sdir, running, eng.expected_total(), stale=stale and st.phase != "done")
+    from perfkit.bisect import session
+
+    return session.status(repo)
 
 
 def bisect_reset(repo: RepoArg) -> ResetResult:
@@ -304,45 +104,6 @@ def bisect_reset(repo: RepoArg) -> ResetResult:
     left behind, re-runs the install commands against the user's checkout if the environment still
     points at the worktree, removes the worktree, logs, state and lock. Never touches the user's
     checkout, index, stash or submodule. Safe to repeat."""
-    top, sdir = _open(repo)
-    if not sdir.exists():
-        return ResetResult(repo=str(top), removed=[], restored=None,
-                           message="Nothing to reset: no bisect is recorded for this repository.")
-    removed: list[str] = []
-    restored = None
-    tail = ""
-    with statefile.locked(sdir), _signals_as_interrupt():
-        try:
-            st = statefile.load(sdir)
-        except ToolFailure:
-            st = None
-        wt, parking, logs = work_paths(sdir, top)
-        if st is not None:
-            _relocate(st, top)
-            eng = Engine(top, sdir, st)
-            eng.recover()
-            restored = eng.restore_environment()
-            if restored is False:
-                try:
-                    tail = "\n".join((logs / "restore.log").read_text(errors="replace").splitlines()[-15:])
-                except OSError:
-                    tail = ""
-        existed = wt.exists()
-        Checkout(top, wt, parking, st.settings.submodule if st else None, None).remove()
-        if existed:
-            removed.append("worktree")
-        if logs.exists():
-            removed.append("logs")
-        if statefile.state_file(sdir).exists():
-            removed.append("state")
-        removed.append("lock")
-        shutil.rmtree(sdir, ignore_errors=True)
-    what = ", ".join(removed)
-    if restored is None:
-        env = "the environment did not need restoring"
-    elif restored:
-        env = "the install commands re-ran against your checkout"
-    else:
-        env = "re-running the install commands against your checkout FAILED; run them by hand. Last lines:\n" + tail
-    return ResetResult(repo=str(top), removed=removed, restored=restored,
-                       message=f"Bisect reset: removed {what}; {env}.")
+    from perfkit.bisect import session
+
+    return session.reset(repo)

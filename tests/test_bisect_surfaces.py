@@ -1,0 +1,95 @@
+"""The bisect tools over MCP and the CLI: same models, progress while running, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import anyio
+
+from helpers.bisect_project import build
+from helpers.gitbuild import snapshot
+from perfkit.bisect.tools import bisect_reset, bisect_status
+
+
+def perfkit(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "perfkit.cli", *args], capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def test_mcp_progress_and_same_model_as_cli(tmp_path):
+    from mcp import Client
+
+    from perfkit.server import build_server
+
+    p = build(tmp_path, [""] * 6 + ["BROKEN"] * 4, [("src", "")] * 3 + [("ptr", 9, "bump")] + [("src", "")] * 2)
+    before = snapshot(p.sup.path)
+    slow = f'{p.run_cmd()}; if [ "$PERFKIT_STEP" = 1 ]; then sleep 2.2; fi'
+    events: list[tuple[float, float | None, str | None]] = []
+
+    async def on_progress(done, total, message):
+        events.append((done, total, message))
+
+    async def main():
+        async with Client(build_server(), mode="legacy") as c:
+            tools = {t.name: t for t in (await c.list_tools()).tools}
+            assert tools["bisect_status"].annotations.read_only_hint is True
+            for name in ("bisect_start", "bisect_step", "bisect_run", "bisect_reset"):
+                a = tools[name].annotations
+                assert a.read_only_hint is False and a.destructive_hint is False
+                assert "shell" in tools[name].description or name in ("bisect_reset",)
+            bad = await c.call_tool("bisect_start", {"repo": p.path, "good": "-x", "run": "true"})
+            assert bad.is_error and "good: '-x' is not a single revision" in bad.content[0].text
+            r = await c.call_tool("bisect_start", {"repo": p.path, "good": p.c["add"], "run": slow,
+                                                   "install": p.installs(), "install_submodule": p.installs_sub()})
+            assert not r.is_error, r.content[0].text
+            assert r.structured_content["level1_commits"] == 7
+            r = await c.call_tool("bisect_step", {"repo": p.path}, progress_callback=on_progress)
+            assert not r.is_error, r.content[0].text
+            step = r.structured_content
+            assert step["line"].startswith("Step 1 of about 5: ") and step["step"]["verdict"] == "good"
+            r = await c.call_tool("bisect_run", {"repo": p.path})
+            return r.structured_content
+
+    result = anyio.run(main)
+    # heartbeats while the run command sleeps, then the step's own line
+    beats = [m for _, _, m in events if m and "running" in m]
+    assert len(beats) >= 2 and beats[0].startswith("Step 1 of about 5: ")
+    assert events[-1][2].startswith("Step 1 of about 5: ") and events[-1][0] == 1
+    assert result["done"] and result["culprit"]["commit"] == p.c["bump"]
+    assert result["submodule_culprit"]["commit"] == p.r[6]
+    cli = perfkit("bisect-status", p.path, "--json")
+    assert cli.returncode == 0, cli.stderr
+    assert json.loads(cli.stdout) == result == bisect_status(p.path).model_dump(mode="json")
+    human = perfkit("bisect-status", p.path)
+    assert p.c["bump"][:12] in human.stdout and "reproduce by hand" in human.stdout
+    assert snapshot(p.sup.path) == before
+    bisect_reset(p.path)
+
+
+def test_cli_run_and_errors(tmp_path):
+    p = build(tmp_path, [""] * 3, [("src", "")] * 4 + [("src", "BUG", "bug")] + [("src", "BUG")] * 2)
+    before = snapshot(p.sup.path)
+    args = ["bisect-start", p.path, p.c["add"], "--run", p.run_cmd(), "--json"]
+    for i in p.installs():
+        args += ["--install", i]
+    started = perfkit(*args)
+    assert started.returncode == 0, started.stderr
+    assert json.loads(started.stdout)["expected_steps"] == 2 + 3
+    again = perfkit(*args)
+    assert again.returncode == 2 and again.stderr.startswith("perfkit: error: repo: a bisect of this repository")
+    run = perfkit("bisect-run", p.path, "--quiet")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("Found: " + p.c["bug"][:12]) and run.stderr == ""
+    bar = perfkit("bisect-step", p.path)  # already done: says so, draws no failure
+    assert bar.returncode == 0 and bar.stdout.startswith("The bisect is done.")
+    reset = perfkit("bisect-reset", p.path, "--json")
+    assert reset.returncode == 0 and set(json.loads(reset.stdout)["removed"]) >= {"state", "logs", "lock"}
+    for cmd, field in [(["bisect-start", str(tmp_path / "nowhere"), "HEAD~1", "--run", "true"], "repo"),
+                       (["bisect-start", p.path, "HEAD", "--run", "true", "--timeout-s", "abc"], "timeout_s"),
+                       (["bisect-run", p.path], "repo")]:
+        proc = perfkit(*cmd)
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.startswith(f"perfkit: error: {field}: ") and len(proc.stderr.splitlines()) == 1
+    assert snapshot(p.sup.path) == before
