@@ -1,12 +1,13 @@
 """The figures a campaign backs, for the truthfulness rule.
 
 A number in a description is backed when, rounded the way it is written, it equals a figure of
-read_benchmark (every statistic, per arm and per comparison), a difference, ratio or percentage
-change between the same statistic of two arms (what a 'change' column shows), a number of
-records/candidates.jsonl, or a number written in the campaign's reports (latest-report.md,
+the same kind (time, percentage, speedup factor, memory) in: read_benchmark's summary (every
+statistic per arm and per comparison), the difference a 'change' column shows between an arm and
+the baseline, records/candidates.jsonl, or the campaign's reports (latest-report.md,
 commits/<sha>/report.md, and any .md, .json, .jsonl, .csv or .txt under records/ or verify/,
-where a re-verification run leaves its results). Raw per-step rows of benchmark.csv are not
-figures: with thousands of them, any number would match something.
+where a re-verification run leaves its results). A number written without a unit may match a
+figure of any kind; '1.45 s' never matches a 1.45x speedup. Raw per-step rows of benchmark.csv
+are not figures: with thousands of them, any number would match something.
 """
 
 from __future__ import annotations
@@ -17,12 +18,15 @@ import math
 from pathlib import Path
 from typing import Any
 
-from perfkit.lint.numbers import NUMBER_RE, Figure
+from perfkit.lint.numbers import NUMBER_RE, Figure, unit_of
 
-_SCALES = {"%": (1.0, 0.01), "ms": (1e-3,), "µs": (1e-6,), "min": (60.0,), "h": (3600.0,), "MB": (1e-3, 1 / 1024),
-           "MiB": (1 / 1024, 1e-3), "TB": (1e3, 1024.0)}
 _TEXT_SUFFIXES = {".md", ".json", ".jsonl", ".csv", ".txt"}
 _MAX_FILE_BYTES = 2_000_000
+KINDS = ("time", "pct", "ratio", "mem", "any")
+# text unit -> (kind, factor to the data's unit)
+_UNIT = {"s": ("time", 1.0), "ms": ("time", 1e-3), "µs": ("time", 1e-6), "min": ("time", 60.0), "h": ("time", 3600.0),
+         "%": ("pct", 1.0), "x": ("ratio", 1.0), "GB": ("mem", 1.0), "GiB": ("mem", 1.0), "MB": ("mem", 1e-3),
+         "MiB": ("mem", 1 / 1024), "TB": ("mem", 1e3)}
 
 
 def _leaves(obj: Any, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], Any]]:
@@ -38,39 +42,75 @@ def _leaves(obj: Any, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...],
     return out
 
 
-def _numbers_in_text(text: str) -> list[float]:
-    return [float(m.group("num").replace(",", "")) for m in NUMBER_RE.finditer(text)]
+def _text_values(text: str) -> list[tuple[str, float]]:
+    """Numbers in free text, each tagged by the unit written after it."""
+    out = []
+    for m in NUMBER_RE.finditer(text):
+        v = float(m.group("num").replace(",", ""))
+        kind, factor = _UNIT.get(unit_of(m.group("unit") or ""), ("any", 1.0))
+        out.append((kind, v * factor))
+    return out
+
+
+def _is_num(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _kind(path: tuple[str, ...], metric: str = "") -> tuple[str, float]:
+    """The kind of a summary field, and the factor that puts it in the unit a reader sees."""
+    key = path[-1] if path else ""
+    if key in ("fraction", "time_share"):
+        return "pct", 100.0
+    if key.endswith("_pct"):
+        return "pct", 1.0
+    if key.startswith("speedup") or key == "mean_over_median":
+        return "ratio", 1.0
+    if key.endswith("_gb"):
+        return "mem", 1.0
+    if "metrics" in path:
+        return "any", 1.0
+    if key.endswith("_s") or (key in ("value", "ci_low", "ci_high") and len(path) > 1
+                              and path[-2] in ("mean", "median", "run_mean")):
+        return "time", 1.0
+    if key in ("before", "after"):
+        return ("time", 1.0) if "time" in metric else ("any", 1.0)
+    return "any", 1.0
 
 
 class FigureSet:
-    """Sorted absolute values; `backs` checks a written figure against them within its rounding."""
+    """Sorted absolute values per kind; `backs` checks a written figure within its rounding."""
 
-    def __init__(self, values: list[float], sources: list[str] | None = None):
-        self.values = sorted({abs(v) for v in values if isinstance(v, (int, float)) and math.isfinite(v)})
+    def __init__(self, tagged: list[tuple[str, float]], sources: list[str] | None = None):
+        buckets: dict[str, set[float]] = {k: set() for k in KINDS}
+        for kind, v in tagged:
+            if _is_num(v) and math.isfinite(v):
+                buckets[kind].add(abs(v))
+        self.values = {k: sorted(vs) for k, vs in buckets.items()}
         self.sources = sources or []
 
     def __len__(self) -> int:
-        return len(self.values)
+        return sum(len(v) for v in self.values.values())
 
-    def _near(self, target: float, tol: float) -> bool:
-        i = bisect.bisect_left(self.values, target - tol)
-        return i < len(self.values) and self.values[i] <= target + tol
+    def _near(self, kind: str, target: float, tol: float) -> bool:
+        vals = self.values[kind]
+        i = bisect.bisect_left(vals, target - tol)
+        return i < len(vals) and vals[i] <= target + tol
 
     def backs(self, f: Figure) -> bool:
         x = abs(f.value)
-        half = 0.5 * 10 ** (-f.decimals) if f.decimals or "." in f.numeral else 0.5
+        half = 0.5 * 10 ** (-f.decimals)
         tol = half + 1e-9 * max(1.0, x)
-        # a percentage may be kept as a fraction (6.8% <- 0.068), a time in another unit (120 ms <- 0.12 s)
-        return any(self._near(x * scale, tol * scale) for scale in _SCALES.get(f.unit, (1.0,)))
+        kind, factor = _UNIT.get(f.unit, ("any", 1.0))
+        kinds = KINDS if kind == "any" else (kind, "any")
+        return any(self._near(k, x * factor, tol * factor) for k in kinds)
 
     @classmethod
     def from_campaign(cls, campaign_dir: str | Path, bench: Any | None) -> "FigureSet":
         root = Path(campaign_dir)
-        values: list[float] = []
+        tagged: list[tuple[str, float]] = []
         sources: list[str] = []
         if bench is not None:
-            dump = bench.model_dump(mode="json")
-            values += _model_values(dump)
+            tagged += _model_values(bench.model_dump(mode="json"))
             sources.append("read_benchmark")
         for p in _report_files(root):
             try:
@@ -78,76 +118,64 @@ class FigureSet:
             except OSError:
                 continue
             sources.append(str(p.relative_to(root)))
-            if p.suffix == ".jsonl":
-                for line in text.splitlines():
+            if p.suffix in (".json", ".jsonl"):
+                docs = text.splitlines() if p.suffix == ".jsonl" else [text]
+                for doc in docs:
                     try:
-                        values += _json_values(json.loads(line))
+                        tagged += _json_values(json.loads(doc))
                     except json.JSONDecodeError:
-                        values += _numbers_in_text(line)
-            elif p.suffix == ".json":
-                try:
-                    values += _json_values(json.loads(text))
-                except json.JSONDecodeError:
-                    values += _numbers_in_text(text)
+                        tagged += _text_values(doc)
             else:
-                values += _numbers_in_text(text)
-        return cls(values, sources)
+                tagged += _text_values(text)
+        return cls(tagged, sources)
 
 
-def _json_values(obj: Any) -> list[float]:
-    out: list[float] = []
-    for _, v in _leaves(obj):
-        if isinstance(v, bool) or v is None:
-            continue
-        if isinstance(v, (int, float)):
-            out.append(float(v))
+def _json_values(obj: Any, kinds: bool = False) -> list[tuple[str, float]]:
+    out: list[tuple[str, float]] = []
+    for path, v in _leaves(obj):
+        if _is_num(v):
+            kind, factor = _kind(path) if kinds else ("any", 1.0)
+            out.append((kind, float(v) * factor))
         elif isinstance(v, str):
-            out += _numbers_in_text(v)
+            out += _text_values(v)
     return out
 
 
-def _model_values(dump: dict[str, Any]) -> list[float]:
-    """Every number of the summary, plus the changes between two arms of the same statistic."""
-    out = _json_values(dump)
-    arms = dump.get("arms") or []
-    per_arm: list[dict[tuple[str, ...], float]] = []
-    for arm in arms:
-        per_arm.append({p: float(v) for p, v in _leaves(arm) if isinstance(v, (int, float)) and not isinstance(v, bool)})
-    for i in range(len(per_arm)):
-        for j in range(len(per_arm)):
-            if i == j:
-                continue
-            for path, a in per_arm[i].items():
-                b = per_arm[j].get(path)
-                if b is None:
-                    continue
-                out.append(a - b)
-                if b:
-                    out += [a / b, (a - b) / b * 100]
+def _model_values(dump: dict[str, Any]) -> list[tuple[str, float]]:
+    """Every number of the summary by kind, plus the differences a 'change' column shows."""
+    out: list[tuple[str, float]] = []
+    for path, v in _leaves(dump):
+        if _is_num(v):
+            metric = ""
+            if path and path[0] == "candidates" and len(path) > 1:
+                metric = str(dump["candidates"][int(path[1])].get("metric") or "")
+            kind, factor = _kind(path, metric)
+            out.append((kind, float(v) * factor))
+        elif isinstance(v, str):
+            out += _text_values(v)
     comps = [dump.get("comparison") or {}] + list(dump.get("of_which") or [])
     for c in comps:
         for k, v in list(c.items()):
-            if k.endswith("_baseline") or k.endswith("_baseline_gb") or k.endswith("_baseline_s"):
-                other = c.get(k.replace("baseline", "candidate"))
-                if isinstance(v, (int, float)) and isinstance(other, (int, float)):
-                    out.append(other - v)
+            other = c.get(k.replace("baseline", "candidate")) if "baseline" in k else None
+            if _is_num(v) and _is_num(other):
+                kind = "time" if k.endswith("_s") else "mem" if k.endswith("_gb") else "any"
+                out.append((kind, other - v))
         for m in c.get("metrics") or []:
-            if isinstance(m.get("baseline"), (int, float)) and isinstance(m.get("candidate"), (int, float)):
-                out.append(m["candidate"] - m["baseline"])
+            if _is_num(m.get("baseline")) and _is_num(m.get("candidate")):
+                out.append(("any", m["candidate"] - m["baseline"]))
     for cand in dump.get("candidates") or []:
         b, a = cand.get("before"), cand.get("after")
-        if isinstance(b, (int, float)) and isinstance(a, (int, float)):
-            out.append(a - b)
-            if b:
-                out.append(b / a if a else 0.0)
+        if _is_num(b) and _is_num(a):
+            out.append(("time" if "time" in str(cand.get("metric") or "") else "any", a - b))
+            if a:
+                out.append(("ratio", b / a))
     return out
 
 
 def _report_files(root: Path) -> list[Path]:
     files: list[Path] = []
-    for p in (root / "latest-report.md",):
-        if p.is_file():
-            files.append(p)
+    if (root / "latest-report.md").is_file():
+        files.append(root / "latest-report.md")
     commits = root / "commits"
     if commits.is_dir():
         files += sorted(p for p in commits.glob("*/report.md") if p.is_file())
@@ -156,13 +184,12 @@ def _report_files(root: Path) -> list[Path]:
         if d.is_dir():
             files += sorted(p for p in d.rglob("*") if p.is_file() and p.suffix in _TEXT_SUFFIXES)
     out = []
+    base = root.resolve()
     for p in files:
         try:
-            resolved = p.resolve()
-            resolved.relative_to(root.resolve())  # a symlink out of the campaign is not the campaign's data
+            p.resolve().relative_to(base)  # a symlink out of the campaign is not the campaign's data
         except (OSError, ValueError):
             continue
         if p.stat().st_size <= _MAX_FILE_BYTES:
             out.append(p)
     return out
-

@@ -49,23 +49,21 @@ def _w(words: str, flags: int = re.I) -> re.Pattern[str]:
 
 # --- dashes ------------------------------------------------------------------------------------
 
-_DASHES = [
+_DASH_CHARS = [
     (re.compile(r"[\u2014\u2015]"), "replace the em dash with a comma, a colon, parentheses or a full stop"),
     (re.compile(r"\u2013"), "replace the en dash: 'to' for ranges, a comma or a full stop in a sentence"),
-    (re.compile(r"(?<=\w) -{1,2} (?=\w)|(?<=[a-z])--(?=[a-z])"),
-     "a hyphen used as a dash: use a comma, a colon or two sentences"),
 ]
+_HYPHEN_DASH = re.compile(r"(?<=\w )-{1,2}(?= \w)|(?<=[a-z])--(?=[a-z])")
 
 
 def rule_dash(doc: Doc, ctx: Context) -> list[Finding]:
     out = []
-    for i, text in enumerate(doc.code):
-        for rx, fix in _DASHES:
-            source = doc.prose[i] if rx is _DASHES[2][0] else text
-            if rx is _DASHES[2][0] and doc.table[i]:
-                continue
-            for m in rx.finditer(source):
-                out.append(_find("dash", doc, i, m.start(), m.end(), fix))
+    for i, text in enumerate(doc.code):  # dash characters count in code spans too: they break commands
+        for rx, fix in _DASH_CHARS:
+            out += [_find("dash", doc, i, m.start(), m.end(), fix) for m in rx.finditer(text)]
+        if not doc.table[i]:
+            out += [_find("dash", doc, i, m.start(), m.end(), "a hyphen used as a dash: use a comma, a colon or "
+                          "two sentences") for m in _HYPHEN_DASH.finditer(doc.prose[i])]
     return out
 
 
@@ -146,7 +144,8 @@ _CAMPAIGN = [
     (_w(r"sweep(?:s|ed)?|ablations?"), "campaign word: say which settings were measured"),
 ]
 
-_TEST_NAME = re.compile(r"(?<![\w/.])(?:\w+::)?test_[A-Za-z0-9_]+(?:\[[^\]]*\])?(?!\.py|[\w/])|\w+\.py::\w+")
+_TEST_NAME = re.compile(r"(?<![\w/.-])[\w./-]*\w\.py::[\w:\[\]-]+|(?<![\w/.])(?:\w+::)?test_[A-Za-z0-9_]+"
+                        r"(?:\[[^\]]*\])?(?!\.py|[\w/])")
 
 
 def rule_campaign_word(doc: Doc, ctx: Context) -> list[Finding]:
@@ -332,7 +331,7 @@ PR_TITLE_RE = re.compile(
     r"at (?P<ws>[^,]+), mostly from (?P<cause>.+?)\s*$")
 _ISSUE_SPEED_RE = re.compile(r"\d+(?:\.\d+)?\s?[x×](?![A-Za-z0-9])|\d+(?:\.\d+)?\s?%|\b(?:speed-?ups?|faster|slower|"
                              r"quicker)\b", re.I)
-_OWN_PREFIX_RE = re.compile(r"^(?:\[[^\]]*\]|[\w-]+(?:\([^)]*\))?!?:)\s*")
+_OWN_PREFIX_RE = re.compile(r"^(?:\[[^\]]*\]:?|[\w-]+(?:\([^)]*\))?!?:)\s*")
 
 
 def rule_title_form(doc: Doc, ctx: Context) -> list[Finding]:
