@@ -109,6 +109,18 @@ def exact_u_p(a: list[float], b: list[float]) -> float:
     return min(1.0, 2 * min(lo, hi))
 
 
+def speedup_interval_reference(base: list[dict], pr: list[dict]) -> tuple[float, float]:
+    """Welch t interval of ln(mean of run means) difference, by the delta method, exponentiated."""
+    rb = [statistics.fmean(v) for v in by_run(base).values()]
+    rc = [statistics.fmean(v) for v in by_run(pr).values()]
+    mb, mc = statistics.fmean(rb), statistics.fmean(rc)
+    vb = statistics.variance(rb) / (len(rb) * mb**2)
+    vc = statistics.variance(rc) / (len(rc) * mc**2)
+    df = (vb + vc) ** 2 / (vb**2 / (len(rb) - 1) + vc**2 / (len(rc) - 1))
+    half = t_crit_by_integration(df) * math.sqrt(vb + vc)
+    return math.exp(math.log(mb / mc) - half), math.exp(math.log(mb / mc) + half)
+
+
 def check_arm(arm, rows: list[dict], warmup: int = 1, threshold: float | None = None):
     """Every per-arm figure against statistics/numpy on the same numbers."""
     x = steady(rows, warmup)
@@ -202,6 +214,9 @@ def test_bimodal_baseline_8_runs(bimodal_8):
     assert cmp.change_mean_pct == pytest.approx((statistics.fmean(xc) / statistics.fmean(xb) - 1) * 100, rel=1e-9)
     assert cmp.change_median_pct == pytest.approx((statistics.median(xc) / statistics.median(xb) - 1) * 100, rel=1e-9)
     assert cmp.show_mean_and_median and "bimodal" in cmp.show_reason
+    low, high = speedup_interval_reference(base, pr)
+    assert cmp.speedup_mean_ci_low == pytest.approx(low, rel=1e-6)
+    assert cmp.speedup_mean_ci_high == pytest.approx(high, rel=1e-6)
     sig = cmp.significance
     rb = [statistics.fmean(v) for v in by_run(base).values()]
     rc = [statistics.fmean(v) for v in by_run(pr).values()]
@@ -245,6 +260,9 @@ def test_unimodal_two_runs_is_too_few_to_test(tmp_path):
     assert b.run_mean.ci_high - b.run_mean.value == pytest.approx(
         12.706 * statistics.stdev([r.mean_s for r in b.per_run]) / math.sqrt(2), rel=1e-3)
     assert not res.comparison.show_mean_and_median
+    low, high = speedup_interval_reference(base, pr)
+    assert (res.comparison.speedup_mean_ci_low, res.comparison.speedup_mean_ci_high) == (
+        pytest.approx(low, rel=1e-6), pytest.approx(high, rel=1e-6))
 
 
 def test_overlapping_runs_are_not_significant(tmp_path):
@@ -266,6 +284,7 @@ def test_too_few_samples_for_a_median_interval(tmp_path):
     b = res.arms[0]
     assert b.steady_steps == 5 and b.median.ci_low is None and "need >= 6" in b.median.ci_note
     assert b.run_mean.ci_low is None and res.comparison.significance.verdict == "too_few_runs"
+    assert res.comparison.speedup_mean_ci_low is None and "need >= 2" in res.comparison.speedup_ci_note
     check_arm(b, base)
 
 

@@ -200,3 +200,14 @@ def test_automatic_threshold_without_clusters_is_the_far_fence_or_the_floor():
     tight = np.sort(rng.normal(1.0, 0.002, 500))
     threshold, rule = stats.automatic_slow_threshold(tight, stats.find_slow_cluster(tight))
     assert threshold == pytest.approx(1.2 * np.median(tight)) and "1.2" in rule
+
+
+def test_speedup_interval_covers_the_true_ratio_about_95_percent_of_the_time():
+    rng = np.random.default_rng(8)
+    trials, hits = 2000, 0
+    for _ in range(trials):
+        a = rng.normal(1.0, 0.03, 4)
+        b = rng.normal(0.8, 0.02, 5)
+        ci = stats.ratio_ci(list(a), list(b))
+        hits += ci.low <= 1.25 <= ci.high
+    assert 0.93 <= hits / trials <= 0.97

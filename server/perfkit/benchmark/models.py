@@ -167,6 +167,11 @@ class Comparison(BaseModel):
     candidate: str = Field(description="compared arm name")
     speedup_mean: float = Field(description="baseline mean / candidate mean (above 1 means faster)")
     speedup_median: float = Field(description="baseline median / candidate median")
+    speedup_mean_ci_low: float | None = Field(
+        description="lower bound of an approximate 95% interval of speedup_mean from the per-run means (Welch t on "
+        "the log ratio, delta method); null with fewer than 2 runs in an arm")
+    speedup_mean_ci_high: float | None = Field(description="upper bound of that interval")
+    speedup_ci_note: str | None = Field(default=None, description="why there is no speedup interval, if none")
     change_mean_pct: float = Field(description="(candidate mean - baseline mean) / baseline mean, in percent")
     change_median_pct: float = Field(description="(candidate median - baseline median) / baseline median, in percent")
     significance: Significance

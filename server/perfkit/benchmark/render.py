@@ -56,6 +56,9 @@ def human(s: BenchmarkSummary) -> str:
         s.warmup_steps, f"steps 1-{s.warmup_steps} left out as warm-up")
     lines = [f"{s.campaign_dir}: {s.benchmark_file}, {warm}"]
     lines += _table(s.arms, cmp)
+    if cmp.speedup_mean_ci_low is not None:
+        lines.append(f"speedup of the mean: {cmp.speedup_mean:.3f}x, 95% interval from the run means "
+                     f"{cmp.speedup_mean_ci_low:.3f}x to {cmp.speedup_mean_ci_high:.3f}x")
     lines.append(f"significance: {cmp.significance.note}")
     for a in s.arms:
         if a.bimodality.detected:

@@ -167,6 +167,26 @@ def mean_ci(mean: float, stdev: float | None, n: int, confidence: float = CONFID
     return Interval(mean - half, mean + half, None)
 
 
+def ratio_ci(a: Sequence[float], b: Sequence[float], confidence: float = CONFIDENCE) -> Interval:
+    """Approximate interval of mean(a) / mean(b) from independent samples a and b.
+
+    Delta method on the log ratio: se(ln mean) = s / (sqrt(n) mean); the two variances add, the
+    degrees of freedom follow Welch-Satterthwaite, and the t interval is exponentiated back.
+    """
+    na, nb = len(a), len(b)
+    if na < 2 or nb < 2:
+        return Interval(None, None, "too few runs: need >= 2 per arm for an interval of the speedup")
+    ma, mb = float(np.mean(a)), float(np.mean(b))
+    va = float(np.var(a, ddof=1)) / (na * ma * ma)
+    vb = float(np.var(b, ddof=1)) / (nb * mb * mb)
+    centre = math.log(ma / mb)
+    if va + vb == 0.0:
+        return Interval(ma / mb, ma / mb, None)
+    df = (va + vb) ** 2 / (va * va / (na - 1) + vb * vb / (nb - 1))
+    half = t_quantile(1.0 - (1.0 - confidence) / 2.0, df) * math.sqrt(va + vb)
+    return Interval(math.exp(centre - half), math.exp(centre + half), None)
+
+
 def percentile(sorted_values: np.ndarray, q: float) -> float:
     """Linear interpolation between order statistics (numpy's default, Hyndman-Fan type 7)."""
     n = len(sorted_values)

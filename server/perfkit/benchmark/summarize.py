@@ -223,8 +223,10 @@ def compare(base: ArmSummary, cand: ArmSummary, table: Table) -> Comparison:
                for n in bm if n in cm]
     pb = base.peak_mem.max_gb if base.peak_mem else None
     pc = cand.peak_mem.max_gb if cand.peak_mem else None
+    ratio = stats.ratio_ci([r.mean_s for r in base.per_run], [r.mean_s for r in cand.per_run])
     return Comparison(
         baseline=base.name, candidate=cand.name, speedup_mean=sm, speedup_median=smed,
+        speedup_mean_ci_low=ratio.low, speedup_mean_ci_high=ratio.high, speedup_ci_note=ratio.note,
         change_mean_pct=(cand.mean.value - base.mean.value) / base.mean.value * 100.0,
         change_median_pct=(cand.median.value - base.median.value) / base.median.value * 100.0,
         significance=significance(base, cand), show_mean_and_median=bool(bimodal) or gap > SHOW_BOTH_GAP,
