@@ -62,15 +62,17 @@ def test_forward_bump(pypto, shamap):
 
 
 def test_rollback_drops_34_commits(pypto, shamap):
+    """A feature PR built on a stale branch: 32 files of source, and the runtime pointer 34 commits back."""
     res = evaluate_culprit(str(pypto), ROLLBACK, submodule="runtime")
-    assert res.kind == "submodule_rollback" and res.submodule.direction == "backward"
+    assert res.submodule.direction == "backward"
     old, new = res.submodule.old, res.submodule.new
     assert old == pointer(pypto, f"{ROLLBACK}^") and new == pointer(pypto, ROLLBACK)
     assert res.submodule.commits_between == 34 == int(run_git(simpler(pypto), "rev-list", "--count", f"{new}..{old}"))
-    assert res.source_changed and len(res.files) == 32  # a feature PR that also rolled the runtime back
+    assert res.kind == "mixed" and res.source_changed and len(res.files) == 32
     act = res.next_action
-    assert act.kind == "find_fix" and act.range == f"{new}..{old}" and act.commits == 34
-    assert act.superproject_commit == ROLLBACK and "also changes source" in act.sentence
+    assert act.kind == "split_test" and act.range == f"{new}..{old}" and act.commits == 34
+    assert act.superproject_commit == run_git(pypto, "rev-parse", f"{ROLLBACK}^")
+    assert "find-fix search" in act.sentence and "dropping 34 commits" in act.sentence
 
 
 def test_mixed(pypto, shamap):
@@ -161,13 +163,13 @@ def test_pointer_moving_commits(pypto, shamap):
     for c in moving:  # each evaluated as a copy whose message names skeleton shas (same tree, same parent)
         message = run_git(pypto, "log", "-1", "--format=%B", c)
         res = evaluate_culprit(str(pypto), _recommit(pypto, c, _translate(message, shamap)), submodule="runtime")
-        kinds[c] = res.kind
+        kinds[c] = (res.kind, res.submodule.direction)
         if any("the message names" in w for w in res.warnings):
             warned.append(c)
-    assert sorted(c for c, k in kinds.items() if k == "submodule_bump") == sorted(only)
-    assert sorted(c for c, k in kinds.items() if k == "submodule_rollback") == sorted(backwards)
-    assert [c for c, k in kinds.items() if k == "submodule_added"] == [ADDS]
-    assert sum(k == "mixed" for k in kinds.values()) == 34 - 5 - 2 - 1
+    assert sorted(c for c, (k, _) in kinds.items() if k == "submodule_bump") == sorted(only)
+    assert sorted(c for c, (_, d) in kinds.items() if d == "backward") == sorted(backwards)
+    assert [c for c, (k, _) in kinds.items() if k == "submodule_added"] == [ADDS]
+    assert sum(k == "mixed" for k, _ in kinds.values()) == 34 - 5 - 1  # both rollbacks also change source
     assert warned == [MISMATCH]  # the old pointer, range commits, pto-isa pins and e-mails never warn
 
 
@@ -191,3 +193,13 @@ def test_shallow_runtime_never_counts(pypto, shamap, tmp_path):
     res = evaluate_culprit(str(copy), BUMP)
     assert res.kind == "submodule_unresolved" and res.submodule.commits_between is None
     assert not res.submodule.history_complete and "--unshallow" in res.submodule.fetch_hint
+
+
+def test_level_two_culprit_in_the_runtime_checkout(pypto_history, shamap):
+    """The bisect engine evaluates a runtime culprit on the submodule checkout: a plain source commit."""
+    sha = skeleton(shamap, "simpler", "bb7965fb67")
+    res = evaluate_culprit(str(pypto_history / "runtime"), sha)
+    assert res.kind == "source" and res.pr_number == 610 and res.submodule is None
+    assert res.next_action.kind == "read_highlights"
+    assert {f.path for f in res.files} == set(run_git(pypto_history / "runtime", "diff-tree", "--no-commit-id",
+                                                      "--name-only", "-r", sha).split("\n"))

@@ -45,7 +45,6 @@ def test_kinds(superproject):
     act = rb.next_action
     assert act.kind == "find_fix" and act.range == f"{s['r2']}..{s['r4']}" and act.commits == 2
     assert act.superproject_commit == s["rollback"] and "dropped" in act.sentence
-    assert "also changes source" not in act.sentence
 
     mixed = evaluate_culprit(str(sup.path), s["mixed"])
     assert mixed.kind == "mixed" and mixed.source_changed
@@ -77,9 +76,12 @@ def test_rollback_with_source_and_sideways(superproject):
     sup.write("src/codegen.py", "x = 9\n")
     rb = sup.commit("feat: new op (#16)")  # a stale branch that also rolls the runtime back
     res = evaluate_culprit(str(sup.path), rb)
-    assert res.kind == "submodule_rollback" and res.source_changed
+    assert res.kind == "mixed" and res.source_changed and res.submodule.direction == "backward"
     assert res.submodule.commits_between == count(runtime, f"{s['r3']}..{s['r5']}") == 2
-    assert res.next_action.kind == "find_fix" and "also changes source" in res.next_action.sentence
+    act = res.next_action
+    assert act.kind == "split_test" and act.superproject_commit == s["mixed"]  # the parent
+    assert act.range == f"{s['r3']}..{s['r5']}" and act.commits == 2
+    assert "find-fix search" in act.sentence and "dropping 2 commits" in act.sentence
 
     runtime.git("checkout", "-q", "-b", "side", s["r2"])
     side = runtime.commit("side fix", {"kernel.cpp": "// side\n"})
@@ -171,6 +173,8 @@ def test_uninitialised_submodule_is_flagged(superproject, tmp_path):
     assert res.submodule.direction == "unknown" and not res.submodule.objects_available
     assert res.next_action.kind == "fetch_submodule"
     assert res.submodule.fetch_hint == "git submodule update --init runtime"
+    mixed = evaluate_culprit(str(dst), s["mixed"])  # source changes keep it mixed; the action is still a fetch
+    assert mixed.kind == "mixed" and mixed.next_action.kind == "fetch_submodule"
 
 
 def test_missing_submodule_commits_are_flagged_then_fetched(superproject, tmp_path):
@@ -262,7 +266,8 @@ def test_added_synchronisation_and_comments_are_not_removals(superproject):
     assert all("sync_removed" not in h.categories for h in added.highlights)
     sup.write("src/sync.cpp", "void f() {\n  // use fp16 here one day\n  compute();\n  pipe_barrier(PIPE_ALL);\n}\n")
     comment = evaluate_culprit(str(sup.path), sup.commit("comment"))
-    sup.write("src/sync.cpp", "void f() {\n  // use fp16 here one day\n  compute_fp16();\n  pipe_barrier(PIPE_ALL);\n}\n")
+    sup.write("src/sync.cpp",
+              "void f() {\n  // use fp16 here one day\n  compute_fp16();\n  pipe_barrier(PIPE_ALL);\n}\n")
     code = evaluate_culprit(str(sup.path), sup.commit("code"))
     assert comment.highlights[0].score < code.highlights[0].score
 

@@ -43,17 +43,21 @@ def _file_changes(repo: Path, commit: str, base: str) -> tuple[list[FileChange],
 
 
 def _kind(files: list[FileChange], move: SubmoduleMove | None) -> tuple[CulpritKind, bool]:
-    """The kind, and whether anything besides the studied pointer changed."""
+    """The kind, and whether anything besides the studied pointer changed.
+
+    Any pointer move that comes with source changes is `mixed`, whatever its direction: the
+    bisect engine runs the split test for exactly those commits.
+    """
     if move is None:
         return "source", bool(files)
     source = any(f.path != move.path for f in files)
-    by_direction: dict[str, CulpritKind] = {"added": "submodule_added", "removed": "submodule_removed",
-                                            "unknown": "submodule_unresolved", "backward": "submodule_rollback"}
-    if move.direction in by_direction:
-        return by_direction[move.direction], source
+    if move.direction in ("added", "removed"):
+        return ("submodule_added" if move.direction == "added" else "submodule_removed"), source
     if source:
         return "mixed", source
-    return ("submodule_bump" if move.direction == "forward" else "submodule_sideways"), source
+    by_direction: dict[str, CulpritKind] = {"forward": "submodule_bump", "backward": "submodule_rollback",
+                                            "sideways": "submodule_sideways", "unknown": "submodule_unresolved"}
+    return by_direction[move.direction], source
 
 
 def evaluate_culprit(
@@ -66,7 +70,7 @@ def evaluate_culprit(
     max_highlights: Annotated[int, Field(ge=0, le=200, description="How many ranked diff highlights to return.")] = 15,
 ) -> CulpritReport:
     """Explain a culprit commit: metadata, full message, `git show --stat`, its kind (submodule bump: pointer
-    only, forward; rollback: pointer moved to an ancestor; mixed: pointer and source; source; or added, removed,
+    only, forward; rollback: pointer only, moved to an ancestor; mixed: pointer and source; source; or added, removed,
     sideways, unresolved), the submodule range with its commit count, warnings when the message names another
     submodule commit than the pointer holds, the next action (second-level bisect, find-fix search, split test,
     or read the diff) and the diff hunks most likely to move precision, ranked and explained.
@@ -81,7 +85,9 @@ def evaluate_culprit(
     moved = [f.path for f in files if f.is_submodule]
     if submodule is not None:
         path = submodule.strip().strip("/")
-        known = set(declared) | set(gitrepo.gitlinks(top, sha)) | (set(gitrepo.gitlinks(top, parent)) if parent else set())
+        known = set(declared) | set(gitrepo.gitlinks(top, sha))
+        if parent:
+            known |= set(gitrepo.gitlinks(top, parent))
         if path not in known:
             raise InputError("submodule", f"'{submodule}' is not a submodule at {sha[:12]} or its parent",
                              f"use one of: {', '.join(sorted(known)) or 'none (this repository has no submodules)'}")
@@ -99,7 +105,7 @@ def evaluate_culprit(
     if big:
         warnings.append(f"{len(big)} file(s) with more than 20000 changed lines were not scanned for highlights: "
                         f"{', '.join(big[:5])}")
-    action = next_action(kind, sha, parent, main, source_changed, total, stat)
+    action = next_action(kind, sha, parent, main, total, stat)
     return CulpritReport(
         repo=str(top), commit=sha, short=sha[:12], subject=info.subject, message=info.message,
         author=info.author, author_email=info.author_email, date=info.date,

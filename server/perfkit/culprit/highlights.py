@@ -34,37 +34,39 @@ class Rule:
     removed_only: bool = False
 
 
+_I = re.IGNORECASE
+_CAST = (r"static_cast<\s*(?:float|double|half|bfloat16_t|int8_t)\s*>|\(\s*(?:float|double|half)\s*\)"
+         r"|\.(?:float|half|double|bfloat16)\(\)|\.to\(|\.astype\(|" + _tok(r"\w*cast\w*") + r"\s*[(<]|"
+         + _tok(r"convert\w*|vconv\w*") + r"\s*\(")
+_ACCUMULATE = _tok(r"acc|accum\w*|acc_?dtype|acc_?type|acc_t|AccT|AccType|accumulat\w*|out_dtype|compute_dtype|"
+                   r"promote\w*|round_?mode\w*|RoundMode|rint|CAST_\w+")
+_TOLERANCE = _tok(r"atol|rtol|eps|epsilon|tol|tolerance|FLT_EPSILON|DBL_EPSILON|allclose|isclose|assert_allclose|"
+                  r"threshold|ulp")
+_LAYOUT = _tok(r"transpose\w*|permute|strides?|tile\w*|tiling|TILE_\w+|block_?size\w*|BLOCK_\w+|as_layout|layout\w*|"
+               r"reshape|swizzle\w*|split_?k|reduce\w*|reduction\w*|allreduce\w*|cumsum|start_offset|row_?major|"
+               r"col_?major")
+_MATH = (_tok(r"exp|expf|exp2\w*|__expf|log|logf|log2\w*|log1p|sqrt\w*|rsqrt\w*|tanh\w*|erf\w*|pow|powf|sigmoid|"
+              r"softmax\w*|gelu|silu|recip\w*|reciprocal|fma\w*|__fdividef") + r"\s*\(|"
+         + _tok(r"fast_?math|approx\w*|cublas\w*|cudnn\w*|mkl\w*|aclnn\w*|libm|cmath|math\.h"))
+_SELECT = (r"-ffast-math|-ffp-contract\S*|-fno-fast-math|"
+           + _tok(r"kernel_?(?:name|impl|select\w*|variant)|select_?kernel\w*|dispatch\w*|backend|impl_?type|algo\w*"))
+_PASSES = _tok(r"\w*Pass|\w*_pass|passes|pass_?manager|PassManager|add_?pass|opt_?level|OptLevel|-O[0-3s]|"
+               r"optimi[sz]\w*|fuse\w*|fusion\w*|unroll\w*|vectori[sz]\w*|canonicali[sz]\w*|enable_\w+|disable_\w+")
+_SYNC = _tok(r"\w*barrier\w*|__syncthreads|sync\w*|synchroni[sz]e\w*|set_?flag|wait_?flag|SetFlag|WaitFlag|"
+             r"\w*fence\w*|wait\w*|notify\w*|memory_order\w*|PIPE_\w+|mutex|lock_guard|volatile")
+
 RULES: list[Rule] = [
     Rule("dtype", _TYPE_RE, 5.0, "precision type {m}"),
-    Rule("dtype", re.compile(r"static_cast<\s*(?:float|double|half|bfloat16_t|int8_t)\s*>|\(\s*(?:float|double|half)\s*\)"
-                             r"|\.(?:float|half|double|bfloat16)\(\)|\.to\(|\.astype\(|" + _tok(r"\w*cast\w*") + r"\s*[(<]"
-                             + "|" + _tok(r"convert\w*|vconv\w*") + r"\s*\("), 4.0, "numeric cast {m}"),
-    Rule("dtype", re.compile(_tok(r"acc|accum\w*|acc_?dtype|acc_?type|acc_t|AccT|AccType|accumulat\w*|out_dtype|compute_dtype|"
-                                  r"promote\w*|round_?mode\w*|RoundMode|rint|CAST_\w+"), re.IGNORECASE), 4.0,
-         "accumulation or rounding type {m}"),
-    Rule("dtype", re.compile(_tok(r"float|double"), re.IGNORECASE), 2.0, "floating type {m}"),
-    Rule("tolerance", re.compile(_tok(r"atol|rtol|eps|epsilon|tol|tolerance|FLT_EPSILON|DBL_EPSILON|allclose|isclose|"
-                                      r"assert_allclose|threshold|ulp"), re.IGNORECASE), 4.0, "tolerance {m}"),
+    Rule("dtype", re.compile(_CAST), 4.0, "numeric cast {m}"),
+    Rule("dtype", re.compile(_ACCUMULATE, _I), 4.0, "accumulation or rounding type {m}"),
+    Rule("dtype", re.compile(_tok(r"float|double"), _I), 2.0, "floating type {m}"),
+    Rule("tolerance", re.compile(_TOLERANCE, _I), 4.0, "tolerance {m}"),
     Rule("tolerance", re.compile(r"(?<![\w.])\d+(?:\.\d*)?[eE]-\d+"), 3.0, "small constant {m}"),
-    Rule("layout", re.compile(_tok(r"transpose\w*|permute|strides?|tile\w*|tiling|TILE_\w+|block_?size\w*|BLOCK_\w+|"
-                                   r"as_layout|layout\w*|reshape|swizzle\w*|split_?k|reduce\w*|reduction\w*|"
-                                   r"allreduce\w*|cumsum|start_offset|row_?major|col_?major"), re.IGNORECASE), 3.0,
-         "reduction order or layout {m}"),
-    Rule("math_kernel", re.compile(_tok(r"exp|expf|exp2\w*|__expf|log|logf|log2\w*|log1p|sqrt\w*|rsqrt\w*|tanh\w*|"
-                                        r"erf\w*|pow|powf|sigmoid|softmax\w*|gelu|silu|recip\w*|reciprocal|fma\w*|"
-                                        r"__fdividef") + r"\s*\(|" +
-                         _tok(r"fast_?math|approx\w*|cublas\w*|cudnn\w*|mkl\w*|aclnn\w*|libm|cmath|math\.h"),
-                         re.IGNORECASE), 3.0, "math function or library {m}"),
-    Rule("math_kernel", re.compile(r"-ffast-math|-ffp-contract\S*|-fno-fast-math|" +
-                                   _tok(r"kernel_?(?:name|impl|select\w*|variant)|select_?kernel\w*|dispatch\w*|"
-                                        r"backend|impl_?type|algo\w*")), 2.5, "kernel or math-mode selection {m}"),
-    Rule("passes", re.compile(_tok(r"\w*Pass|\w*_pass|passes|pass_?manager|PassManager|add_?pass|opt_?level|OptLevel|"
-                                   r"-O[0-3s]|optimi[sz]\w*|fuse\w*|fusion\w*|unroll\w*|vectori[sz]\w*|"
-                                   r"canonicali[sz]\w*|enable_\w+|disable_\w+")), 3.0, "optimisation pass or switch {m}"),
-    Rule("sync_removed", re.compile(_tok(r"\w*barrier\w*|__syncthreads|sync\w*|synchroni[sz]e\w*|set_?flag|wait_?flag|"
-                                         r"SetFlag|WaitFlag|\w*fence\w*|wait\w*|notify\w*|memory_order\w*|"
-                                         r"PIPE_\w+|mutex|lock_guard|volatile"), re.IGNORECASE), 5.0,
-         "removes synchronisation {m}", removed_only=True),
+    Rule("layout", re.compile(_LAYOUT, _I), 3.0, "reduction order or layout {m}"),
+    Rule("math_kernel", re.compile(_MATH, _I), 3.0, "math function or library {m}"),
+    Rule("math_kernel", re.compile(_SELECT), 2.5, "kernel or math-mode selection {m}"),
+    Rule("passes", re.compile(_PASSES), 3.0, "optimisation pass or switch {m}"),
+    Rule("sync_removed", re.compile(_SYNC, _I), 5.0, "removes synchronisation {m}", removed_only=True),
 ]
 
 _KIND_RE = re.compile(_tok(_TYPE_WORDS + r"|float|double"), re.IGNORECASE)
@@ -265,15 +267,18 @@ def rank(diff: str, limit: int = 15) -> tuple[list[Highlight], int]:
         cats = list(dict.fromkeys(x.category for x in hits))
         why = list(dict.fromkeys(x.why for x in hits))[:5] + extra
         top = hits[0].line
-        out.append(Highlight(file=h.path, line=top.new_no, old_line=top.old_no, category=hits[0].category,  # type: ignore[arg-type]
-                             categories=cats, score=score, excerpt=excerpt, why=why))
+        out.append(Highlight(file=h.path, line=top.new_no, old_line=top.old_no,
+                             category=hits[0].category, categories=cats,  # type: ignore[arg-type]
+                             score=score, excerpt=excerpt, why=why))
     out.sort(key=lambda x: (-x.score, x.file, x.line))
     return out[:limit], len(out)
 
 
-def commit_highlights(repo: Path, base: str, commit: str, big_files: list[str], limit: int = 15) -> tuple[list[Highlight], int]:
+def commit_highlights(repo: Path, base: str, commit: str, big_files: list[str],
+                      limit: int = 15) -> tuple[list[Highlight], int]:
     """Highlights of base..commit, skipping files too large to be hand-written changes."""
-    args = ["diff", "-U3", "--no-color", "--no-ext-diff", "--no-renames", "--ignore-submodules=all", base, commit, "--"]
+    args = ["diff", "-U3", "--no-color", "--no-ext-diff", "--no-renames", "--ignore-submodules=all", base, commit,
+            "--"]
     args += ["."] + [f":(exclude,literal){p}" for p in big_files]
     return rank(gitrepo.git(repo, *args), limit)
 

@@ -25,7 +25,8 @@ class SubdirTriage(BaseModel):
     differ: list[str] = Field(description="text files whose content differs after normalisation")
     added: list[str] = Field(description="text files only in the bad build")
     missing: list[str] = Field(description="text files only in the good build")
-    timestamp_only: list[str] = Field(description="text files that differ only in dates, times, build ids or hashes")
+    timestamp_only: list[str] = Field(
+        description="text files that differ only in dates, times, build ids or hashes")
     binary_differ: list[str] = Field(description="binary files (ignored for the reading) whose bytes differ")
     binary_added: list[str] = Field(default_factory=list, description="binary files only in the bad build")
     binary_missing: list[str] = Field(default_factory=list, description="binary files only in the good build")
@@ -52,8 +53,8 @@ class TriageReport(BaseModel):
             if not (s.in_good or s.in_bad):
                 lines.append(f"  {s.name}/: absent from both builds")
                 continue
-            lines.append(f"  {s.name}/: {s.compared} text files compared, {len(s.differ)} differ, {len(s.added)} added, "
-                         f"{len(s.missing)} missing, {len(s.timestamp_only)} timestamp-only; binaries: "
+            lines.append(f"  {s.name}/: {s.compared} text files compared, {len(s.differ)} differ, "
+                         f"{len(s.added)} added, {len(s.missing)} missing, {len(s.timestamp_only)} timestamp-only; binaries: "
                          f"{len(s.binary_differ)} differ, {len(s.binary_added)} added, {len(s.binary_missing)} missing")
             for label, names in (("differ", s.differ), ("added", s.added), ("missing", s.missing)):
                 for n in names[:10]:
