@@ -34,7 +34,7 @@ def _text(record: dict[str, Any], key: str, where: str, required: bool = False) 
     value = record.get(key)
     if value is None:
         if required:
-            raise InputError(where, f"has no '{key}'", f"every candidate needs sha, title and shipped")
+            raise InputError(where, f"has no '{key}'", "every candidate needs sha, title and shipped")
         return None
     if not isinstance(value, str) or (required and not value.strip()):
         raise InputError(f"{where} field '{key}'", f"must be a non-empty string, found {json.dumps(value)}",

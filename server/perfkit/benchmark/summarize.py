@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,7 +33,7 @@ class ArmData:
     mem: np.ndarray | None
     metrics: dict[str, np.ndarray]
 
-    @property
+    @functools.cached_property
     def steady_sorted(self) -> np.ndarray:
         return np.sort(self.times[self.steady])
 
