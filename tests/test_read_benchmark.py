@@ -12,6 +12,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from perfkit.benchmark.read import read_benchmark
 from perfkit.errors import InputError
@@ -618,3 +620,31 @@ def test_symlinks_that_stay_inside_are_fine(small):
     (small / "benchmark.csv").rename(small / "data" / "bench.csv")
     (small / "benchmark.csv").symlink_to(Path("data") / "bench.csv")
     assert read_benchmark(str(small)).candidate == "pr"
+
+
+GOOD_CELL = st.floats(0.5, 2.0).map(lambda v: ("ok", f"{v:.4f}"))
+BAD_CELL = st.sampled_from([("bad", ""), ("bad", "nan"), ("bad", "NaN"), ("bad", "fast"), ("bad", "-1"),
+                            ("bad", "inf"), ("bad", "0")])
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.one_of(GOOD_CELL, GOOD_CELL, GOOD_CELL, GOOD_CELL, BAD_CELL), min_size=16, max_size=16))
+def test_any_bad_cell_is_an_error_and_clean_files_are_right(tmp_path_factory, cells):
+    path = tmp_path_factory.mktemp("fuzz")
+    keys = [(arm, run, step) for arm in ("baseline", "pr") for run in (1, 2) for step in (1, 2, 3, 4)]
+    lines = ["arm,run,step,step_time_s"] + [f"{a},{r},{s},{c[1]}" for (a, r, s), c in zip(keys, cells)]
+    (path / "benchmark.csv").write_text("\n".join(lines) + "\n")
+    # Cells that are not finite numbers are reported first; then step times that are not above 0.
+    not_finite = [i + 2 for i, c in enumerate(cells) if c[0] == "bad" and c[1] not in ("-1", "0")]
+    not_positive = [i + 2 for i, c in enumerate(cells) if c[1] in ("-1", "0")]
+    bad = not_finite or not_positive
+    if bad:
+        with pytest.raises(InputError) as err:
+            read_benchmark(str(path))
+        assert err.value.field == "benchmark.csv column 'step_time_s'" and f"line{'s' if len(bad) > 1 else ''} {bad[0]}" in str(err.value)
+        return
+    res = read_benchmark(str(path))
+    values = {k: float(c[1]) for k, c in zip(keys, cells)}
+    for arm in res.arms:
+        x = [v for (a, _, s), v in values.items() if a == arm.name and s > 1]
+        assert arm.mean.value == pytest.approx(statistics.fmean(x)) and arm.median.value == pytest.approx(statistics.median(x))

@@ -121,7 +121,7 @@ def _is_numeric_column(raw: pd.Series) -> bool:
 
 def _integers(frame: pd.DataFrame, col: str, role: str, file: str, minimum: int | None) -> np.ndarray:
     values = _numbers(frame, col, file, required=True)
-    bad = values != np.round(values)
+    bad = (values != np.round(values)) | (np.abs(values) > 2**53)
     if minimum is not None:
         bad |= values < minimum
     if bad.any():
