@@ -49,6 +49,20 @@ def pad_batch(batch, multiple):
     return batch + padding
 '''
 
+EXTRA = '''def scale(x, factor):
+    return x * factor
+'''
+OLD_SCALE = '''
+
+def old_scale(x):
+    return scale(x, 2.0)
+'''
+SHIFT = '''
+
+def shift(x, by):
+    return x + by
+'''
+
 
 def build_history(path):
     """main: #1, a guard PR (#12) with its test, a merged PR #34 adding legacy_loader and its test, dead code (#60),
@@ -70,6 +84,7 @@ def build_history(path):
     s["merge"] = repo.head()
     model = model + LEGACY + UNUSED
     s["dead"] = repo.commit("Add unused helper (#60)", {"src/model.py": model})
+    s["extra"] = repo.commit("Add scaling helpers (#80)", {"src/extra.py": EXTRA + OLD_SCALE + SHIFT})
     model = model.replace("x.dtype==torch.float16", "x.dtype == torch.float16")
     s["reformat"] = repo.commit("Format (#70)", {"src/model.py": model})
     s["base_model"] = model
@@ -81,6 +96,8 @@ def build_history(path):
     repo.remove("tests/test_legacy.py")
     repo.remove("data/weights.bin")
     util = UTIL[:UTIL.index("def pad_batch")].rstrip("\n") + "\n"
+    repo.git("mv", "src/extra.py", "src/extras.py")
+    repo.write("src/extras.py", EXTRA + SHIFT)
     repo.commit("Drop dead code, move pad_batch", {
         "src/model.py": head_model, "src/util.py": util,
         "src/batching.py": "import math\n\n\n" + UTIL[UTIL.index("def pad_batch"):]})
@@ -107,7 +124,7 @@ def test_blamed_commits_and_prs(history):
     repo, s = history
     res = git_blame_removal(str(repo.path), s["base"], "perf")
     by_sha = {c.sha: c for c in res.commits}
-    assert set(by_sha) == {s["guard"], s["legacy"], s["dead"]}, [c.subject for c in res.commits]
+    assert set(by_sha) == {s["guard"], s["legacy"], s["dead"], s["extra"]}, [c.subject for c in res.commits]
 
     guard = by_sha[s["guard"]]  # the whitespace-only edit (#70) is seen through
     assert guard.pr_number == 12 and guard.pr_source == "subject" and guard.merge_commit is None
@@ -118,12 +135,14 @@ def test_blamed_commits_and_prs(history):
     legacy = by_sha[s["legacy"]]
     assert legacy.pr_number == 34 and legacy.pr_source == "merge" and legacy.merge_commit == s["merge"]
     assert {(t.path, t.exists_at_head) for t in legacy.tests} == {("tests/test_legacy.py", False)}
-    assert {f.path for f in legacy.other_files} == {"tests/test_legacy.py", "src/io.py"}
+    assert {f.path for f in legacy.other_files} == {"src/io.py"}  # the call site it added, still at head
+    assert legacy.other_files[0].exists_at_head
 
     dead = by_sha[s["dead"]]
     assert dead.pr_number == 60 and dead.tests == [] and dead.other_files == []
     assert s["reformat"] not in by_sha and s["unrelated"] not in by_sha
-    assert res.blame_calls == 2  # src/model.py and tests/test_legacy.py; one call each
+    assert res.blame_calls == 3  # src/model.py, src/extra.py and tests/test_legacy.py; one call each
+    assert by_sha[s["extra"]].pr_number == 80 and by_sha[s["extra"]].lines == 2
     assert [c.lines for c in res.commits] == sorted((c.lines for c in res.commits), reverse=True)
 
 
@@ -137,7 +156,7 @@ def test_every_blamed_line_matches_a_whole_file_blame(history):
             for n in range(r.start, r.end + 1):
                 assert whole[r.path][n] == c.sha
                 checked += 1
-    planted = GUARD + LEGACY + UNUSED + "def test_legacy_loader():\n    pass\n"
+    planted = GUARD + LEGACY + UNUSED + OLD_SCALE + "def test_legacy_loader():\n    pass\n"
     assert checked == sum(c.lines for c in res.commits) == sum(1 for x in planted.splitlines() if x.strip())
 
 
@@ -147,6 +166,9 @@ def test_removed_blocks_shapes_and_names(history):
     shapes = {(b.path, b.shape) for b in res.removals}
     assert ("src/model.py", "guard") in shapes and ("src/model.py", "function") in shapes
     assert ("tests/test_legacy.py", "file") in shapes
+    renamed = next(b for b in res.removals if b.path == "src/extra.py")  # followed through the rename
+    assert (renamed.head_path, renamed.shape) == ("src/extras.py", "function")
+    assert renamed.start == _line(EXTRA + OLD_SCALE + SHIFT, "def old_scale")
     guard = next(b for b in res.removals if b.shape == "guard")
     assert guard.commits == [s["guard"]] and guard.text[0].strip().startswith("if x.dtype == torch.float16")
 

@@ -11,6 +11,7 @@ import pytest
 
 from helpers.gitbuild import Repo
 from perfkit.changes.classify import classify_changes
+from perfkit.changes.models import ClassifyResult
 from perfkit.errors import InputError
 
 TRAINER = '''import os
@@ -271,6 +272,106 @@ def test_mcp_and_cli_agree(campaign):
     err = subprocess.run([sys.executable, "-m", "perfkit.cli", "classify-changes", str(repo.path), "nope123"],
                          capture_output=True, text=True, timeout=120)
     assert err.returncode == 2 and err.stderr.count("\n") == 1 and "base: 'nope123'" in err.stderr
-    human = subprocess.run([sys.executable, "-m", "perfkit.cli", "classify-changes", str(repo.path), s["base"],
-                            "--head", "perf", "--quiet"], capture_output=True, text=True, timeout=120)
-    assert human.returncode == 0 and "proposal" in human.stdout and "removal guard" in human.stdout
+    human = ClassifyResult.model_validate(ok.structured_content).human()  # what the CLI prints without --json
+    assert "proposal" in human and "removal guard" in human
+
+
+@pytest.mark.parametrize("line,role,path,expected", [
+    ("export NCCL_ALGO=Tree", "launcher", "run.sh", [("NCCL_ALGO", "Tree", "env")]),
+    ("CUDA_DEVICE_MAX_CONNECTIONS=1 torchrun --nproc_per_node 8 train.py --use-fused-adam \\", "launcher", "run.sh",
+     [("CUDA_DEVICE_MAX_CONNECTIONS", "1", "env"), ("nproc_per_node", "8", "flag"), ("use-fused-adam", None, "flag")]),
+    ("python train.py ++optim.fused=true", "launcher", "run.sh", [("optim.fused", "true", "config")]),
+    ("  num_workers: 8", "config", "conf/a.yaml", [("num_workers", "8", "config")]),
+    ("model:", "config", "conf/a.yaml", []),
+    ('  "use_fused_adam": true,', "config", "a.json", [("use_fused_adam", "true", "config")]),
+    ("compile = true", "config", "a.toml", [("compile", "true", "config")]),
+    ("# export FOO=1", "launcher", "run.sh", []),
+    ("trainer = Trainer(model, use_fused_adam=True)", "recipe", "examples/train.py",
+     [("use_fused_adam", "True", "kwarg")]),
+    ('os.environ["NCCL_ALGO"] = "Tree"', "recipe", "examples/train.py", [("NCCL_ALGO", "Tree", "env")]),
+])
+def test_settings_in(line, role, path, expected):
+    from perfkit.changes.recipes import settings_in
+
+    assert [(i.key, i.value, i.style) for i in settings_in(line, role, path)] == expected
+
+
+@pytest.mark.parametrize("line,expected", [
+    ('x = os.environ.get("FAST_PATH", "0")', [("FAST_PATH", '"0"', "env")]),
+    ('if os.getenv("FAST_PATH"):', [("FAST_PATH", None, "env")]),
+    ('parser.add_argument("--use-fused-adam", action="store_true")', [("use-fused-adam", "False", "flag")]),
+    ('parser.add_argument("-b", "--batch-size", type=int, default=32)', [("batch-size", "32", "flag")]),
+    ('fused = cfg.get("use_fused_adam", False)', [("use_fused_adam", "False", "config")]),
+    ('fused = getattr(args, "use_fused_adam", False)', [("use_fused_adam", "False", "config")]),
+    ("def __init__(self, dim: int, use_fused_adam: bool = False):", [("use_fused_adam", "False", "kwarg")]),
+    ("    use_fused_adam: bool = False", [("use_fused_adam", "False", "kwarg")]),
+    ('const char* v = getenv("RT_FAST");', [("RT_FAST", None, "env")]),
+    ("y = x + 1", []),
+])
+def test_option_reads(line, expected):
+    from perfkit.changes.recipes import option_reads
+
+    assert [(o.key, o.default, o.style) for o in option_reads(line)] == expected
+
+
+@pytest.mark.parametrize("line,role,path,expected", [
+    ("flash-attn>=2.5", "dependency", "requirements.txt", ["flash-attn"]),
+    ("-r base.txt", "dependency", "requirements.txt", []),
+    ('    "liger-kernel>=0.3",', "dependency", "pyproject.toml", ["liger-kernel"]),
+    ('name = "trainer"', "dependency", "pyproject.toml", []),
+    ("pip install -U flash-attn --no-build-isolation && echo ok", "launcher", "setup.sh", ["flash-attn"]),
+    ("RUN pip install -r requirements.txt apex", "dependency", "Dockerfile", ["apex"]),
+])
+def test_packages_in(line, role, path, expected):
+    from perfkit.changes.recipes import packages_in
+
+    assert packages_in(line, role, path) == expected
+
+
+def test_diff_parse_rebuilds_every_file(tmp_path):
+    """Apply the parsed zero-context hunks to the old text: the result must be git's new text, for odd names too."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from perfkit.changes.diff_parse import diff_commits
+
+    names = ["plain.py", "with space.py", "ünï cödé.txt", 'quote"d.sh', "dir/deep/x.yaml"]
+    line = st.sampled_from(["a", "b", "c", "    d = 1", "", "e()", "x" * 30])
+    files = st.dictionaries(st.sampled_from(names), st.lists(line, max_size=12), max_size=5)
+    counter = iter(range(10_000))
+
+    @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(before=files, after=files)
+    def check(before, after):
+        repo = Repo(tmp_path / f"r{next(counter)}")
+        old = repo.commit("before", {k: "\n".join(v) + "\n" for k, v in before.items()})
+        for k in before:
+            if k not in after:
+                repo.remove(k)
+        new = repo.commit("after", {k: "\n".join(v) + "\n" for k, v in after.items()})
+        parsed = {f.path: f for f in diff_commits(repo.path, old, new)}
+        for name in set(before) | set(after):
+            was = None if name not in before else before[name] or [""]  # "\n" alone is one empty line
+            now = None if name not in after else after[name] or [""]
+            if was == now:
+                assert name not in parsed
+                continue
+            f = parsed.get(name) or next(p for p in parsed.values() if p.old_path == name)
+            text = list(was) if was is not None else []
+            for h in reversed(f.hunks):
+                assert [d.text for d in h.removed] == text[h.old_start - 1:h.old_start - 1 + h.old_count] \
+                    if h.old_count else True
+                start = h.old_start - 1 if h.old_count else h.old_start
+                text[start:start + h.old_count] = [d.text for d in h.added]
+            if f.path == name:
+                assert text == (list(now) if now is not None else [])
+
+    check()
+
+
+def test_python_recipe_flags_and_requirement_lines():
+    from perfkit.changes.recipes import settings_in
+
+    args = 'cmd = ["torchrun", "train.py", "--use-fused-adam", "--lr", "0.1"]'
+    assert [i.key for i in settings_in(args, "recipe", "examples/launch.py")] == ["use-fused-adam", "lr"]
+    assert settings_in("torch==2.1", "dependency", "requirements.txt") == []

@@ -9,8 +9,10 @@ listing to find the merges that brought side-branch commits in, one `git grep` f
 
 from __future__ import annotations
 
+import os
 import re
 from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated
@@ -100,7 +102,7 @@ def removed_blocks(ctxs: list[FileCtx], paths: list[str] | None, include_modifie
                 continue
             code_added = any(is_code(d.text) for d in net.added)
             verdict = None
-            if c.role not in ("doc",) and (c.role in ("source", "test", "recipe") or f.status == "D"):
+            if c.role in ("source", "test", "recipe") or f.status == "D":
                 verdict = judge(net, whole_file=f.status == "D")
             if verdict and (not code_added or verdict.shape == "function"):
                 blocks.append(_Block(c, lines, verdict.shape, verdict.confidence))
@@ -192,8 +194,12 @@ def _exists(repo: Path, rev: str, paths: list[str]) -> set[str]:
     return {p for p, line in zip(paths, out.split("\n")) if not line.endswith(" missing")}
 
 
-def _introducing_merges(repo: Path, base: str, shas: set[str]) -> tuple[set[str], dict[str, str]]:
-    """The first-parent line of base, and for commits off it the merge on that line that brought them in."""
+def merge_owners(repo: Path, base: str) -> dict[str, str]:
+    """For every commit off base's first-parent line, the merge on that line that brought it in.
+
+    One listing of the history, then one walk: merges are visited oldest first and each claims
+    the commits it reaches that no older merge or main-line commit already holds.
+    """
     parents: dict[str, list[str]] = {}
     for line in gitrepo.git(repo, "rev-list", "--parents", base, "--").split("\n"):
         if line:
@@ -205,13 +211,9 @@ def _introducing_merges(repo: Path, base: str, shas: set[str]) -> tuple[set[str]
         chain.append(c)
         ps = parents.get(c) or []
         c = ps[0] if ps else None
-    on_chain = set(chain)
-    off = shas - on_chain
-    if not off:
-        return on_chain, {}
     owner: dict[str, str] = {}
-    seen = set(on_chain)
-    for m in reversed(chain):  # oldest first: a commit belongs to the first merge that reaches it
+    seen = set(chain)
+    for m in reversed(chain):
         stack = list(parents.get(m, [])[1:])
         while stack:
             x = stack.pop()
@@ -220,7 +222,7 @@ def _introducing_merges(repo: Path, base: str, shas: set[str]) -> tuple[set[str]
             seen.add(x)
             owner[x] = m
             stack.extend(parents.get(x, []))
-    return on_chain, {s: owner[s] for s in off if s in owner}
+    return owner
 
 
 def _names(blocks: list[_Block]) -> dict[tuple[str, str], list[str]]:
@@ -283,10 +285,22 @@ def git_blame_removal(
         by_file[b.ctx.diff.old_path].append(b)
     total = len(by_file) + 2
     lines_by_sha: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
-    blamed_path: dict[str, str] = {}
-    for i, (path, bs) in enumerate(sorted(by_file.items())):
-        progress(i, total, f"blame {path}")
-        porcelain = blame_lines(r.repo, r.base, path, [d.no for b in bs for d in b.lines])
+    blamed_paths: dict[str, set[str]] = defaultdict(set)
+    files = sorted(by_file.items())
+    # blames are separate git processes: run them side by side, one per core, and list the
+    # history for the merge lookup meanwhile
+    workers = max(1, min(len(files), os.cpu_count() or 1))
+    with ThreadPoolExecutor(max_workers=workers + 1) as pool:
+        owners_future = pool.submit(merge_owners, r.repo, r.base) if files else None
+        futures = {pool.submit(blame_lines, r.repo, r.base, path, [d.no for b in bs for d in b.lines]): path
+                   for path, bs in files}
+        for i, fut in enumerate(as_completed(futures)):
+            fut.result()
+            progress(i + 1, total, f"blamed {futures[fut]}")
+        results = {futures[f]: f.result() for f in futures}
+        owners = owners_future.result() if owners_future else {}
+    for path, bs in files:
+        porcelain = results[path]
         for b in bs:
             for d in b.lines:
                 sha = porcelain.line_sha.get(d.no)
@@ -294,11 +308,11 @@ def git_blame_removal(
                     b.line_sha[d.no] = sha
                     lines_by_sha[sha][path].append(d.no)
         for sha, meta in porcelain.meta.items():
-            blamed_path.setdefault(sha, meta.get("filename", path))
+            blamed_paths[sha].add(meta.get("filename", path))
     progress(len(by_file), total, "reading the introducing commits")
     shas = sorted(lines_by_sha, key=lambda s: (-sum(len(v) for v in lines_by_sha[s].values()), s))
     infos = _commit_infos(r.repo, shas)
-    on_chain, merges = _introducing_merges(r.repo, r.base, set(shas))
+    merges = {s: owners[s] for s in shas if s in owners}
     merge_infos = _commit_infos(r.repo, sorted(set(merges.values())))
     touched = _touched(r.repo, shas)
     test_paths = [p for s in shas for _, p in touched.get(s, []) if recipes.is_test(p)]
@@ -314,14 +328,15 @@ def git_blame_removal(
                 merge_infos[merge].message), "merge"
         boundary = s in r.shallow
         boundary_hit |= boundary
-        files = [TouchedFile(path=p, status=st, is_test=recipes.is_test(p), exists_at_head=p in present)
-                 for st, p in touched.get(s, []) if p != blamed_path.get(s)]
+        all_files = [TouchedFile(path=p, status=st, is_test=recipes.is_test(p), exists_at_head=p in present)
+                     for st, p in touched.get(s, [])]
+        files = [f for f in all_files if f.path not in blamed_paths[s]]
         ranges = [LineRange(path=p, start=a, end=b) for p, ns in lines_by_sha[s].items() for a, b in _ranges(ns)]
         commits.append(IntroducingCommit(
             sha=s, short=s[:12], subject=info.subject, author=info.author, author_email=info.author_email,
             date=info.date, pr_number=pr, pr_source=source if pr is not None else None, merge_commit=merge,
             boundary=boundary, lines=sum(len(v) for v in lines_by_sha[s].values()), ranges=ranges,
-            other_files=files, tests=[f for f in files if f.is_test]))
+            other_files=files, tests=[f for f in all_files if f.is_test]))
     if boundary_hit:
         r.warnings.append("some removed lines reach the shallow-clone boundary: the commit shown for them is only "
                           "where the local history stops; run `git fetch --unshallow` to find who wrote them")

@@ -309,7 +309,10 @@ def _hunk(kind: ChangeKind, confidence: float, reason: str, evidence: list[Evide
 def judge_hunk(a: Analysis, c: FileCtx, h: Hunk) -> HunkChange:
     net = net_lines(h.removed, h.added, c.moved_removed, c.moved_added)
     out = None
-    if c.role == "doc":
+    if c.role == "doc" and c.diff.status == "D":
+        out = _hunk("removal", 0.6, "deletes the documentation file",
+                    [_line_ev(c, d, "removed", "deleted") for d in net.removed[:2]], removal="file")
+    elif c.role == "doc":
         out = _hunk("source", 0.5, "documentation", [_line_ev(c, d, "added", "added") for d in net.added[:2]])
     elif c.role in _RECIPE_ROLES:
         out = _judge_recipe(a, c, net)

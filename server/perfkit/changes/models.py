@@ -138,8 +138,9 @@ class IntroducingCommit(BaseModel):
                            "commit, whose own parents are missing")
     lines: int = Field(description="removed lines it introduced")
     ranges: list[LineRange] = Field(description="those lines at base")
-    other_files: list[TouchedFile] = Field(description="every other file the commit touched")
-    tests: list[TouchedFile] = Field(description="the test files among them")
+    other_files: list[TouchedFile] = Field(description="every file the commit touched besides those holding the "
+                                           "removed lines")
+    tests: list[TouchedFile] = Field(description="every test file the commit touched (including a deleted one)")
 
 
 class RemovedBlock(BaseModel):

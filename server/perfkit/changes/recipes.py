@@ -81,6 +81,7 @@ _ENV_SET = [
     re.compile(r"\b(?:os\.putenv|setenv|_putenv)\(\s*[\"']([A-Za-z_][A-Za-z0-9_]*)[\"']\s*,\s*([^),#]+)"),
 ]
 _FLAG_RE = re.compile(r"(?:^|\s)--([A-Za-z][\w.\-]*)(?:=(\S+)|\s+([^\s\-\\][^\s\\]*))?")
+_QUOTED_FLAG_RE = re.compile(r"[\"']--([A-Za-z][\w.\-]*)[\"']")
 _HYDRA_RE = re.compile(r"(?:^|\s)[+~]{0,2}([a-z_][\w]*(?:\.[\w]+)+|[a-z_]\w*)=(\S+)")
 _YAML_RE = re.compile(r"^\s*(?:-\s+)?([A-Za-z_][\w.\-]*)\s*:\s*(\S.*?)?\s*$")
 _TOML_RE = re.compile(r"^\s*([A-Za-z_][\w.\-]*)\s*=\s*(\S.*?)\s*$")
@@ -120,6 +121,8 @@ def _settings_in(line: str, role: FileRole, path: str) -> list[SetItem]:
                 if value and value not in ("{", "[", "|", ">"):
                     items.append(SetItem(m.group(1), value, "config"))
         return items
+    if role == "dependency" and ext in {".txt", ".in", ""}:
+        return items  # requirement lines: packages_in reads them
     if role in ("launcher", "recipe", "dependency"):
         if ext == ".py" or role == "recipe" and ext not in LAUNCHER_EXT:
             for m in _PY_KWARG_RE.finditer(line):
@@ -128,9 +131,8 @@ def _settings_in(line: str, role: FileRole, path: str) -> list[SetItem]:
             m = _PY_ATTR_RE.match(line)
             if m:
                 items.append(SetItem(m.group(1), m.group(2).strip("\"'"), "config"))
-            for m in _FLAG_RE.finditer(line):  # argument lists inside Python recipes ('--flag', ...) are rare
-                if re.search(r"[\"']--", line):
-                    items.append(SetItem(m.group(1), m.group(2) or m.group(3), "flag"))
+            for m in _QUOTED_FLAG_RE.finditer(line):  # argument lists: ["--use-fused-adam", "--lr", "0.1"]
+                items.append(SetItem(m.group(1), None, "flag"))
             return items
         for m in _FLAG_RE.finditer(line):
             items.append(SetItem(m.group(1), m.group(2) or m.group(3), "flag"))
