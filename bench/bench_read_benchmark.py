@@ -138,6 +138,8 @@ def write_doc(path: Path, table: list[str]) -> None:
         "duplicated (arm, run, step) rows, and runs the statistics for every arm. The campaigns have three arms",
         "of eight interleaved runs, a slow-step cluster in two arms, peak memory and one extra metric.",
         "The machine is shared and noisy, so both run alternately in one process; read the ratio.",
+        "The last row times whole processes, so it adds interpreter start and imports on both sides (for perfkit,",
+        "the CLI loads every tool's declaration).",
         "",
         "Reproduce with `python bench/bench_read_benchmark.py --out docs/perf-read-benchmark.md`.",
         "",
