@@ -73,8 +73,8 @@ class Engine:
 
     # ---- bookkeeping -------------------------------------------------------------------------
 
-    def save(self) -> None:
-        statefile.save(self.sdir, self.st)
+    def save(self, durable: bool = True) -> None:
+        statefile.save(self.sdir, self.st, durable)
 
     def ptr(self, commit: str) -> str | None:
         return pointer(self.repo, commit, self.sub_path)
@@ -325,8 +325,9 @@ class Engine:
         return env
 
     def _on_start(self, pid: int) -> None:
+        """Record the command's process group first, so a resume after kill -9 can stop it."""
         self.st.active_pgid = pid
-        self.save()
+        self.save(durable=False)
 
     def _super_changed(self, a: str, b: str, sub_a: str | None, sub_b: str | None) -> bool:
         if a != b:
@@ -418,12 +419,14 @@ class Engine:
     def _install(self, side: str, commands: list[str], cwd: Path, env: dict[str, str], log: runner.Log,
                  tick, installed: list[str]) -> bool:
         st = self.st
+        # a crash mid-install needs no marker: the resume plans this same point and reinstalls it
         if side == "superproject":
             st.installed_super = None
         else:
             st.installed_sub = None
-        st.environment = "worktree"
-        self.save()
+        if st.environment != "worktree":
+            st.environment = "worktree"
+            self.save()
         installed.append(side)
         for cmd in commands:
             res = runner.run(cmd, cwd, env, self.settings.install_timeout_s, log, None,

@@ -139,9 +139,10 @@ class StartResult(BaseModel):
     settings: BisectSettings
     state_dir: str
     message: str
+    notes: list[str] = Field(default_factory=list)
 
     def human(self) -> str:
-        return self.message
+        return "\n".join([self.message, *[f"  note: {n}" for n in self.notes]])
 
 
 class StepResult(BaseModel):

@@ -85,7 +85,8 @@ def start(repo: str, good: str, bad: str, explicit: dict) -> StartResult:
     if not gitrepo.is_ancestor(top, good_sha, bad_sha):
         raise InputError("good", f"'{good}' is not an ancestor of bad '{bad}' (the range is in the wrong order or "
                          "on another line)", "pass an older commit of bad's history as good")
-    settings = settingsfile.merge(top, explicit)
+    notes: list[str] = []
+    settings = settingsfile.merge(top, explicit, notes)
     path, name = _pick_submodule(top, good_sha, bad_sha, settings.submodule,
                                   explicit.get("submodule") is not None)
     settings.submodule = path
@@ -123,7 +124,8 @@ def start(repo: str, good: str, bad: str, explicit: dict) -> StartResult:
            f"{_short(bad_sha)}, about {steps} runs" + (" plus the two end checks" if settings.verify_ends else "")
            + f".{level2} Next: bisect_run, or bisect_step for one point at a time.")
     return StartResult(repo=str(top), good=good_sha, bad=bad_sha, submodule=path, level1_commits=len(items),
-                       expected_steps=total, settings=settings, state_dir=str(sdir), message=msg)
+                       expected_steps=total, settings=settings, state_dir=str(sdir), message=msg,
+                       notes=notes)
 
 
 def step(repo: str, progress: Progress = no_progress) -> StepResult:

@@ -21,14 +21,17 @@ _BOOLS = {"verify_ends"}
 KEYS = _LISTS | _STRS | _NUMS | _BOOLS
 
 
-def _table(path: Path, *keys: str) -> dict[str, Any] | None:
+def _table(path: Path, *keys: str, notes: list[str]) -> dict[str, Any] | None:
+    """The table at keys in a TOML file. A pyproject.toml perfkit cannot parse belongs to the project
+    and may hold nothing for perfkit: it is skipped with a note. A broken perfkit.toml is an error."""
     import tomllib
 
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError("repo", f"cannot read {path.name}: {exc}", "fix or remove the file") from None
-    except tomllib.TOMLDecodeError as exc:
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        if path.name == "pyproject.toml":
+            notes.append(f"{path.name} could not be read as TOML ({exc}); no settings taken from it")
+            return None
         raise InputError("repo", f"{path.name} is not valid TOML ({exc})", "fix the file") from None
     node: Any = data
     for k in keys:
@@ -36,7 +39,7 @@ def _table(path: Path, *keys: str) -> dict[str, Any] | None:
     return node
 
 
-def from_files(repo: Path) -> tuple[dict[str, Any], str | None]:
+def from_files(repo: Path, notes: list[str]) -> tuple[dict[str, Any], str | None]:
     """The settings table of the repo and the file it came from (empty when there is none)."""
     candidates = [("perfkit.toml", ("bisect",)), ("perfkit.toml", ("tool", "perfkit", "bisect")),
                   ("pyproject.toml", ("tool", "perfkit", "bisect"))]
@@ -44,7 +47,7 @@ def from_files(repo: Path) -> tuple[dict[str, Any], str | None]:
         path = repo / name
         if not path.is_file():
             continue
-        table = _table(path, *route)
+        table = _table(path, *route, notes=notes)
         if table is None:
             continue
         where = f"{name} [{'.'.join(route)}]"
@@ -76,9 +79,9 @@ def _typed(table: dict[str, Any], where: str) -> dict[str, Any]:
     return out
 
 
-def merge(repo: Path, explicit: dict[str, Any]) -> BisectSettings:
+def merge(repo: Path, explicit: dict[str, Any], notes: list[str] | None = None) -> BisectSettings:
     """Arguments (those not None) over the settings file over defaults, validated."""
-    from_file, where = from_files(repo)
+    from_file, where = from_files(repo, notes if notes is not None else [])
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
     for key in sorted(KEYS):

@@ -86,8 +86,11 @@ def state_file(sdir: Path) -> Path:
     return sdir / "state.json"
 
 
-def write_atomic(path: Path, data: str) -> None:
-    """Write data so that readers see the old file or the new one, never a torn one."""
+def write_atomic(path: Path, data: str, durable: bool = True) -> None:
+    """Write data so that readers see the old file or the new one, never a torn one.
+
+    The rename alone survives a killed process; durable also flushes to the disk, so the file
+    survives a power cut (used at the end of every step, skipped for bookkeeping inside one)."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
@@ -95,15 +98,17 @@ def write_atomic(path: Path, data: str) -> None:
             view = memoryview(data.encode("utf-8"))
             while view:
                 view = view[os.write(fd, view):]
-            os.fsync(fd)
+            if durable:
+                os.fsync(fd)
         finally:
             os.close(fd)
         os.replace(tmp, path)
-        dfd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
+        if durable:
+            dfd = os.open(path.parent, os.O_RDONLY)
+            try:
+                os.fsync(dfd)
+            finally:
+                os.close(dfd)
     except OSError as exc:
         try:
             tmp.unlink()
@@ -112,8 +117,8 @@ def write_atomic(path: Path, data: str) -> None:
         raise ToolFailure(f"cannot save the bisect state in {path.parent}: {exc.strerror or exc}") from None
 
 
-def save(sdir: Path, st: State) -> None:
-    write_atomic(state_file(sdir), st.model_dump_json())
+def save(sdir: Path, st: State, durable: bool = True) -> None:
+    write_atomic(state_file(sdir), st.model_dump_json(), durable)
 
 
 def load(sdir: Path) -> State | None:

@@ -1,0 +1,129 @@
+"""`perfkit bisect-run` killed or stopped in the middle: nothing of the user's is lost, and the bisect
+resumes to the right answer or resets without a trace."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from helpers.bisect_project import Project, build
+from helpers.gitbuild import snapshot
+from perfkit.bisect import state as statefile
+from perfkit.bisect.tools import bisect_start, bisect_status
+
+PLAN = [("src", "")] * 9 + [("src", "BUG", "bug")] + [("src", "BUG")] * 6
+
+
+def perfkit(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "perfkit.cli", *args], capture_output=True, text=True, timeout=120)
+
+
+def blocker(p: Project) -> str:
+    """Shell snippet that parks step 4 in a long sleep until the test releases it."""
+    e = p.env
+    return (f'if [ "$PERFKIT_STEP" = 4 ] && [ ! -e {e}/released ]; then echo $$ > {e}/blocked.pid; '
+            f'sleep 30 & echo $! > {e}/sleeper.pid; wait; fi')
+
+
+def launch_and_block(p: Project, where: str) -> subprocess.Popen:
+    installs = p.installs()
+    run = p.run_cmd()
+    if where == "run":
+        run = f"{blocker(p)}; {run}"
+    else:
+        installs = [blocker(p), *installs]
+    bisect_start(p.path, p.c["add"], run=run, install=installs, install_submodule=p.installs_sub())
+    proc = subprocess.Popen([sys.executable, "-m", "perfkit.cli", "bisect-run", p.path, "--quiet", "--json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.monotonic() + 60
+    while not (p.env / "sleeper.pid").exists():
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "step 4 never started"
+        time.sleep(0.05)
+    time.sleep(0.2)
+    return proc
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def wait_dead(pid: int) -> bool:
+    for _ in range(50):
+        if not alive(pid):
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def without_worktrees(snap: dict) -> dict:
+    return {k: v for k, v in snap.items() if k != "worktrees"}
+
+
+@pytest.mark.parametrize("where,then", [("run", "resume"), ("install", "reset")])
+def test_kill_9_then_resume_or_reset(tmp_path, where, then):
+    p = build(tmp_path, [""] * 3, PLAN)
+    before = snapshot(p.sup.path)
+    proc = launch_and_block(p, where)
+    sleeper = int((p.env / "sleeper.pid").read_text())
+    proc.kill()
+    proc.wait()
+    (p.env / "released").touch()
+    # the user's checkout is untouched even with the bisect dead in the middle
+    assert without_worktrees(snapshot(p.sup.path)) == without_worktrees(before)
+    st = bisect_status(p.path)
+    assert "interrupted" in st.message and len(st.steps) == 3 and not st.done
+    assert alive(sleeper)  # the dead process's command group is still running ...
+    if then == "resume":
+        out = perfkit("bisect-run", p.path, "--quiet", "--json")
+        assert out.returncode == 0, out.stderr
+        res = json.loads(out.stdout)
+        assert res["done"] and res["culprit"]["commit"] == p.c["bug"]
+        assert [s["n"] for s in res["steps"]] == list(range(1, len(res["steps"]) + 1))
+        assert all(s["verdict"] == p.expected(s["superproject"], s["submodule"]) for s in res["steps"])
+    else:
+        out = perfkit("bisect-reset", p.path, "--json")
+        assert out.returncode == 0, out.stderr
+        res = json.loads(out.stdout)
+        assert res["restored"] is True and "worktree" in res["removed"]
+        assert not statefile.state_dir(p.sup.path).exists()
+        assert not bisect_status(p.path).active
+    assert wait_dead(sleeper)  # ... until the resume or reset stops it
+    assert snapshot(p.sup.path) == before
+    assert (p.env / "super.path").read_text().strip() == p.path  # the environment points back at the user
+    assert (p.env / "sub.path").read_text().strip() == f"{p.path}/runtime"
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_sigint_sigterm_stop_cleanly(tmp_path, sig):
+    p = build(tmp_path, [""] * 3, PLAN)
+    before = snapshot(p.sup.path)
+    proc = launch_and_block(p, "run")
+    sleeper = int((p.env / "sleeper.pid").read_text())
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "interrupted" in err and "Traceback" not in err
+    assert wait_dead(sleeper)
+    # a clean stop: steps saved, worktree gone, environment back on the user's checkout
+    assert snapshot(p.sup.path) == before
+    assert (p.env / "super.path").read_text().strip() == p.path
+    st = bisect_status(p.path)
+    assert st.message.startswith("Bisect paused") and len(st.steps) == 3 and st.worktree is None
+    (p.env / "released").touch()
+    out = perfkit("bisect-run", p.path, "--quiet", "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["culprit"]["commit"] == p.c["bug"]
+    assert snapshot(p.sup.path) == before
+    perfkit("bisect-reset", p.path)
