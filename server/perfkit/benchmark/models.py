@@ -54,7 +54,7 @@ class FirstStep(BaseModel):
     max_s: float | None = Field(description="slowest step 1 over runs")
     runs: int = Field(description="runs that have a step 1")
     excess_s: float | None = Field(description="mean step 1 minus the arm's steady-state median: the one-time cost")
-    source: Source
+    source: Source = Field(description="file, columns and rows these figures come from")
 
 
 class SlowSteps(BaseModel):
@@ -66,7 +66,7 @@ class SlowSteps(BaseModel):
     fraction: float = Field(description="count / steady-state steps")
     time_share: float = Field(description="fraction of the steady-state time spent in slow steps")
     mean_slow_s: float | None = Field(description="mean time of the slow steps; null when there are none")
-    source: Source
+    source: Source = Field(description="file, columns and rows these figures come from")
 
 
 class Bimodality(BaseModel):
@@ -91,7 +91,7 @@ class MetricSummary(BaseModel):
     min: float | None = Field(description="smallest steady-state value")
     max: float | None = Field(description="largest steady-state value")
     per_run_mean: list[float | None] = Field(description="mean per run, in the order of the arm's run_ids")
-    source: Source
+    source: Source = Field(description="file, columns and rows these figures come from")
 
 
 class PeakMemory(BaseModel):
@@ -101,7 +101,7 @@ class PeakMemory(BaseModel):
     max_gb: float = Field(description="largest value over all runs")
     min_run_max_gb: float = Field(description="smallest of the per-run maxima: how much the peak varies between runs")
     runs_with_data: int = Field(description="runs that have at least one value")
-    source: Source
+    source: Source = Field(description="file, columns and rows these figures come from")
 
 
 class ArmSummary(BaseModel):
@@ -125,9 +125,9 @@ class ArmSummary(BaseModel):
     p90_s: float = Field(description="90th percentile (linear interpolation, numpy's default)")
     mean_over_median: float = Field(description="mean / median: how far slow steps pull the mean up")
     per_run: list[RunSummary] = Field(description="one entry per run, in run order")
-    first_step: FirstStep
-    slow_steps: SlowSteps
-    bimodality: Bimodality
+    first_step: FirstStep = Field(description="step 1 of each run: the one-time cost")
+    slow_steps: SlowSteps = Field(description="steady-state steps above the shared slow-step threshold")
+    bimodality: Bimodality = Field(description="whether the steady-state steps hold a separate cluster of slow steps")
     peak_mem: PeakMemory | None = Field(description="null when benchmark.csv has no peak-memory column")
     metrics: list[MetricSummary] = Field(default_factory=list, description="extra numeric columns")
     source: Source = Field(description="where the step-time figures come from")
@@ -174,7 +174,7 @@ class Comparison(BaseModel):
     speedup_ci_note: str | None = Field(default=None, description="why there is no speedup interval, if none")
     change_mean_pct: float = Field(description="(candidate mean - baseline mean) / baseline mean, in percent")
     change_median_pct: float = Field(description="(candidate median - baseline median) / baseline median, in percent")
-    significance: Significance
+    significance: Significance = Field(description="Mann-Whitney U verdict across runs, or too_few_runs")
     show_mean_and_median: bool = Field(
         description="true when a description must show both mean and median: either arm is bimodal, or the two "
         "speedups differ by more than 2%")
@@ -188,7 +188,7 @@ class Comparison(BaseModel):
     peak_mem_candidate_gb: float | None = Field(description="peak memory, max over runs, candidate")
     peak_mem_change_pct: float | None = Field(description="change of peak memory in percent")
     metrics: list[MetricChange] = Field(default_factory=list, description="extra columns present in both arms")
-    source: Source
+    source: Source = Field(description="where the compared figures come from")
 
 
 class Candidate(BaseModel):
@@ -234,7 +234,9 @@ class BenchmarkSummary(BaseModel):
         description="the baseline the PR's numbers are measured against, used to mark candidates measured elsewhere")
     reference_baseline_rule: str | None = Field(description="how reference_baseline was chosen")
     latest_report: str | None = Field(description="latest-report.md when present (the drafts go next to it)")
-    warnings: list[str] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list,
+                                description="things worth checking that did not stop the reading (missing steps, "
+                                "unequal run counts, a recorded effect that disagrees with before/after)")
 
     def arm(self, name: str) -> ArmSummary:
         return next(a for a in self.arms if a.name == name)
