@@ -21,7 +21,7 @@ from helpers.bisect_project import Project, build, log2ceil
 from helpers.gitbuild import snapshot
 from perfkit.bisect import state as statefile
 from perfkit.bisect.tools import bisect_reset, bisect_run, bisect_start, bisect_status, bisect_step
-from perfkit.errors import InputError
+from perfkit.errors import InputError, ToolFailure
 
 CLEAN = ""
 KERNEL = ["", "", "", "", "", "", "", "", "", "", "", ""]
@@ -300,3 +300,30 @@ def test_bad_input_and_lock(tmp_path):
     assert bisect_reset(p.path).removed
     assert bisect_reset(p.path).message.startswith("Nothing to reset")
     assert snapshot(p.sup.path) == before
+
+
+def test_repo_moved_mid_bisect_and_unwritable_state(tmp_path):
+    import shutil
+
+    plan = [("src", "")] * 6 + [("src", "BUG", "bug")] + [("src", "BUG")] * 3
+    p = build(tmp_path, KERNEL, plan)
+    start(p, p.c["add"], install=[], install_submodule=[])
+    bisect_step(p.path)
+    bisect_step(p.path)
+    moved = tmp_path / "moved" / "pypto"
+    moved.parent.mkdir()
+    shutil.move(p.path, moved)
+    res = bisect_run(str(moved))
+    assert res.culprit.commit == p.c["bug"] and any("moved" in n for n in res.notes)
+    listing = subprocess.run(["git", "-C", str(moved), "worktree", "list", "--porcelain"], capture_output=True,
+                             text=True).stdout
+    assert listing.count("worktree ") == 1 and not (moved / ".git" / "worktrees").exists() \
+        or not any((moved / ".git" / "worktrees").iterdir())
+    bisect_reset(str(moved))
+    # a state folder that cannot be created: a clear failure, nothing half-written
+    sdir = statefile.state_dir(moved)
+    sdir.write_text("in the way\n")
+    with pytest.raises(ToolFailure, match="cannot create the bisect folder"):
+        bisect_start(str(moved), p.c["add"], run="true")
+    assert sdir.read_text() == "in the way\n"
+    sdir.unlink()

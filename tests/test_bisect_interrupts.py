@@ -4,7 +4,6 @@ resumes to the right answer or resets without a trace."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys

@@ -192,7 +192,10 @@ def stale_holder(sdir: Path) -> dict | None:
 @contextmanager
 def locked(sdir: Path):
     """Hold the repository's bisect lock for the duration of one tool call."""
-    sdir.mkdir(parents=True, exist_ok=True)
+    try:
+        sdir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ToolFailure(f"cannot create the bisect folder {sdir}: {exc.strerror or exc}") from None
     path = sdir / "lock"
     mine = json.dumps(_me())
     for _ in range(3):

@@ -136,10 +136,12 @@ class Checkout:
         if not admin.is_dir():
             return
         ours = str(self.path / ".git")
+        # also our entries from before the repository was moved: same layout, target gone
+        moved = f"/{self.path.parent.parent.name}/{self.path.parent.name}/{self.path.name}/.git"
         for entry in admin.iterdir():
             try:
                 target = (entry / "gitdir").read_text().strip()
             except OSError:
                 continue
-            if target == ours or Path(target).parent.resolve() == self.path.resolve():
+            if target == ours or (target.endswith(moved) and not Path(target).exists()):
                 shutil.rmtree(entry, ignore_errors=True)
