@@ -47,6 +47,27 @@ class Doc:
     section_names: list[str] = field(default_factory=list)
     table: list[bool] = field(default_factory=list)
 
+    def joined(self, mask: str = "prose") -> tuple[str, list[int]]:
+        """The masked lines joined by newlines, and the offset where each line starts."""
+        key = "_joined_" + mask
+        if key not in self.__dict__:
+            lines = self.prose if mask == "prose" else self.code
+            starts, pos = [], 0
+            for line in lines:
+                starts.append(pos)
+                pos += len(line) + 1
+            self.__dict__[key] = ("\n".join(lines), starts)
+        return self.__dict__[key]
+
+    def figures(self, i: int) -> list:
+        """The figures of prose line i (cached: several rules ask)."""
+        from perfkit.lint.numbers import figures_in
+
+        cache = self.__dict__.setdefault("_figures", {})
+        if i not in cache:
+            cache[i] = figures_in(i, self.prose[i])
+        return cache[i]
+
     def sections(self) -> list[tuple[str, range]]:
         out: list[tuple[str, range]] = []
         start = 0

@@ -7,6 +7,7 @@ that guesses produces findings nobody trusts, so every pattern here is one a wri
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -34,12 +35,13 @@ def _find(rule: str, doc: Doc, line: int, start: int, end: int, fix: str) -> Fin
 
 
 def _scan(rule: str, doc: Doc, table: list[tuple[re.Pattern[str], str]], mask: str = "prose") -> list[Finding]:
+    """Every match of every pattern, searched over the whole masked text at once (one pass per pattern)."""
+    text, starts = doc.joined(mask)
     out = []
-    lines = doc.prose if mask == "prose" else doc.code
-    for i, text in enumerate(lines):
-        for rx, fix in table:
-            for m in rx.finditer(text):
-                out.append(_find(rule, doc, i, m.start(), m.end(), fix))
+    for rx, fix in table:
+        for m in rx.finditer(text):
+            i = bisect.bisect_right(starts, m.start()) - 1
+            out.append(_find(rule, doc, i, m.start() - starts[i], m.end() - starts[i], fix))
     return out
 
 
@@ -270,7 +272,7 @@ def rule_duplicate_number(doc: Doc, ctx: Context) -> list[Finding]:
             continue
         seen_here: set[str] = set()
         for i in rng:
-            for f in nums.figures_in(i, doc.prose[i]):
+            for f in doc.figures(i):
                 if f.setup_count or nums.is_small_count(f):
                     continue
                 key = f.numeral
@@ -290,10 +292,10 @@ _FORBIDDEN_HEADING = re.compile(r"^(?:observations?|findings|profile findings|re
 _FORBIDDEN_TEXT = [
     (re.compile(r"\bexperimental (?:PR|pull request|change)\b|\bthis (?:PR|pull request) is (?:an? )?experiment", re.I),
      "an 'experimental PR' callout: cut it; the description states what was measured"),
-    (re.compile(r"\bgenerated (?:with|by|using)\b|\bco-authored-by:\s*(?:claude|copilot|chatgpt)|🤖|claude\.ai/|"
+    (re.compile(r"\bgenerated (?:with|by|using)\b|\bco-authored-by:[ \t]*(?:claude|copilot|chatgpt)|🤖|claude\.ai/|"
                 r"\bsession (?:link|log)\b", re.I),
      "a generated-with footer or session link: cut it (an AI-assistance statement only where the repo asks)"),
-    (re.compile(r"^\s*(?:\*\*|__)?(?:edit|update|revision|revised|v\d+)(?:\*\*|__)?\s*(?:\(|:)", re.I),
+    (re.compile(r"^[ \t]*(?:\*\*|__)?(?:edit|update|revision|revised|v\d+)(?:\*\*|__)?[ \t]*(?:\(|:)", re.I | re.M),
      "a revision note: describe the PR as it is now, without its history"),
 ]
 
