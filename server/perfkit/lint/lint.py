@@ -8,13 +8,14 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from perfkit.errors import InputError
-from perfkit.lint import markdown, rules
 from perfkit.lint.models import Finding, LintResult
 
 _MAX_BYTES = 2_000_000
 
 
 def detect_kind(text: str, name: str = "") -> str:
+    from perfkit.lint import markdown
+
     low = name.lower()
     if "issue" in low:
         return "issue"
@@ -28,6 +29,7 @@ def lint_text(text: str, kind: str, figures: Any = None, repo_lines: set[str] | 
               allowed_headings: set[str] | None = None, issue_title_prefixes: list[str] | None = None
               ) -> tuple[list[Finding], list[str], list[str]]:
     """(findings sorted by position, rules run, rules skipped with the reason)."""
+    from perfkit.lint import markdown, rules  # compiled patterns: loaded on first use, not at tool listing
     doc = markdown.parse(text, repo_lines)
     ctx = rules.Context(kind=kind, figures=figures, allowed_headings=allowed_headings,
                         issue_title_prefixes=issue_title_prefixes or [])

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from perfkit.benchmark.models import BenchmarkSummary, Candidate, Comparison
 from perfkit.errors import InputError
-from perfkit.publish.models import Draft
+from perfkit.publish.draft_model import Draft
 
 
 def sig(v: float | None, digits: int = 3) -> str:

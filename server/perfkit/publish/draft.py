@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from perfkit.errors import InputError
 from perfkit.publish import miniyaml
-from perfkit.publish.models import Draft
+from perfkit.publish.draft_model import Draft
 
 _FIX = "see docs/publish.md (or the publish-pr skill's references/draft-format.md) for the draft's fields"
 

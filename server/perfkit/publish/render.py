@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
 
 from perfkit.errors import InputError, ToolFailure
-from perfkit.publish.models import (Draft, IssueFormUse, Placeholder, RenderResult, TemplateUse)
+from perfkit.publish.models import IssueFormUse, Placeholder, RenderResult, TemplateUse
+
+if TYPE_CHECKING:
+    from perfkit.publish.draft_model import Draft
 
 PH = "<{what}>"
 PR_FILE = "proposed-pr-description.md"
@@ -145,6 +147,8 @@ def _details(b: Any, d: Draft, campaign: Path) -> dict[str, Any]:
 
 def _write_both(out: Path, files: dict[str, str]) -> dict[str, Path]:
     """Write every file to a temporary name first, then move them all into place."""
+    import tempfile
+
     out.mkdir(parents=True, exist_ok=True)
     temps: dict[str, str] = {}
     try:

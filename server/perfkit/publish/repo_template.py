@@ -14,7 +14,8 @@ from pathlib import Path
 
 from perfkit.errors import InputError
 from perfkit.lint.markdown import norm_heading
-from perfkit.publish.models import Checkbox, CheckboxOutcome, PolicyConflict, RepoNote, SkippedHeading
+from perfkit.publish.draft_model import Checkbox
+from perfkit.publish.models import CheckboxOutcome, PolicyConflict, RepoNote, SkippedHeading
 
 _NAMES = ("pull_request_template.md", "pull_request_template.txt", "pull_request_template")
 _FOLDER = "pull_request_template"
