@@ -206,7 +206,8 @@ def main() -> int:
         if case:
             p = measure(Path(tmp) / "pypto", case[0], case[1], repeat)
             rows.append(f"| git_blame_removal, real pypto history (1,524 commits), {p['hunks']:.0f} one-line files "
-                         f"deleted (end to end) | {p['tool']:.2f} s | `git blame` of each whole file: {p['whole']:.2f} s"
+                         f"deleted (end to end) | {p['tool']:.2f} s | `git blame` of each whole file: "
+                         f"{p['whole']:.2f} s"
                          f"; one `git blame -L` per hunk: {p['per_hunk']:.2f} s | {p['whole'] / p['tool']:.1f}x "
                          "(one-line files: same blame work, the tool adds PR, merge, test and name lookups) |")
         else:

@@ -242,10 +242,14 @@ def test_shallow_clone_flags_missing_history(campaign, tmp_path):
     shallow = tmp_path / "shallow"
     tip = run_git(shallow, "rev-parse", "HEAD")
     boundary = run_git(shallow, "rev-parse", "HEAD~1")
-    res = classify_changes(str(shallow), boundary, tip)
-    assert res.incomplete_history and any("shallow" in w for w in res.warnings)
+    res = classify_changes(str(shallow), boundary, tip)  # the range itself is complete: only older history is cut
+    assert not res.incomplete_history and any("shallow clone" in w for w in res.warnings)
+    assert [c.sha for c in res.commits] == [tip]
     with pytest.raises(InputError, match="^base: .*fetch the missing history"):
         classify_changes(str(shallow), s["base"], tip)
+    run_git(shallow, "fetch", "-q", "--depth", "1", "origin", "main")  # main's tip, cut off from perf's line
+    with pytest.raises(InputError, match="^base: .*not an ancestor.*shallow.*unshallow"):
+        classify_changes(str(shallow), "FETCH_HEAD", tip)
 
 
 def test_mcp_and_cli_agree(campaign):
@@ -349,22 +353,21 @@ def test_diff_parse_rebuilds_every_file(tmp_path):
             if k not in after:
                 repo.remove(k)
         new = repo.commit("after", {k: "\n".join(v) + "\n" for k, v in after.items()})
-        parsed = {f.path: f for f in diff_commits(repo.path, old, new)}
-        for name in set(before) | set(after):
-            was = None if name not in before else before[name] or [""]  # "\n" alone is one empty line
-            now = None if name not in after else after[name] or [""]
-            if was == now:
-                assert name not in parsed
-                continue
-            f = parsed.get(name) or next(p for p in parsed.values() if p.old_path == name)
-            text = list(was) if was is not None else []
+        parsed = diff_commits(repo.path, old, new)
+
+        def lines(tree, name):  # "\n" alone is one empty line
+            return [] if name not in tree else tree[name] or [""]
+
+        changed = {n for n in set(before) | set(after) if before.get(n) != after.get(n)}
+        assert changed <= {p for f in parsed for p in (f.path, f.old_path)}
+        for f in parsed:
+            text = lines(before, f.old_path) if f.status != "A" else []
             for h in reversed(f.hunks):
-                assert [d.text for d in h.removed] == text[h.old_start - 1:h.old_start - 1 + h.old_count] \
-                    if h.old_count else True
+                if h.old_count:
+                    assert [d.text for d in h.removed] == text[h.old_start - 1:h.old_start - 1 + h.old_count]
                 start = h.old_start - 1 if h.old_count else h.old_start
                 text[start:start + h.old_count] = [d.text for d in h.added]
-            if f.path == name:
-                assert text == (list(now) if now is not None else [])
+            assert text == (lines(after, f.path) if f.status != "D" else [])
 
     check()
 
@@ -375,3 +378,33 @@ def test_python_recipe_flags_and_requirement_lines():
     args = 'cmd = ["torchrun", "train.py", "--use-fused-adam", "--lr", "0.1"]'
     assert [i.key for i in settings_in(args, "recipe", "examples/launch.py")] == ["use-fused-adam", "lr"]
     assert settings_in("torch==2.1", "dependency", "requirements.txt") == []
+
+
+def _judge(removed, added=(), whole_file=False):
+    from perfkit.changes.diff_parse import DiffLine
+    from perfkit.changes.removal import judge, net_lines
+
+    rem = [DiffLine(10 + i, t) for i, t in enumerate(removed)]
+    add = [DiffLine(10 + i, t) for i, t in enumerate(added)]
+    v = judge(net_lines(rem, add), whole_file)
+    return v and v.shape
+
+
+@pytest.mark.parametrize("removed,added,shape", [
+    (["    if x is None:", "        raise ValueError('x')"], [], "guard"),
+    (["    if use_fast:", "        y = fast(x)", "        z = y + 1"], ["    y = fast(x)", "    z = y + 1"], "guard"),
+    (['  TORCH_CHECK(t.is_contiguous(), "needs contiguous");'], [], "guard"),
+    (["    assert x.ndim == 2"], [], "guard"),
+    (["    else:", "        y = slow(x)"], [], "branch"),
+    (["    for i in range(n):", "        warm(i)"], [], "branch"),
+    (["    torch.cuda.synchronize()", "    barrier()"], [], "call"),
+    (["import numpy as np", "from x import y"], [], "import"),
+    (["    total = a + b"], [], "lines"),
+    (["def helper(a):", "    return a"], ["def other(b):", "    return b * 2"], "function"),
+    (["def helper(a):"], ["def helper(a, b=1):"], None),  # a changed signature is not a removal
+    (["    # old comment", ""], [], None),
+    (["    y = x * 2"], ["    y = x * 3"], None),
+    (["    return foo(x)"], [], "call"),
+])
+def test_removal_shapes(removed, added, shape):
+    assert _judge(removed, added) == shape

@@ -398,9 +398,5 @@ def classify_changes(
         r.warnings.append("base and head are the same commit: nothing to classify")
     progress(total, total, "done")
     return ClassifyResult(repo=str(r.repo), base=r.base, head=r.head, commits=commits, totals=totals, moved=moved,
-                          recipe_globs=globs, empty_range=r.empty, incomplete_history=incomplete or bool(
-                              r.shallow and _range_touches_boundary(r, shas)), warnings=r.warnings)
-
-
-def _range_touches_boundary(r: Range, shas: list[str]) -> bool:
-    return any(s in r.shallow for s in [*shas, r.base])
+                          recipe_globs=globs, empty_range=r.empty, incomplete_history=incomplete,
+                          warnings=r.warnings)

@@ -82,8 +82,8 @@ class ClassifyResult(BaseModel):
     moved: list[MovedBlock] = Field(default_factory=list)
     recipe_globs: list[str] = Field(description="path patterns that marked recipes, launchers and configs")
     empty_range: bool = False
-    incomplete_history: bool = Field(default=False, description="the clone is shallow and part of the range or "
-                                     "its history is missing: kinds that depend on it may be wrong")
+    incomplete_history: bool = Field(default=False, description="a commit of the range has no parent in this "
+                                     "(shallow or grafted) clone and was diffed against an empty tree")
     warnings: list[str] = Field(default_factory=list)
 
     def human(self) -> str:

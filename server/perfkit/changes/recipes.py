@@ -31,7 +31,8 @@ _TEST_RE = re.compile(r"(^|/)(tests?|testing|unittests?)/|(^|/)test_[^/]*$|_test
 _DOC_RE = re.compile(r"(^|/)docs?/|(^|/)(README|CHANGELOG|CHANGES|LICENSE|NOTICE|AUTHORS)[^/]*$", re.I)
 _DEP_RE = re.compile(r"(^|/)([^/]*requirements[^/]*\.(txt|in)|constraints[^/]*\.txt|environment[^/]*\.ya?ml"
                      r"|pyproject\.toml|setup\.py|setup\.cfg|Pipfile|[^/]*Dockerfile[^/]*|[^/]*\.dockerfile)$", re.I)
-_LAUNCH_CMD_RE = re.compile(r"\b(torchrun|deepspeed|accelerate\s+launch|mpirun|srun|python3?\s+-m\s+torch\.distributed)")
+_LAUNCH_CMD_RE = re.compile(r"\b(torchrun|deepspeed|accelerate\s+launch|mpirun|srun"
+                            r"|python3?\s+-m\s+torch\.distributed)")
 
 
 def is_test(path: str) -> bool:

@@ -15,8 +15,10 @@ from perfkit.changes.diff_parse import DiffLine
 from perfkit.changes.models import RemovalShape
 from perfkit.changes.moved import norm
 
-_DEF_RE = re.compile(r"^\s*(?:async\s+def|def|class)\s+([A-Za-z_]\w*)|^\s*(?:export\s+)?function\s+([A-Za-z_$][\w$]*)"
-                     r"|^\s*(?:[\w:<>*&,~]+\s+)+\**&?([A-Za-z_~][\w:~]*)\s*\([^;]*\)\s*(?:const\s*)?(?:override\s*)?\{?\s*$")
+_DEF_RE = re.compile(r"^\s*(?:async\s+def|def|class)\s+([A-Za-z_]\w*)"
+                     r"|^\s*(?:export\s+)?function\s+([A-Za-z_$][\w$]*)"
+                     r"|^\s*(?:[\w:<>*&,~]+\s+)+\**&?([A-Za-z_~][\w:~]*)\s*\([^;]*\)\s*(?:const\s*)?"
+                     r"(?:override\s*)?\{?\s*$")
 _IF_RE = re.compile(r"^\s*if\b")
 _BRANCH_RE = re.compile(r"^\s*(?:\}\s*)?(?:if|elif|else|switch|case|try|except|catch|finally|for|while|with|default)\b")
 _GUARD_LINE_RE = re.compile(r"^\s*(?:assert\b|static_assert\b|[A-Z][A-Z0-9_]*(?:CHECK|ASSERT)\w*\s*\(|raise\b|throw\b)")
@@ -24,17 +26,23 @@ _EXIT_RE = re.compile(r"^\s*(?:raise|return|continue|break|throw|sys\.exit|exit|
 _IMPORT_RE = re.compile(r"^\s*(?:import\s+\w|from\s+[\w.]+\s+import\b|#\s*include\b|using\s+namespace\b)")
 _CALL_RE = re.compile(r"^\s*(?:await\s+|return\s+)?[\w.\[\]\"'>:-]*\w\s*\(.*\)\s*;?\s*$")
 _COMMENT_RE = re.compile(r"^\s*(?:#|//|/\*|\*|<!--|\"\"\"|''')")
+_STATEMENTS = {"return", "await", "yield", "raise", "not", "else", "new", "delete", "throw", "assert", "print", "if",
+               "elif", "while", "for", "case", "and", "or", "in", "is", "lambda", "with", "del", "goto", "co_await",
+               "co_return", "using", "typedef", "sizeof"}
 _KEYWORDS = {"if", "for", "while", "switch", "return", "catch", "sizeof", "elif", "with", "assert", "print"}
 
 
 def is_code(text: str) -> bool:
     s = text.strip()
-    return bool(s) and not _COMMENT_RE.match(s) and s not in {"{", "}", "};", ")", "]", "pass", "...", "else:"}
+    return bool(s) and not _COMMENT_RE.match(s) and s not in {"{", "}", "};", ")", "]", "pass", "..."}
 
 
 def defined_name(text: str) -> str | None:
+    """The function or class a line starts to define (Python, JavaScript, C-like), if any."""
     m = _DEF_RE.match(text)
     if not m:
+        return None
+    if m.group(3) and text.split(None, 1)[0] in _STATEMENTS:  # `return f(x)`, `await g(y)`: calls
         return None
     name = next(g for g in m.groups() if g)
     return None if name in _KEYWORDS else name.split("::")[-1]

@@ -27,11 +27,14 @@ def open_range(repo: str, base: str, head: str) -> Range:
     top = gitrepo.open_repo(repo)
     b = gitrepo.resolve_commit(top, base, "base")
     h = gitrepo.resolve_commit(top, head, "head")
+    shallow = shallow_commits(top)
     if b != h and not gitrepo.is_ancestor(top, b, h):
-        raise InputError("base", f"'{base}' ({b[:12]}) is not an ancestor of head '{head}' ({h[:12]})",
+        hint = (" (this clone is shallow: the history between them may be missing; run `git fetch --unshallow`)"
+                if shallow else "")
+        raise InputError("base", f"'{base}' ({b[:12]}) is not an ancestor of head '{head}' ({h[:12]}){hint}",
                          "pass the commit the delivery branch started from, for example the output of "
                          "`git merge-base <main-branch> <head>`")
-    r = Range(top, b, h, shallow_commits(top))
+    r = Range(top, b, h, shallow)
     if r.shallow:
         r.warnings.append(f"shallow clone: history stops at {len(r.shallow)} boundary commit(s); run "
                           "`git fetch --unshallow` for a complete answer")
