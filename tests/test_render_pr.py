@@ -394,3 +394,25 @@ def test_mcp_and_cli_agree(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "perfkit.cli", "render-pr", str(campaign), str(repo), "--draft",
                            '{"jobb": 1}'], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and proc.stderr.startswith("perfkit: error: draft.jobb: ")
+
+
+def test_unreadable_yaml_is_refused_with_its_line(tmp_path):
+    campaign = make_campaign(tmp_path / "campaign")
+    repo = make_repo(tmp_path / "repo", {
+        ".github/ISSUE_TEMPLATE/perf.yml": "name: Perf\nbody:\n  - type: textarea\n    attributes: &a\n      label: X\n",
+        ".github/ISSUE_TEMPLATE/question.md": "---\nname: Question\n---\n\n## Question\n"})
+    (tmp_path / "d.yaml").write_text("job: x\ngpu: &g H100\n")
+    with pytest.raises(InputError) as err:
+        render_pr(str(campaign), str(repo), draft=str(tmp_path / "d.yaml"), out_dir=str(tmp_path / "out"))
+    assert err.value.field == "draft" and "line 2" in str(err.value)
+    res = render_pr(str(campaign), str(repo), draft=DRAFT, out_dir=str(tmp_path / "out"))
+    assert res.issue_form.path == ".github/ISSUE_TEMPLATE/question.md"
+    assert any("perf.yml skipped: line 4" in w for w in res.warnings)
+
+
+def test_templates_are_found_in_a_source_checkout():
+    from perfkit.publish.templates_dir import NAMES, templates_dir
+
+    root = Path(__file__).resolve().parents[1]
+    assert templates_dir() == root / "templates"
+    assert all((templates_dir() / n).is_file() for n in NAMES)
