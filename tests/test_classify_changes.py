@@ -55,6 +55,10 @@ def identity(x):
     return x
 '''
 
+ARG_COMPILE = '    p.add_argument("--compile", action="store_true")\n'
+ARGS = "import argparse\n\n\ndef parse():\n    p = argparse.ArgumentParser()\n" + ARG_COMPILE + \
+    "    return p.parse_args()\n"
+
 
 def _lineno(text: str, needle: str) -> int:
     """1-based number of the first line containing needle (independent of the tool)."""
@@ -68,7 +72,7 @@ def build_campaign(path):
         "src/trainer.py": TRAINER, "src/util.py": UTIL, "src/old_name.py": "VALUE = 1\nOTHER = 2\nTHIRD = 3\n",
         "configs/train.yaml": "num_workers: 2\nlr: 0.1\n",
         "scripts/train.sh": "#!/bin/bash\npython -m src.train --config configs/train.yaml\n",
-        "requirements.txt": "torch\n", "assets/logo.png": b"\x89PNG\x00\x01\x02",
+        "requirements.txt": "torch\n", "assets/logo.png": b"\x89PNG\x00\x01\x02", "src/args.py": ARGS,
         "README.md": "# trainer\n"})}
     repo.git("checkout", "-q", "-b", "perf")
     s["settings"] = repo.commit("Install flash-attn, more loader workers, NCCL tree", {
@@ -84,6 +88,10 @@ def build_campaign(path):
         "src/trainer.py": trainer,
         "scripts/train.sh": "#!/bin/bash\nexport NCCL_ALGO=Tree\nexport TRAINER_CUDA_GRAPHS=1\n"
                             "python -m src.train --config configs/train.yaml\n"})
+    s["flags"] = repo.commit("Compile, and overlap communication behind a new flag", {
+        "src/args.py": ARGS.replace(ARG_COMPILE, ARG_COMPILE + '    p.add_argument("--overlap-comm", action="store_true")\n'),
+        "scripts/train.sh": "#!/bin/bash\nexport NCCL_ALGO=Tree\nexport TRAINER_CUDA_GRAPHS=1\n"
+                            "python -m src.train --config configs/train.yaml --compile --overlap-comm\n"})
     trainer = trainer.replace("    out = model(batch)\n", "    out = model.forward_fast(batch, chunks=4)\n")
     s["source"] = repo.commit("Vectorise the step (#7)", {"src/trainer.py": trainer})
     s["pre_removal_trainer"] = trainer
@@ -168,6 +176,21 @@ def test_defaults(campaign):
     env_sh = _hunks(res, s["env_default"], "scripts/train.sh")
     assert [h.kind for h in env_sh] == ["default"]
     assert env_sh[0].evidence[0].text == "export TRAINER_CUDA_GRAPHS=1"
+
+
+def test_launcher_flags(campaign):
+    repo, s = campaign
+    res = classify_changes(str(repo.path), s["base"], "perf")
+    args = _hunks(res, s["flags"], "src/args.py")
+    assert [h.kind for h in args] == ["default"]
+    sh = _hunks(res, s["flags"], "scripts/train.sh")
+    assert [h.kind for h in sh] == ["default"] and "overlap-comm" in sh[0].reason
+    notes = [e.note for e in sh[0].evidence if e.at == "added" and e.path == "scripts/train.sh"]
+    assert any(n.startswith("sets flag overlap-comm: default") for n in notes)
+    assert any(n.startswith("sets flag compile: setting") for n in notes)  # --compile is read at base
+    assert not any("flag config" in n for n in notes)  # --config was already on the rewritten line
+    read = next(e for e in sh[0].evidence if e.at == "base")
+    assert (read.path, read.line) == ("src/args.py", _lineno(ARGS, "--compile"))
 
 
 def test_source_and_removals(campaign):

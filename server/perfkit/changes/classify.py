@@ -147,7 +147,7 @@ class Analysis:
         base = [self.base_imports[m] for m in mods if m in self.base_imports]
         guarded = [g for u in base for g in u.guarded]
         if guarded:
-            return "setting", 0.9, f"installs {package}, which the code at base already falls back without", [
+            return "setting", 0.9, f"installs {package}, which the code at base imports with an ImportError fallback", [
                 _ev(h, "base", "ImportError fallback at base") for h in guarded[0]]
         plain = [h for u in base for h in u.plain]
         if plain:
@@ -200,21 +200,31 @@ def mark_moves(ctxs: list[FileCtx]) -> list[MovedBlock]:
     return blocks
 
 
+_WHAT = {"env": "environment variable", "flag": "flag", "config": "config value", "kwarg": "argument"}
+
+
 def _judge_recipe(a: Analysis, c: FileCtx, net: Net) -> HunkChange | None:
+    """One kind for a recipe hunk from the keys and packages it sets; each evidence line names its own kind."""
     path, role = c.diff.path, c.role
     if not net.added and not net.removed:
         return None  # moved or re-indented lines only
+    before = {(recipes.canon(it.key), it.value) for d in net.removed for it in recipes.settings_in(d.text, role, path)}
+    after_keys: set[str] = set()
     found: list[tuple[ChangeKind, float, str, list[Evidence]]] = []
     for d in net.added:
         for it in recipes.settings_in(d.text, role, path):
+            after_keys.add(recipes.canon(it.key))
+            if (recipes.canon(it.key), it.value) in before:
+                continue  # already set so on the line this one rewrites
             kind, conf, why, ev = a.key_status(it.key)
-            what = {"env": "environment variable", "flag": "flag", "config": "config value", "kwarg": "argument"}
-            found.append((kind, conf, why, [_line_ev(c, d, "added", f"sets {what[it.style]} {it.key}")] + ev))
+            found.append((kind, conf, why, [_line_ev(c, d, "added", f"sets {_WHAT[it.style]} {it.key}: {kind}, "
+                                                                 f"{why}")] + ev))
         for p in recipes.packages_in(d.text, role, path):
             kind, conf, why, ev = a.package_status(p)
-            found.append((kind, conf, why, [_line_ev(c, d, "added", f"installs {p}")] + ev))
-    dropped = [(d, it) for d in net.removed for it in recipes.settings_in(d.text, role, path)]
-    if not found and dropped and not any(is_code(d.text) for d in net.added):
+            found.append((kind, conf, why, [_line_ev(c, d, "added", f"installs {p}: {kind}")] + ev))
+    dropped = [(d, it) for d in net.removed for it in recipes.settings_in(d.text, role, path)
+               if recipes.canon(it.key) not in after_keys]
+    if not found and dropped:
         ev = [_line_ev(c, d, "removed", f"no longer sets {it.key}") for d, it in dropped[:5]]
         if c.diff.status == "D":
             return _hunk("removal", 0.8, f"deletes the {role} file", ev, removal="file")
@@ -226,14 +236,17 @@ def _judge_recipe(a: Analysis, c: FileCtx, net: Net) -> HunkChange | None:
             return _hunk("removal", 0.8, f"deletes the {role} file",
                          [_line_ev(c, d, "removed", "deleted") for d in net.removed[:3]], removal="file")
         lines = net.added or net.removed
-        return _hunk("setting", 0.5, f"changes a {role} file; no key or package recognised",
+        return _hunk("setting", 0.5, f"changes a {role} file; no new key or package recognised",
                      [_line_ev(c, d, "added" if net.added else "removed", "changed line") for d in lines[:3]])
     for kind in ("default", "source", "setting"):
         picked = [f for f in found if f[0] == kind]
         if picked:
             best = max(picked, key=lambda f: f[1])
-            ev = [e for f in picked for e in f[3]] + [e for f in found if f[0] != kind for e in f[3][:1]]
-            return _hunk(kind, best[1], best[2], ev[:12])  # type: ignore[arg-type]
+            others = [f for f in found if f[0] != kind]
+            why = best[2] + (f"; {len(others)} other key(s) on these lines are of other kinds (see evidence)"
+                             if others else "")
+            ev = [e for f in picked + others for e in f[3]]
+            return _hunk(kind, best[1], why, ev[:12])  # type: ignore[arg-type]
     return None
 
 
@@ -355,12 +368,12 @@ def classify_changes(
     """Propose what a PR may claim: for each commit in base..head (head's first-parent line, oldest
     first; a merge is diffed against its first parent) and each file and hunk, one kind with a
     confidence and the evidence lines. setting: something a user can apply alone (an environment
-    variable, launcher flag or config value something already reads at base, or a pip package the
-    code at base already falls back without). default: a new option whose default keeps the old
-    behaviour, read in source and turned on by a recipe in the range. source: other code changes.
-    removal: deleted functions, guards, branches, calls or files; blame them with git_blame_removal
-    before claiming they are safe. Moved blocks and renames are not removals. The result is a
-    proposal to review, not a verdict. Reads the repository only."""
+    variable, launcher flag or config value that code already reads at base, or a pip package the
+    code at base already imports inside try/except ImportError). default: a new option whose
+    default keeps the old behaviour, read in source and turned on by a recipe in the range.
+    source: other code changes. removal: deleted functions, guards, branches, calls or files;
+    blame them with git_blame_removal before claiming they are safe. Moved blocks and renames are
+    not removals. The result is a proposal to review, not a verdict. Reads the repository only."""
     r = open_range(repo, base, head)
     globs = check_globs(recipe_globs)
     shas = first_parent_commits(r)
