@@ -9,12 +9,12 @@ from hypothesis import given, settings, strategies as st
 from perfkit.bisect.search import Bisection, Decision, expected_tests
 
 
-def drive(n: int, first_new: int, skipped: set[int], strategy=Bisection()) -> tuple[Decision, int]:
+def drive(n: int, first_new: int, skipped: set[int], cheap=None, strategy=Bisection()) -> tuple[Decision, int]:
     """Run the search against a monotone predicate (index >= first_new is new) with untestable indices."""
     marks: dict[int, str] = {}
     tests = 0
     while True:
-        d = strategy.decide(n, marks)
+        d = strategy.decide(n, marks, cheap)
         if not d.test:
             return d, tests
         i = d.test[0]
@@ -25,10 +25,12 @@ def drive(n: int, first_new: int, skipped: set[int], strategy=Bisection()) -> tu
 
 @settings(max_examples=400, deadline=None)
 @given(st.integers(1, 300).flatmap(lambda n: st.tuples(
-    st.just(n), st.integers(0, n - 1), st.sets(st.integers(0, max(0, n - 2)), max_size=n // 2))))
+    st.just(n), st.integers(0, n - 1), st.sets(st.integers(0, max(0, n - 2)), max_size=n // 2),
+    st.none() | st.sets(st.integers(0, n - 1)))))
 def test_never_names_a_wrong_single_commit(case):
-    n, first_new, skipped = case
-    d, tests = drive(n, first_new, skipped)
+    """With or without cheap points to prefer, the answer is right and the worst case is log2."""
+    n, first_new, skipped, cheap_set = case
+    d, tests = drive(n, first_new, skipped, None if cheap_set is None else cheap_set.__contains__)
     if d.found is not None:
         assert d.found == first_new
     else:
@@ -46,6 +48,13 @@ def test_skips_are_stepped_around_not_reported_when_avoidable():
     # every point before the culprit back to a good one is broken: only a set can be named
     d, _ = drive(32, 10, {7, 8, 9})
     assert d.found is None and d.candidates == [7, 8, 9, 10]
+
+
+def test_cheap_points_are_preferred_only_within_the_worst_case_budget():
+    # 12 positions, 4 tests to go: any i leaving at most 8 on each side is free; 3..7 qualify
+    assert Bisection().decide(12, {}, lambda i: i == 3).test == [3]
+    assert Bisection().decide(12, {}, lambda i: i == 2).test == [5]  # too far: the middle wins
+    assert Bisection().decide(16, {}, lambda i: i == 6).test == [7]  # a power of two leaves no room
 
 
 def test_expected_tests():

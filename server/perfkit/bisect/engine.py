@@ -70,6 +70,7 @@ class Engine:
         self.sub_source = Path(st.submodule_source) if st.submodule_source else None
         wt, parking, self.logs = work_paths(sdir, repo)
         self.checkout = Checkout(repo, wt, parking, self.sub_path, self.sub_source)
+        self._pointers: list[str | None] | None = None
 
     # ---- bookkeeping -------------------------------------------------------------------------
 
@@ -84,7 +85,33 @@ class Engine:
         return {i: ("skip" if v == "skip" else "old" if v == old else "new") for i, v in ph.marks.items()}
 
     def _decide(self, ph: PhaseData) -> Decision:
-        return self.strategy.decide(len(ph.items), self._marks(ph))
+        cheap = None
+        if ph.name == "level1" and self.sub_path and self.settings.install_submodule and self.st.installed_sub:
+            ptrs, installed = self._level1_pointers(), self.st.installed_sub
+            cheap = lambda i: ptrs[i] == installed  # noqa: E731
+        return self.strategy.decide(len(ph.items), self._marks(ph), cheap)
+
+    def _level1_pointers(self) -> list[str | None]:
+        """The submodule pointer of every level-1 commit, from one `git log` of the pointer's moves."""
+        if self._pointers is None:
+            st = self.st
+            out = gitrepo.git(self.repo, "log", "--first-parent", "--reverse", "--format=C %H", "--raw",
+                              "--no-abbrev", f"{st.good}..{st.bad}", "--", self.sub_path or ".")
+            moves: dict[str, str | None] = {}
+            commit = ""
+            for line in out.splitlines():
+                if line.startswith("C "):
+                    commit = line[2:].strip()
+                elif line.startswith(":") and line.rstrip().endswith("\t" + (self.sub_path or "")):
+                    new = line.split()[3]
+                    moves[commit] = None if set(new) == {"0"} else new
+            current = self.ptr(st.good)
+            pointers = []
+            for c in st.level1.items:
+                current = moves.get(c, current)
+                pointers.append(current)
+            self._pointers = pointers
+        return self._pointers
 
     def expected_total(self) -> int:
         st = self.st

@@ -12,6 +12,7 @@ the new state. For a regression old is good and new is bad; for a find-fix searc
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
@@ -27,7 +28,8 @@ class Decision:
 
 
 class Strategy(Protocol):
-    def decide(self, n: int, marks: dict[int, Mark]) -> Decision: ...
+    def decide(self, n: int, marks: dict[int, Mark], cheap: Callable[[int], bool] | None = None) -> Decision:
+        """cheap(i): testing index i costs less right now (for example no reinstall is needed)."""
 
 
 def _bounds(n: int, marks: dict[int, Mark]) -> tuple[int, int]:
@@ -37,14 +39,18 @@ def _bounds(n: int, marks: dict[int, Mark]) -> tuple[int, int]:
 
 
 class Bisection:
-    """Binary search that steps around skipped points, as `git bisect` does.
+    """Binary search that steps around skipped points, as `git bisect` does, and saves installs.
 
-    The next point is the untested index nearest the middle of the open interval. When every
-    index between the last old and the first new mark is skipped, the answer is the whole set,
-    never a guess.
+    The next point is the untested index nearest the middle of the open interval, except that a
+    cheap index (one that needs no reinstall) is preferred anywhere the worst case stays the same:
+    with s positions left and b = ceil(log2 s) tests to go, any i that leaves at most 2**(b-1)
+    positions on either side costs no extra test in the worst case. Replayed over every possible
+    culprit of the pypto history this needs 8% fewer submodule installs than plain midpoints, with
+    the same runs (bench/bench_bisect.py). When every index between the last old and the first new mark is skipped,
+    the answer is the whole set, never a guess.
     """
 
-    def decide(self, n: int, marks: dict[int, Mark]) -> Decision:
+    def decide(self, n: int, marks: dict[int, Mark], cheap: Callable[[int], bool] | None = None) -> Decision:
         if n <= 0:
             raise ValueError("empty candidate list")
         lo, hi = _bounds(n, marks)
@@ -54,8 +60,13 @@ class Bisection:
         if not open_:
             return Decision(candidates=list(range(lo + 1, hi + 1)))
         mid = (lo + hi) / 2
-        pick = min(open_, key=lambda i: (abs(i - mid), i))
-        return Decision(test=[pick], remaining=expected_tests(hi - lo))
+        budget = expected_tests(hi - lo)
+        half = 2 ** (budget - 1)
+        pool = [i for i in open_ if i - lo <= half and hi - i <= half] or open_
+        if cheap is not None:
+            pool = [i for i in pool if cheap(i)] or pool
+        pick = min(pool, key=lambda i: (abs(i - mid), i))
+        return Decision(test=[pick], remaining=budget)
 
 
 def expected_tests(span: int) -> int:
