@@ -186,8 +186,7 @@ def main() -> int:
         f"| installs per level-1 search, mean over all 852 possible culprit commits (strategy replayed on the "
         f"real pointer history; {runs_r:.2f} runs each) | {ours_i:.2f} | seed workflow: {seed_i:.2f}; midpoints "
         f"with the same install rule: {plain_i:.2f} | {ours_i / seed_i:.2f}x ({ours_i / plain_i:.2f}x) |",
-        f"| levels named in one call | 2 (bump, then the simpler commit) | git bisect run: 1 (stops at the bump) "
-        f"| |",
+        "| levels named in one call | 2 (bump, then the simpler commit) | git bisect run: 1 (stops at the bump) | |",
     ]
     text = "\n".join(rows)
     print(text)

@@ -241,7 +241,8 @@ def test_step_by_step_and_install_failure(tmp_path):
     p = build(tmp_path, KERNEL, plan)
     before = snapshot(p.sup.path)
     broken = p.order[p.order.index(p.c["bug"]) + 2]
-    start(p, p.c["add"], install=[f'test "$PERFKIT_COMMIT" != {broken}', *p.installs()])
+    # good is older than the submodule: its point has no submodule checkout at all
+    start(p, p.c["init"], install=[f'test "$PERFKIT_COMMIT" != {broken}', *p.installs()])
     lines = []
     while True:
         r = bisect_step(p.path)
@@ -250,10 +251,12 @@ def test_step_by_step_and_install_failure(tmp_path):
         lines.append(r.line)
         assert re.fullmatch(r"Step \d+ of about \d+: [0-9a-f]{12} .+ -> (good|bad|skip) \(.+\)", r.line), r.line
         assert r.status.steps[-1] == r.step
+        assert r.status.done or "paused" in bisect_status(p.path).message  # between steps: paused, not dead
         if r.status.done:
             break
     res = bisect_status(p.path)
     assert res.done and res.culprit.commit == p.c["bug"]
+    assert res.steps[0].superproject == p.c["init"] and res.steps[0].submodule is None
     skipped = [s for s in res.steps if s.verdict == "skip"]
     assert all("superproject install failed" in s.reason and not s.ran for s in skipped)
     assert int(lines[-1].split()[1]) == len(res.steps)

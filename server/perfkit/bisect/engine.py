@@ -217,7 +217,15 @@ class Engine:
 
     def _level1_found(self, sha: str) -> None:
         st = self.st
-        report = self._evaluate(sha)
+        try:
+            report = self._evaluate(sha)
+        except Exception as exc:  # the answer stands even when the commit cannot be classified
+            ref = self._ref(self.repo, sha)
+            st.culprit = Culprit(**ref.model_dump(), kind="unknown")
+            st.reproduce_point = (sha, self.ptr(sha))
+            self._finish("stopped", f"Found: {ref.short} {ref.subject} is the first bad commit; it could not be "
+                         f"classified ({exc}), so no second level ran.")
+            return
         st.culprit = Culprit(commit=sha, short=short(sha), subject=report.subject, author=report.author,
                              date=report.date, kind=report.kind)
         st.reproduce_point = (sha, self.ptr(sha))
@@ -374,8 +382,13 @@ class Engine:
         return ta != tb
 
     def label(self, point: Point) -> tuple[str, str]:
-        """(short sha, subject) of the commit a point varies: the submodule commit in submodule searches."""
-        if point.phase in ("level2", "find_fix", "split_pointer") and point.submodule:
+        """(short label, subject) of a point: the commit it varies, or both halves for a split test."""
+        if point.phase in ("split_pointer", "split_source"):
+            sup = short(point.superproject)
+            what = ("pointer move alone: the culprit's parent with the new pointer" if point.phase == "split_pointer"
+                    else "source change alone: the culprit with the old pointer")
+            return f"{sup}+{self.sub_path}@{short(point.submodule)}", what
+        if point.phase in ("level2", "find_fix") and point.submodule:
             ref = self._ref(self._sub_repo(), point.submodule)
             return f"{self.sub_path}@{ref.short}", ref.subject
         ref = self._ref(self.repo, point.superproject)

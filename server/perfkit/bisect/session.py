@@ -177,7 +177,7 @@ def status(repo: str) -> BisectStatus:
         return BisectStatus(repo=str(top), active=False, done=False, phase="none", state_dir=str(sdir),
                             message="No bisect is recorded for this repository; start one with bisect_start.")
     live = statefile.holder(sdir)
-    stale = statefile.stale_holder(sdir) is not None or (st.worktree is not None and live is None)
+    stale = statefile.stale_holder(sdir) is not None
     eng = Engine(top, sdir, st)
     running = live.get("pid") if live else None
     return status_of(st, top, sdir, running, eng.expected_total(), stale=stale and st.phase != "done")
