@@ -22,6 +22,8 @@ _SHA = re.compile(r"^[0-9a-fA-F]{4,64}$")
 
 
 def open_campaign(campaign_dir: str) -> Path:
+    if not campaign_dir.strip():
+        raise InputError("campaign_dir", "is empty", "pass the campaign folder, the one that holds benchmark.csv")
     path = Path(campaign_dir).expanduser()
     if not path.exists():
         raise InputError("campaign_dir", f"'{campaign_dir}' does not exist",
@@ -44,6 +46,18 @@ def inside(root: Path, rel: str, field: str) -> Path:
         raise InputError(field, f"'{rel}' is a symbolic link that leads outside the campaign folder",
                          "copy the file into the campaign folder instead of linking to it")
     return full
+
+
+def check_text_file(path: Path, field: str, limit: int, fix: str) -> None:
+    """Refuse a file too big to be what it claims, or binary, before a reader loads it whole into memory."""
+    size = path.stat().st_size
+    if size > limit:
+        raise InputError(field, f"is {size / 2**20:,.0f} MiB, more than the {limit / 2**20:,.0f} MiB perfkit reads",
+                         fix)
+    with open(path, "rb") as fh:
+        head = fh.read(8192)
+    if b"\0" in head:
+        raise InputError(field, "holds NUL bytes: it is a binary file, not text", fix)
 
 
 def existing(root: Path, rel: str, field: str) -> Path | None:

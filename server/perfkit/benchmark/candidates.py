@@ -18,6 +18,7 @@ from perfkit.errors import InputError
 KNOWN = {"sha", "title", "shipped", "baseline", "metric", "before", "after", "effect_pct", "arm", "report",
          "note", "reason"}
 EFFECT_TOLERANCE_PCT = 0.05  # recorded effect_pct may differ from (after-before)/before by rounding only
+MAX_BYTES = 64 * 1024**2  # one short JSON object per tried change
 
 
 def _number(record: dict[str, Any], key: str, where: str) -> float | None:
@@ -52,6 +53,7 @@ def same_baseline(a: str, b: str) -> bool:
 
 
 def read_candidates(root: Path, path: Path, file: str) -> tuple[list[Candidate], list[str]]:
+    campaign.check_text_file(path, file, MAX_BYTES, "write one JSON object per tried change")
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:

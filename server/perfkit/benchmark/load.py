@@ -23,6 +23,7 @@ REQUIRED = ("arm", "run", "step", "step_time_s")
 OPTIONAL = ("peak_mem_gb",)
 ARM, RUN, STEP, TIME, MEM, LINE = "_arm", "_run", "_step", "_time", "_mem", "_line"
 SHOWN = 5  # how many bad lines an error quotes
+MAX_BYTES = 1024**3  # about 30 million rows; pandas needs several times the file size in memory
 
 
 @dataclass
@@ -134,6 +135,9 @@ def _integers(frame: pd.DataFrame, col: str, role: str, file: str, minimum: int 
 def read_benchmark_csv(path: Path, file: str, columns: dict[str, str] | None) -> Table:
     import pandas as pd
 
+    from perfkit.benchmark.campaign import check_text_file
+
+    check_text_file(path, file, MAX_BYTES, "write one CSV row per measured step, or split the campaign")
     try:
         header = pd.read_csv(path, nrows=0, skipinitialspace=True)
     except pd.errors.EmptyDataError:

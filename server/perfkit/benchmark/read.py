@@ -20,7 +20,7 @@ def read_benchmark(
         ge=0, description="Steps 1..warmup_steps of every run are left out of the steady-state figures "
         "(step 1, the one-time cost, is reported on its own).")] = 1,
     slow_threshold_s: Annotated[float | None, Field(
-        gt=0, description="A steady-state step slower than this many seconds counts as slow. Default: automatic, "
+        gt=0, allow_inf_nan=False, description="A steady-state step slower than this many seconds counts as slow. Default: automatic, "
         "from the baseline (the valley between its clusters when bimodal, else max(Q3 + 3 IQR, 1.2 x median)); "
         "the same threshold applies to every arm.")] = None,
     columns: Annotated[dict[str, str] | None, Field(
