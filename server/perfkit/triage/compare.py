@@ -16,6 +16,7 @@ from perfkit.triage.models import FileDiff, SubdirTriage, TriageReport
 from perfkit.triage.normalise import Normaliser, sniff
 
 _DIFF_LINE_CAP = 50_000  # beyond this many lines a file is compared as a multiset of lines, without a diff
+_TEXT_BYTES_CAP = 64 * 1024**2  # generated code is far smaller; a bigger file is compared byte for byte, unread
 
 
 def _folder(value: str, field: str) -> Path:
@@ -43,8 +44,9 @@ def _subdir_names(subdirs: list[str]) -> list[str]:
     return out
 
 
-def _files(root: Path) -> dict[str, Path]:
-    """Relative path -> file, without following symlinked folders."""
+def _files(root: Path, top: Path, outside: list[str]) -> dict[str, Path]:
+    """Relative path -> file, without following symlinked folders; links that lead out of top are left
+    unread and named in outside (a build folder is the only thing this tool reads)."""
     found: dict[str, Path] = {}
     if not root.is_dir():
         return found
@@ -52,13 +54,30 @@ def _files(root: Path) -> dict[str, Path]:
         dirnames.sort()
         for f in sorted(filenames):
             p = Path(dirpath) / f
-            if p.is_file():
-                found[p.relative_to(root).as_posix()] = p
+            if not p.is_file():
+                continue
+            real = p.resolve()
+            if top not in real.parents:
+                outside.append(f"{top.name}/{p.relative_to(top).as_posix()}")
+                continue
+            found[p.relative_to(root).as_posix()] = p
     return found
 
 
 def _read(p: Path) -> str:
     return p.read_bytes().decode("utf-8", "replace")
+
+
+def _same_bytes(a: Path, b: Path) -> bool:
+    """Equal contents, read in chunks: build outputs hold binaries of any size."""
+    import filecmp
+
+    return filecmp.cmp(a, b, shallow=False)
+
+
+def _unreadable(p: Path) -> bool:
+    """Binary, or too big to read as text: listed and compared by bytes only."""
+    return sniff(p) or p.stat().st_size > _TEXT_BYTES_CAP
 
 
 def _same_after_normalising(a: str, b: str, norm: Normaliser, fired: set[str]) -> bool:
@@ -112,9 +131,10 @@ def triage_builds(
     """Compare the generated code of a known-good build output with the failing one: per subfolder, the text
     files (.cpp, .pto, .h, .py and any other text) that differ, were added or are missing, after replacing
     dates, times, build ids, hashes and the build folder's own name; binaries (.o, .so, archives, anything
-    with NUL bytes or not UTF-8) are listed but not read. Returns short unified diffs of the most changed
-    files and the reading: generated code differs (likely the compiler) or only binaries and timestamps
-    differ (likely the runtime). Reads both folders only."""
+    with NUL bytes or not UTF-8, any file over 64 MiB) are listed and compared byte for byte, not read as
+    text. Returns short unified diffs of the most changed files and the reading: generated code differs
+    (likely the compiler) or only binaries and timestamps differ (likely the runtime). Reads both folders
+    only."""
     good, bad = _folder(good_dir, "good_dir"), _folder(bad_dir, "bad_dir")
     if good == bad or os.path.samefile(good, bad):
         raise InputError("bad_dir", f"'{bad_dir}' is the same folder as good_dir",
@@ -124,13 +144,17 @@ def triage_builds(
         raise InputError("subdirs", f"none of {', '.join(names)} exists in either build folder",
                          "pass the subfolder names your build output uses, or '.' for the whole folder")
     norm = Normaliser(good, bad)
-    trees = [(n, _files(good / n), _files(bad / n)) for n in names]
+    outside: list[str] = []
+    trees = [(n, _files(good / n, good, outside), _files(bad / n, bad, outside)) for n in names]
     total = sum(len(set(g) | set(b)) for _, g, b in trees)
     done = 0
     fired: Counter[str] = Counter()
     candidates: list[tuple[int, str, str, Path, Path]] = []
     results: list[SubdirTriage] = []
     warnings: list[str] = []
+    if outside:
+        warnings.append(f"{len(outside)} file(s) are links to outside the build folders and were not read: "
+                        f"{', '.join(outside[:5])}")
     for n, gfiles, bfiles in trees:
         st = SubdirTriage(name=n, in_good=(good / n).is_dir(), in_bad=(bad / n).is_dir(), compared=0, identical=0,
                           differ=[], added=[], missing=[], timestamp_only=[], binary_differ=[])
@@ -140,13 +164,13 @@ def triage_builds(
             warnings.append(f"{n}/ exists in neither build")
         for rel in sorted(set(gfiles) | set(bfiles)):
             g, b = gfiles.get(rel), bfiles.get(rel)
-            binary = any(sniff(p) for p in (g, b) if p)
+            binary = any(_unreadable(p) for p in (g, b) if p)
             if g is None or b is None:
                 target = (st.binary_added if g is None else st.binary_missing) if binary else \
                     (st.added if g is None else st.missing)
                 target.append(rel)
             elif binary:
-                if g.read_bytes() == b.read_bytes():
+                if _same_bytes(g, b):
                     st.binary_identical += 1
                 else:
                     st.binary_differ.append(rel)
