@@ -145,6 +145,67 @@ def replay(repo: Path) -> tuple[float, float, float, float]:
             statistics.mean(i for _, i in plain), statistics.mean(2 * r for r, _ in plain))
 
 
+def fast_import(path: Path, commits: list[tuple[str, dict[str, str], dict[str, str]]]) -> list[str]:
+    path.mkdir(parents=True)
+    git(path, "init", "-q", "-b", "main")
+    chunks = []
+    for i, (msg, files, links) in enumerate(commits, start=1):
+        parts = [f"commit refs/heads/main\nmark :{i}\nauthor b <b@example.com> {1_700_000_000 + i} +0000\n"
+                 f"committer b <b@example.com> {1_700_000_000 + i} +0000\ndata {len(msg)}\n{msg}\n"]
+        parts += [f"from :{i - 1}\n"] if i > 1 else []
+        parts += [f"M 160000 {sha} {p}\n" for p, sha in links.items()]
+        parts += [f"M 100644 inline {p}\ndata {len(t)}\n{t}\n" for p, t in files.items()]
+        chunks.append("".join(parts))
+    marks = path / ".git" / "marks"
+    subprocess.run(["git", "-C", str(path), "fast-import", "--quiet", f"--export-marks={marks}"],
+                   input="".join(chunks).encode(), check=True)
+    shas = dict(line.split() for line in marks.read_text().splitlines())
+    git(path, "reset", "-q", "--hard", "main")
+    return [shas[f":{i}"] for i in range(1, len(commits) + 1)]
+
+
+def synthetic(base: Path) -> tuple[Path, str, str]:
+    """512 compiler commits over a 64-commit runtime, small trees: checkouts cost almost nothing, so
+    the time per point is the tools' own overhead. A source bug lands at commit 333."""
+    r = fast_import(base / "rt", [(f"rt {i}", {"k.cpp": f"{i}\n"}, {}) for i in range(64)])
+    mods = f'[submodule "rt"]\n\tpath = runtime\n\turl = {base / "rt"}\n'
+    commits = [("c0", {".gitmodules": mods, "src.py": "0\n"}, {"runtime": r[0]})]
+    for i in range(1, 512):
+        links = {"runtime": r[i // 8]} if i % 32 == 0 else {}
+        commits.append((f"c{i}", {"src.py": f"{i}{' BUG' if i >= 333 else ''}\n"}, links))
+    shas = fast_import(base / "sup", commits)
+    git(base / "sup", "submodule", "update", "--init", "-q", "runtime")
+    return base / "sup", shas[0], shas[333]
+
+
+def overhead(base: Path, repeat: int) -> tuple[float, float, int, int]:
+    from perfkit.bisect.tools import bisect_reset, bisect_run, bisect_start
+
+    ours_repo, good, culprit = synthetic(base / "a")
+    alt_repo, alt_good, alt_culprit = synthetic(base / "b")  # other shas: the runtime URL differs
+    check = 'if grep -q BUG src.py; then echo FAIL; else echo PASS; fi'
+    script = base / "alt.sh"
+    script.write_text("git submodule update --init -q runtime || exit 125\ntrue; true\n"
+                      "if grep -q BUG src.py; then exit 1; fi\nexit 0\n")
+    ours, theirs = [], []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        bisect_start(str(ours_repo), good, run=check, install=["true"], install_submodule=["true"], verify_ends=False)
+        res = bisect_run(str(ours_repo))
+        ours.append((time.perf_counter() - t) / len(res.steps))
+        assert res.culprit.commit == culprit
+        steps = len(res.steps)
+        bisect_reset(str(ours_repo))
+        t = time.perf_counter()
+        git(alt_repo, "bisect", "start", "HEAD", alt_good)
+        out = git(alt_repo, "bisect", "run", "sh", str(script))
+        assert alt_culprit in out
+        runs = out.count("running ")
+        git(alt_repo, "bisect", "reset")
+        theirs.append((time.perf_counter() - t) / runs)
+    return statistics.median(ours), statistics.median(theirs), steps, runs
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="one repeat instead of three")
@@ -169,6 +230,8 @@ def main() -> int:
             theirs.append(t / gb["runs"])
         _, bare = perfkit_bisect(ours_repo, x, verify=False)
         runs_r, ours_i, plain_i, seed_i = replay(ours_repo)
+        (base / "syn").mkdir()
+        oa, ob, osteps, oruns = overhead(base / "syn", repeat)
     a, b = statistics.median(ours), statistics.median(theirs)
     seed_installs = 2 * gb["runs1"] + 1 + gb["runs2"] + 2
     rows = [
@@ -177,6 +240,9 @@ def main() -> int:
         f"| bisect orchestration per tested point, pypto-history bump #1112 (852 + 26 commits, trivial run "
         f"and installs), median of {repeat} | {a * 1000:.0f} ms | git bisect run + submodule update, both levels "
         f"by hand: {b * 1000:.0f} ms | {a / b:.2f}x |",
+        f"| bisect overhead per tested point, small synthetic repo (512 commits, checkouts nearly free, trivial "
+        f"run and installs), median of {repeat} | {oa * 1000:.0f} ms ({osteps} points) | git bisect run + submodule "
+        f"update: {ob * 1000:.0f} ms ({oruns} points) | {oa / ob:.2f}x |",
         f"| runs to name the pypto bump and the simpler commit | {pk['runs']} ({bare['runs']} with verify_ends off) "
         f"| git bisect run, twice: {gb['runs']} ({gb['runs1']} + {gb['runs2']}) | {pk['runs'] / gb['runs']:.2f}x "
         f"({bare['runs'] / gb['runs']:.2f}x) |",
