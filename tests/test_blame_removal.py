@@ -84,7 +84,9 @@ def build_history(path):
     s["merge"] = repo.head()
     model = model + LEGACY + UNUSED
     s["dead"] = repo.commit("Add unused helper (#60)", {"src/model.py": model})
-    s["extra"] = repo.commit("Add scaling helpers (#80)", {"src/extra.py": EXTRA + OLD_SCALE + SHIFT})
+    s["extra"] = repo.commit("Add scaling helpers (#80)", {"src/scaling.py": EXTRA + OLD_SCALE + SHIFT})
+    repo.git("mv", "src/scaling.py", "src/extra.py")
+    s["rename"] = repo.commit("Rename scaling to extra (#85)")
     model = model.replace("x.dtype==torch.float16", "x.dtype == torch.float16")
     s["reformat"] = repo.commit("Format (#70)", {"src/model.py": model})
     s["base_model"] = model
@@ -141,8 +143,11 @@ def test_blamed_commits_and_prs(history):
     dead = by_sha[s["dead"]]
     assert dead.pr_number == 60 and dead.tests == [] and dead.other_files == []
     assert s["reformat"] not in by_sha and s["unrelated"] not in by_sha
-    assert res.blame_calls == 3  # src/model.py, src/extra.py and tests/test_legacy.py; one call each
-    assert by_sha[s["extra"]].pr_number == 80 and by_sha[s["extra"]].lines == 2
+    # one call for each of src/model.py, src/extra.py and tests/test_legacy.py over the shared history, and
+    # src/extra.py once more on the full history, because it was renamed (#85) and blame must follow the old name
+    assert res.blame_calls == 4
+    assert by_sha[s["extra"]].pr_number == 80 and by_sha[s["extra"]].lines == 2  # through the rename (#85)
+    assert s["rename"] not in by_sha
     assert [c.lines for c in res.commits] == sorted((c.lines for c in res.commits), reverse=True)
 
 
@@ -191,6 +196,8 @@ def test_moved_block_binary_and_paths(history):
 
     only = git_blame_removal(str(repo.path), s["base"], "perf", paths=["tests/"])
     assert {b.path for b in only.removals} == {"tests/test_legacy.py"} and only.blame_calls == 1
+    one = git_blame_removal(str(repo.path), s["base"], "perf", paths=["src/extra.py"])  # one file: no shared walk
+    assert one.blame_calls == 1 and [c.sha for c in one.commits] == [s["extra"]]
     with pytest.raises(InputError, match="^paths: 'nope.py' exists neither"):
         git_blame_removal(str(repo.path), s["base"], "perf", paths=["nope.py"])
     with pytest.raises(InputError, match="^paths: '/etc' is not a path inside"):

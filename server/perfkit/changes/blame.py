@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import tempfile
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ from perfkit.errors import InputError
 from perfkit.toolspec import Progress, no_progress
 
 _TEXT_CAP = 40
+SHARED_HISTORY_MIN_FILES = 2
 _NAME_CAP = 100
 _CALL_RE = re.compile(r"(?<![\w$])([A-Za-z_]\w*)\s*\(")
 _ASSIGN_RE = re.compile(r"^\s*(?:self\.)?([A-Za-z_]\w*)\s*(?::[^=]+)?=[^=]")
@@ -127,9 +129,51 @@ class _Porcelain:
     meta: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
-def blame_lines(repo: Path, base: str, path: str, numbers: list[int]) -> _Porcelain:
+def shared_history(repo: Path, base: str, paths: list[str], revs_file: Path) -> None:
+    """Write base's history simplified to paths, in the form `git blame -S` reads.
+
+    Without it every blame walks the whole history on its own, looking for the commits that touch
+    its file; one `git rev-list --parents base -- paths` finds them for all files at once, and each
+    blame then only visits those. The content of every listed path is the same along each
+    rewritten parent link, so the answer is unchanged for them, except across a rename: see
+    crossed_renames.
+    """
+    out = gitrepo.git(repo, "rev-list", "--parents", base, "--", *paths, env={"GIT_LITERAL_PATHSPECS": "1"})
+    revs_file.write_text(out)
+
+
+def crossed_renames(repo: Path, blamed: dict[str, _Porcelain]) -> set[str]:
+    """Paths whose blame over the shared history reached a commit that created them by a rename.
+
+    The shared history does not hold the old name, so blame stops at the rename; those paths are
+    blamed again on the full history, which follows it.
+    """
+    origins: dict[str, set[str]] = defaultdict(set)
+    suspect = set()
+    for path, res in blamed.items():
+        for sha, meta in res.meta.items():
+            if meta.get("filename", path) != path:
+                suspect.add(path)
+            elif "previous" not in meta:
+                origins[sha].add(path)
+    if origins:
+        out = gitrepo.git(repo, "log", "--no-walk=unsorted", "--format=%x01%H", "-M", "--diff-filter=R",
+                          "--name-status", "-z", *origins, "--")
+        sha = ""
+        for tok in out.split("\0"):
+            tok = tok.strip("\n")
+            if tok.startswith("\x01"):
+                sha = tok[1:]
+            elif tok in origins.get(sha, ()):
+                suspect.add(tok)
+    return suspect
+
+
+def blame_lines(repo: Path, base: str, path: str, numbers: list[int], revs_file: Path | None = None) -> _Porcelain:
     """One `git blame --porcelain` over exactly these lines of path at base (whitespace changes ignored)."""
     args = ["blame", "--porcelain", "-w"]
+    if revs_file is not None:
+        args += ["-S", str(revs_file)]
     for a, b in _ranges(numbers):
         args += ["-L", f"{a},{b}"]
     out = gitrepo.git(repo, *args, base, "--", path)
@@ -259,13 +303,13 @@ def git_blame_removal(
     progress: Progress = no_progress,
 ) -> BlameResult:
     """Explain code that base..head deletes, before anyone claims the removal is safe. Blames only
-    the deleted lines at base (one `git blame -L ... --porcelain -w` per file; moved blocks and
-    renamed files are followed, not blamed) and groups them by the commit that wrote them: sha,
-    subject, author, date, PR number (from the subject, or the first-parent merge that brought the
-    commit in), every other file that commit touched, its test files and whether they still exist
-    at head. Also lists the names the deleted lines define or call and where they still occur at
-    head. In a shallow clone, lines reaching the boundary are flagged, never silently attributed.
-    Reads the repository only."""
+    the deleted lines at base (one `git blame -L a,b -L c,d ... --porcelain -w` per file, over one
+    shared walk of the history; moved blocks are not blamed, renamed files are followed) and
+    groups them by the commit that wrote them: sha, subject, author, date, PR number (from the
+    subject, or the first-parent merge that brought the commit in), every other file that commit
+    touched, its test files and whether they still exist at head. Also lists the names the
+    deleted lines define or call and where they still occur at head. In a shallow clone, lines
+    reaching the boundary are flagged, never silently attributed. Reads the repository only."""
     r = open_range(repo, base, head)
     sel = _check_paths(r, paths)
     if r.empty:
@@ -287,17 +331,27 @@ def git_blame_removal(
     lines_by_sha: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
     blamed_paths: dict[str, set[str]] = defaultdict(set)
     files = sorted(by_file.items())
-    # blames are separate git processes: run them side by side, one per core, and list the
-    # history for the merge lookup meanwhile
     workers = max(1, min(len(files), os.cpu_count() or 1))
-    with ThreadPoolExecutor(max_workers=workers + 1) as pool:
+    with tempfile.TemporaryDirectory(prefix="perfkit-blame-") as tmp, \
+            ThreadPoolExecutor(max_workers=workers + 1) as pool:
+        # the merge lookup lists the history meanwhile; with several files and a full clone, one
+        # walk finds the commits touching them for every blame (see shared_history)
         owners_future = pool.submit(merge_owners, r.repo, r.base) if files else None
-        futures = {pool.submit(blame_lines, r.repo, r.base, path, [d.no for b in bs for d in b.lines]): path
-                   for path, bs in files}
+        revs: Path | None = None
+        if len(files) >= SHARED_HISTORY_MIN_FILES and not r.shallow:
+            revs = Path(tmp) / "history"
+            shared_history(r.repo, r.base, [p for p, _ in files], revs)
+        wanted = {path: [d.no for b in bs for d in b.lines] for path, bs in files}
+        futures = {pool.submit(blame_lines, r.repo, r.base, path, wanted[path], revs): path for path in wanted}
         for i, fut in enumerate(as_completed(futures)):
             fut.result()
             progress(i + 1, total, f"blamed {futures[fut]}")
         results = {futures[f]: f.result() for f in futures}
+        again = crossed_renames(r.repo, results) if revs else set()
+        for path, res in zip(sorted(again), pool.map(lambda p: blame_lines(r.repo, r.base, p, wanted[p]),
+                                                     sorted(again))):
+            results[path] = res
+        blame_calls = len(files) + len(again)
         owners = owners_future.result() if owners_future else {}
     for path, bs in files:
         porcelain = results[path]
@@ -360,6 +414,6 @@ def git_blame_removal(
                 commits=list(dict.fromkeys(b.line_sha[d.no] for d in seg if d.no in b.line_sha))))
     progress(total, total, "done")
     return BlameResult(repo=str(r.repo), base=r.base, head=r.head, removals=removals, commits=commits,
-                       names=names[:_NAME_CAP], moved=moved, skipped=skipped, blame_calls=len(by_file),
+                       names=names[:_NAME_CAP], moved=moved, skipped=skipped, blame_calls=blame_calls,
                        incomplete_history=boundary_hit or bool(r.shallow and r.base in r.shallow),
                        shallow_boundaries=sorted(r.shallow), warnings=r.warnings)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 ChangeKind = Literal["setting", "default", "source", "removal"]
 KINDS: tuple[ChangeKind, ...] = ("setting", "default", "source", "removal")
@@ -13,7 +13,13 @@ FileRole = Literal["source", "recipe", "launcher", "config", "dependency", "test
 FileStatus = Literal["added", "modified", "deleted", "renamed", "copied", "type_changed"]
 
 
-class Evidence(BaseModel):
+class _Model(BaseModel):
+    """Validators are built on first use, so starting perfkit for another tool does not pay for these."""
+
+    model_config = ConfigDict(defer_build=True)
+
+
+class Evidence(_Model):
     path: str
     line: int | None = Field(description="line number in the version named by `at`")
     at: Literal["removed", "added", "base", "head"] = Field(
@@ -23,7 +29,7 @@ class Evidence(BaseModel):
     note: str = Field(description="what this line shows")
 
 
-class HunkChange(BaseModel):
+class HunkChange(_Model):
     kind: ChangeKind
     confidence: float = Field(description="0 to 1: how sure the rule that decided the kind is")
     reason: str = Field(description="the rule that decided the kind, in one sentence")
@@ -35,7 +41,7 @@ class HunkChange(BaseModel):
     evidence: list[Evidence] = Field(default_factory=list)
 
 
-class FileChanges(BaseModel):
+class FileChanges(_Model):
     path: str = Field(description="path in the commit (for deleted files: in the parent)")
     old_path: str | None = Field(default=None, description="path in the parent when renamed or copied")
     status: FileStatus
@@ -47,7 +53,7 @@ class FileChanges(BaseModel):
     hunks: list[HunkChange]
 
 
-class CommitChanges(BaseModel):
+class CommitChanges(_Model):
     sha: str
     short: str
     subject: str
@@ -59,7 +65,7 @@ class CommitChanges(BaseModel):
     files: list[FileChanges]
 
 
-class MovedBlock(BaseModel):
+class MovedBlock(_Model):
     """Lines deleted in one place and added in another: a move, not a removal."""
 
     from_path: str
@@ -73,7 +79,7 @@ class MovedBlock(BaseModel):
     to_commit: str | None = Field(default=None, description="commit that added them elsewhere (classify only)")
 
 
-class ClassifyResult(BaseModel):
+class ClassifyResult(_Model):
     repo: str
     base: str
     head: str
@@ -109,20 +115,20 @@ class ClassifyResult(BaseModel):
         return "\n".join(lines)
 
 
-class LineRange(BaseModel):
+class LineRange(_Model):
     path: str
     start: int
     end: int
 
 
-class TouchedFile(BaseModel):
+class TouchedFile(_Model):
     path: str
     status: str = Field(description="git status letter in that commit: A, M, D, R, C, T")
     is_test: bool
     exists_at_head: bool
 
 
-class IntroducingCommit(BaseModel):
+class IntroducingCommit(_Model):
     sha: str
     short: str
     subject: str
@@ -143,7 +149,7 @@ class IntroducingCommit(BaseModel):
     tests: list[TouchedFile] = Field(description="every test file the commit touched (including a deleted one)")
 
 
-class RemovedBlock(BaseModel):
+class RemovedBlock(_Model):
     path: str = Field(description="path at base")
     head_path: str | None = Field(default=None, description="path at head when the file was renamed")
     start: int
@@ -154,7 +160,7 @@ class RemovedBlock(BaseModel):
     commits: list[str] = Field(description="shas that introduced these lines")
 
 
-class NameAtHead(BaseModel):
+class NameAtHead(_Model):
     name: str
     role: Literal["defined", "referenced"]
     removed_at: list[str] = Field(description="path:line at base of the removed lines naming it")
@@ -162,12 +168,12 @@ class NameAtHead(BaseModel):
     where: list[str] = Field(description="up to 5 of those lines as path:line")
 
 
-class SkippedFile(BaseModel):
+class SkippedFile(_Model):
     path: str
     reason: str
 
 
-class BlameResult(BaseModel):
+class BlameResult(_Model):
     repo: str
     base: str
     head: str
