@@ -1,5 +1,8 @@
 """The two-level bisect end to end on real repositories with a real submodule.
 
+The bump, rollback and mixed cases run through `perfkit bisect-run`; the others call the tools'
+functions directly.
+
 Every test plants a precision bug, runs the bisect through the tool functions, and checks: the
 answer, that each recorded verdict is what the check gives at that point (computed from git
 objects, not from perfkit), the run and install counts against logs the commands themselves
@@ -60,6 +63,18 @@ def assert_restored(p: Project, before: dict) -> None:
     assert not (statefile.state_dir(p.sup.path) / "worktree").exists()
 
 
+def cli_run(p: Project):
+    """`perfkit bisect-run --json`, read back into the same model the core returns."""
+    import sys
+
+    from perfkit.bisect.models import BisectStatus
+
+    out = subprocess.run([sys.executable, "-m", "perfkit.cli", "bisect-run", p.path, "--quiet", "--json"],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    return BisectStatus.model_validate_json(out.stdout)
+
+
 def level_runs(res, phase: str) -> int:
     return sum(1 for s in res.steps if s.phase == phase and s.ran)
 
@@ -93,7 +108,7 @@ def test_pointer_bump_two_levels(tmp_path):
     p = build(tmp_path, kernel, plan)
     before = snapshot(p.sup.path)
     start(p, p.c["add"])
-    res = bisect_run(p.path)
+    res = cli_run(p)
     assert res.outcome == "found" and res.culprit.commit == p.c["bump"]
     assert res.culprit.kind == "submodule_bump"
     sc = res.submodule_culprit
@@ -119,7 +134,7 @@ def test_rollback_find_fix(tmp_path):
     p = build(tmp_path, kernel, plan)
     before = snapshot(p.sup.path)
     start(p, p.c["add"])
-    res = bisect_run(p.path)
+    res = cli_run(p)
     assert res.culprit.commit == p.c["rollback"] and res.culprit.kind == "submodule_rollback"
     sc = res.submodule_culprit
     assert sc.role == "dropped_fix" and sc.commit == p.r[6], res.message
@@ -141,7 +156,7 @@ def test_mixed_commit_split(tmp_path, variant):
     p = build(tmp_path, kernel, plan)
     before = snapshot(p.sup.path)
     start(p, p.c["add"])
-    res = bisect_run(p.path)
+    res = cli_run(p)
     assert res.culprit.commit == p.c["mixed"] and res.culprit.kind == "mixed"
     split = [s for s in res.steps if s.phase.startswith("split")]
     parent = p.order[p.order.index(p.c["mixed"]) - 1]
@@ -330,3 +345,17 @@ def test_repo_moved_mid_bisect_and_unwritable_state(tmp_path):
         bisect_start(str(moved), p.c["add"], run="true")
     assert sdir.read_text() == "in the way\n"
     sdir.unlink()
+
+
+def test_submodule_commit_missing_locally_is_a_skip(tmp_path):
+    p = build(tmp_path, KERNEL, [("ptr", "0123456789abcdef0123456789abcdef01234567", "fake"),
+                                 ("mixed", 0, "BUG", "bug")])
+    before = snapshot(p.sup.path)
+    start(p, p.c["add"])
+    res = bisect_run(p.path)
+    fake = [s for s in res.steps if s.superproject == p.c["fake"]]
+    assert fake and fake[0].verdict == "skip" and not fake[0].ran
+    assert "not in your local clone of 'runtime'" in fake[0].reason and "fetch" in fake[0].reason
+    assert res.outcome == "candidates" and [c.commit for c in res.candidates] == [p.c["fake"], p.c["bug"]]
+    assert_restored(p, before)
+    bisect_reset(p.path)

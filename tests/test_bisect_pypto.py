@@ -2,9 +2,10 @@
 
 Each case plants a precision bug as a predicate on ancestry, evaluated inside the checkout under
 test with `git merge-base --is-ancestor`, behind one of the fixture's documented commits: a
-pointer-only bump, a mixed rollback, and a mixed forward bump (submodule part and source part). The test checks the answer against the fixture's README and the planted
-commits, each step's verdict against the predicate evaluated here, and the run counts per level
-against log2 of the range sizes computed here with git.
+pointer-only bump, a mixed rollback, and a mixed forward bump (submodule part and source part).
+The test checks the answer against the fixture's README and the planted commits, each step's
+verdict against the predicate evaluated here, and the run counts per level against log2 of the
+range sizes computed here with git.
 """
 
 from __future__ import annotations
@@ -89,7 +90,8 @@ def test_pypto_history(pypto_history, tmp_path, name):
     env.mkdir()
     run = PRELUDE + f"if {predicate}; then echo 'max_abs_err=0.2 FAIL'; else echo 'max_abs_err=0.0 PASS'; fi"
     before = snapshot(repo)
-    start = perfkit("bisect-start", str(repo), good, "--bad", bad, "--run", run, "--metric-pattern", r"max_abs_err=(\S+)",
+    start = perfkit("bisect-start", str(repo), good, "--bad", bad, "--run", run,
+                    "--metric-pattern", r"max_abs_err=(\S+)",
                     "--install", f'echo "$PWD" > {env}/super.path; echo x >> {env}/installs',
                     "--install-submodule", f'echo "$PWD" > {env}/sub.path; echo x >> {env}/installs', "--json")
     assert start.returncode == 0, start.stderr

@@ -124,8 +124,9 @@ def build(tmp: Path, kernel: list[str], plan: list[tuple]) -> Project:
         if kind == "src":
             commits.append((f"compiler change {n}", {"src/codegen.py": f"v{n + 1} {step[1]}\n"}, {}))
             label = step[2] if len(step) > 2 else None
-        elif kind == "ptr":
-            commits.append((f"chore(runtime): move simpler to {r[step[1]][:10]}", {}, {"runtime": r[step[1]]}))
+        elif kind == "ptr":  # a runtime index, or a sha the runtime does not have
+            sha = r[step[1]] if isinstance(step[1], int) else step[1]
+            commits.append((f"chore(runtime): move simpler to {sha[:10]}", {}, {"runtime": sha}))
             label = step[2] if len(step) > 2 else None
         else:
             commits.append((f"Bump runtime and adapt codegen ({n})", {"src/codegen.py": f"v{n + 1} {step[2]}\n"},

@@ -80,13 +80,16 @@ class Engine:
     def ptr(self, commit: str) -> str | None:
         return pointer(self.repo, commit, self.sub_path)
 
+    def _level1_ptr(self, index: int) -> str | None:
+        return self._level1_pointers()[index] if self.sub_path else None
+
     def _marks(self, ph: PhaseData) -> dict[int, Mark]:
         old = ph.start_verdict
         return {i: ("skip" if v == "skip" else "old" if v == old else "new") for i, v in ph.marks.items()}
 
     def _decide(self, ph: PhaseData) -> Decision:
         cheap = None
-        if ph.name == "level1" and self.sub_path and self.settings.install_submodule and self.st.installed_sub:
+        if ph.name == "level1" and self.settings.install_submodule and self.st.installed_sub and self.sub_path:
             ptrs, installed = self._level1_pointers(), self.st.installed_sub
             cheap = lambda i: ptrs[i] == installed  # noqa: E731
         return self.strategy.decide(len(ph.items), self._marks(ph), cheap)
@@ -150,7 +153,7 @@ class Engine:
                 d = self._decide(st.level1)
                 if d.test:
                     c = st.level1.items[d.test[0]]
-                    return Point("level1", d.test[0], c, self.ptr(c))
+                    return Point("level1", d.test[0], c, self._level1_ptr(d.test[0]))
                 if d.found is not None:
                     self._level1_found(st.level1.items[d.found])
                     continue
@@ -260,7 +263,8 @@ class Engine:
         src = self._sub_repo()
         missing = [c for c in (frm, to) if not gitrepo.git_ok(src, "cat-file", "-e", f"{c}^{{commit}}")]
         if missing:
-            self._finish("stopped", f"{st.culprit.short} moves {self.sub_path}, but {', '.join(short(m) for m in missing)} "  # type: ignore[union-attr]
+            names = ", ".join(short(m) for m in missing)
+            self._finish("stopped", f"{st.culprit.short} moves {self.sub_path}, but {names} "  # type: ignore[union-attr]
                          f"is not in your local clone of {self.sub_path}: fetch it there and start again for level 2.")
             return
         items = gitrepo.git(src, "rev-list", "--first-parent", "--reverse", f"{frm}..{to}").split()
@@ -444,8 +448,8 @@ class Engine:
             if not self._install("superproject", s.install, wt, env, log, tick, installed):
                 return self._last  # type: ignore[return-value]
             st.installed_super, st.installed_super_sub = point.superproject, point.submodule
-        if s.install_submodule and sub_dir is not None and (
-                st.installed_sub is None or self._sub_changed(st.installed_sub, point.submodule)):  # type: ignore[arg-type]
+        if s.install_submodule and sub_dir is not None and point.submodule and (
+                st.installed_sub is None or self._sub_changed(st.installed_sub, point.submodule)):
             if not self._install("submodule", s.install_submodule, sub_dir, env, log, tick, installed):
                 return self._last  # type: ignore[return-value]
             st.installed_sub = point.submodule

@@ -24,7 +24,8 @@ class BisectSettings(BaseModel):
     """The commands and rules of one bisect, after merging arguments, settings file and defaults."""
 
     run: str = Field(description="shell command that runs the precision check")
-    run_cwd: str | None = Field(None, description="working directory of the run command; default the checkout under test")
+    run_cwd: str | None = Field(None, description="working directory of the run command; "
+                                "default the checkout under test")
     submodule: str | None = Field(None, description="path of the submodule bisected at level 2; null for none")
     install: list[str] = Field(default_factory=list, description="shell commands run in the superproject checkout")
     install_submodule: list[str] = Field(default_factory=list, description="shell commands run in the submodule")

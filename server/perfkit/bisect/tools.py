@@ -37,7 +37,8 @@ def bisect_start(
     pass_pattern: Annotated[str | None, Field(
         description="Regular expression of a passing verdict line; default \\bPASS\\b.")] = None,
     fail_pattern: Annotated[str | None, Field(
-        description="Regular expression of a failing verdict line; default \\bFAIL\\b. Only this makes a point bad.")] = None,
+        description="Regular expression of a failing verdict line; default \\bFAIL\\b. Only this makes a point "
+        "bad.")] = None,
     metric_pattern: Annotated[str | None, Field(
         description="Regular expression whose first group is a number to record per point, for example "
         "max_abs_err=(\\S+).")] = None,
@@ -45,7 +46,8 @@ def bisect_start(
     install_timeout_s: Annotated[float | None, Field(
         description="Seconds before an install command is stopped (default 3600).")] = None,
     verify_ends: Annotated[bool | None, Field(
-        description="Test good and bad first and stop if good does not pass or bad does not fail (default true).")] = None,
+        description="Test good and bad first and stop if good does not pass or bad does not fail "
+        "(default true).")] = None,
 ) -> StartResult:
     """Start a two-level precision bisect between good and bad without touching the user's checkout.
 
@@ -101,9 +103,9 @@ def bisect_status(repo: RepoArg) -> BisectStatus:
 
 def bisect_reset(repo: RepoArg) -> ResetResult:
     """End the bisect of this repository and remove every trace of it: stops commands a crashed run
-    left behind, re-runs the install commands against the user's checkout if the environment still
-    points at the worktree, removes the worktree, logs, state and lock. Never touches the user's
-    checkout, index, stash or submodule. Safe to repeat."""
+    left behind, re-runs the install commands (the user's shell commands) against the user's checkout
+    if the environment still points at the worktree, removes the worktree, logs, state and lock.
+    Never touches the user's checkout, index, stash or submodule. Safe to repeat."""
     from perfkit.bisect import session
 
     return session.reset(repo)

@@ -50,6 +50,7 @@ class Checkout:
         self.parking = parking
         self.sub_path = sub_path
         self.sub_source = sub_source
+        self._ready = False  # checked healthy (or created) by this process
 
     @property
     def sub_dir(self) -> Path | None:
@@ -66,11 +67,13 @@ class Checkout:
 
     def ensure(self, commit: str) -> None:
         """Create the worktree (or replace a broken one left by a crash)."""
-        if self.healthy():
+        if self._ready and (self.path / ".git").is_file():
             return
-        self.remove()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        _git(self.repo, "worktree", "add", "--force", "--detach", "--quiet", str(self.path), commit)
+        if not self.healthy():
+            self.remove()
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            _git(self.repo, "worktree", "add", "--force", "--detach", "--quiet", str(self.path), commit)
+        self._ready = True
 
     def sync(self, superproject: str, submodule: str | None) -> None:
         """Put the worktree at superproject and its submodule at submodule (None: no submodule there)."""
@@ -85,10 +88,13 @@ class Checkout:
                 self._unpark(sub)
             else:
                 self._clone(sub)
-        if not gitrepo.git_ok(sub, "cat-file", "-e", f"{submodule}^{{commit}}"):
+        try:  # --force also undoes edits a build made to tracked files at the same commit
+            _git(sub, "checkout", "--force", "--detach", "--quiet", submodule)
+        except ToolFailure:
+            if gitrepo.git_ok(sub, "cat-file", "-e", f"{submodule}^{{commit}}"):
+                raise
             raise Unavailable(f"submodule commit {submodule[:12]} is not in your local clone of '{self.sub_path}'; "
-                              f"fetch it there (git -C {self.sub_path} fetch origin) and test again")
-        _git(sub, "checkout", "--force", "--detach", "--quiet", submodule)
+                              f"fetch it there (git -C {self.sub_path} fetch origin) and test again") from None
 
     def _clone(self, sub: Path) -> None:
         if self.sub_source is None:
@@ -115,6 +121,7 @@ class Checkout:
 
     def remove(self) -> None:
         """Remove the worktree, its submodule clone and git's record of it, whatever state they are in."""
+        self._ready = False
         for leftover in (self.sub_dir, self.parking):
             if leftover is not None and leftover.exists() and (leftover / ".git").exists():
                 shutil.rmtree(leftover, ignore_errors=True)
