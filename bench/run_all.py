@@ -36,43 +36,45 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="pass --quick to benchmarks that accept it")
     ap.add_argument("--out", default=str(ROOT / "docs" / "performance.md"))
     ns = ap.parse_args()
-    rows: list[str] = []
+    sections: list[str] = []
     failures: list[str] = []
+    titles = {"bench_cold_start.py": "MCP cold start", "bench_read_benchmark.py": "read_benchmark",
+              "bench_blame_removal.py": "git_blame_removal", "bench_bisect.py": "Bisect",
+              "bench_culprit.py": "evaluate_culprit and triage_builds", "bench_publish.py": "render_pr and lint_wording"}
     for script in sorted(HERE.glob("bench_*.py")):
-        args = [sys.executable, str(script)] + (["--quick"] if ns.quick and "--quick" in script.read_text() else [])
+        text_of_script = script.read_text()
+        args = [sys.executable, str(script)] + (["--quick"] if ns.quick and "--quick" in text_of_script else [])
+        if "--no-write" in text_of_script:
+            args.append("--no-write")
         print(f"running {script.name} ...", file=sys.stderr, flush=True)
         proc = subprocess.run(args, capture_output=True, text=True, cwd=ROOT)
         if proc.returncode != 0:
-            failures.append(f"{script.name}: exit {proc.returncode}: {proc.stderr.strip().splitlines()[-1:]} ")
+            failures.append(f"{script.name}: exit {proc.returncode}: {' '.join(proc.stderr.strip().splitlines()[-1:])}")
             continue
-        for line in proc.stdout.splitlines():
-            if line.startswith("|") and not line.startswith("|---") and "| ratio" not in line \
-                    and not line.lower().startswith("| benchmark"):
-                rows.append(line)
+        body = "\n".join(line for line in proc.stdout.splitlines() if not line.startswith("# ")).strip()
+        sections += [f"### {titles.get(script.name, script.stem)}", "",
+                     f"`python bench/{script.name}`", "", body, ""]
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     text = [
         "# Performance",
         "",
-        f"Measured {stamp} on {machine()}. The machine is shared and noisy, so each row runs perfkit and the",
-        "alternative a user would otherwise pick side by side in the same run; read the ratio, not the absolute times.",
-        "Reproduce with `python bench/run_all.py` (each `bench/bench_*.py` also runs alone).",
+        f"Measured {stamp} on {machine()}. The machine is shared and noisy, so each benchmark runs perfkit and the",
+        "alternative a user would otherwise pick side by side in the same run; read the ratios, not the absolute times.",
+        "Reproduce everything with `python bench/run_all.py`; each script also runs alone.",
         "",
-        "| benchmark | perfkit | alternative | ratio |",
-        "|---|---|---|---|",
-        *rows,
-        "",
+        *sections,
     ]
     if failures:
         text += ["Benchmarks that failed in this run:", "", *[f"- {f}" for f in failures], ""]
     Path(ns.out).write_text("\n".join(text))
+    print("\n".join(text))
     readme = ROOT / "README.md"
     start, end = "<!-- performance:start -->", "<!-- performance:end -->"
     body = readme.read_text()
     if start in body and end in body and not ns.quick:
-        table = "\n".join(text[2:]).strip()
+        table = "\n".join(text[2:]).strip().replace("### ", "#### ")
         head, rest = body.split(start, 1)
         readme.write_text(head + start + "\n" + table + "\n" + end + rest.split(end, 1)[1])
-    print("\n".join(text))
     return 1 if failures else 0
 
 
