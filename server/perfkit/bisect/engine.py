@@ -441,6 +441,13 @@ class Engine:
         except Unavailable as exc:
             log.note(f"[perfkit: {exc}]\n")
             return verdicts.Classified("skip", str(exc), None)
+        finally:
+            # a checkout made afresh (first step, or a crash left a broken one) holds no build
+            if "superproject" in self.checkout.created:
+                st.installed_super = None
+            if "submodule" in self.checkout.created:
+                st.installed_sub = None
+            self.checkout.created.clear()
         wt, sub_dir = self.checkout.path, self.checkout.sub_dir if point.submodule else None
         env = self._env(wt, sub_dir, point, n)
         if s.install and (st.installed_super is None or self._super_changed(

@@ -51,6 +51,7 @@ class Checkout:
         self.sub_path = sub_path
         self.sub_source = sub_source
         self._ready = False  # checked healthy (or created) by this process
+        self.created: set[str] = set()  # "superproject", "submodule": made fresh, so nothing built in them
 
     @property
     def sub_dir(self) -> Path | None:
@@ -73,6 +74,7 @@ class Checkout:
             self.remove()
             self.path.parent.mkdir(parents=True, exist_ok=True)
             _git(self.repo, "worktree", "add", "--force", "--detach", "--quiet", str(self.path), commit)
+            self.created |= {"superproject", "submodule"}
         self._ready = True
 
     def sync(self, superproject: str, submodule: str | None) -> None:
@@ -104,6 +106,7 @@ class Checkout:
             shutil.rmtree(sub)
         sub.parent.mkdir(parents=True, exist_ok=True)
         gitrepo.git(self.path, "clone", "--quiet", "--shared", "--no-checkout", "--", str(self.sub_source), str(sub))
+        self.created.add("submodule")
 
     def _park(self, sub: Path) -> None:
         if self.parking.exists():
