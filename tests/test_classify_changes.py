@@ -89,7 +89,8 @@ def build_campaign(path):
         "scripts/train.sh": "#!/bin/bash\nexport NCCL_ALGO=Tree\nexport TRAINER_CUDA_GRAPHS=1\n"
                             "python -m src.train --config configs/train.yaml\n"})
     s["flags"] = repo.commit("Compile, and overlap communication behind a new flag", {
-        "src/args.py": ARGS.replace(ARG_COMPILE, ARG_COMPILE + '    p.add_argument("--overlap-comm", action="store_true")\n'),
+        "src/args.py": ARGS.replace(ARG_COMPILE,
+                                    ARG_COMPILE + '    p.add_argument("--overlap-comm", action="store_true")\n'),
         "scripts/train.sh": "#!/bin/bash\nexport NCCL_ALGO=Tree\nexport TRAINER_CUDA_GRAPHS=1\n"
                             "python -m src.train --config configs/train.yaml --compile --overlap-comm\n"})
     trainer = trainer.replace("    out = model(batch)\n", "    out = model.forward_fast(batch, chunks=4)\n")
@@ -381,7 +382,8 @@ def test_diff_parse_rebuilds_every_file(tmp_path):
         def lines(tree, name):  # "\n" alone is one empty line
             return [] if name not in tree else tree[name] or [""]
 
-        changed = {n for n in set(before) | set(after) if before.get(n) != after.get(n)}
+        changed = {n for n in set(before) | set(after)
+                   if (n in before) != (n in after) or lines(before, n) != lines(after, n)}
         assert changed <= {p for f in parsed for p in (f.path, f.old_path)}
         for f in parsed:
             text = lines(before, f.old_path) if f.status != "A" else []

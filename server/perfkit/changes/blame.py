@@ -21,7 +21,7 @@ from typing import Annotated
 from pydantic import Field
 
 from perfkit import gitrepo
-from perfkit.changes import lookup, recipes
+from perfkit.changes import history, lookup, recipes
 from perfkit.changes.classify import FileCtx, mark_moves
 from perfkit.changes.diff_parse import DiffLine, diff_commits
 from perfkit.changes.models import (BlameResult, IntroducingCommit, LineRange, NameAtHead, RemovedBlock, SkippedFile,
@@ -32,7 +32,10 @@ from perfkit.errors import InputError
 from perfkit.toolspec import Progress, no_progress
 
 _TEXT_CAP = 40
+# per-file histories (history.py) pay for their one walk only when several files are blamed on a
+# long history; below this many commits a plain blame walk costs tens of milliseconds
 SHARED_HISTORY_MIN_FILES = 2
+SHARED_HISTORY_MIN_COMMITS = 5_000
 _NAME_CAP = 100
 _CALL_RE = re.compile(r"(?<![\w$])([A-Za-z_]\w*)\s*\(")
 _ASSIGN_RE = re.compile(r"^\s*(?:self\.)?([A-Za-z_]\w*)\s*(?::[^=]+)?=[^=]")
@@ -129,24 +132,11 @@ class _Porcelain:
     meta: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
-def shared_history(repo: Path, base: str, paths: list[str], revs_file: Path) -> None:
-    """Write base's history simplified to paths, in the form `git blame -S` reads.
-
-    Without it every blame walks the whole history on its own, looking for the commits that touch
-    its file; one `git rev-list --parents base -- paths` finds them for all files at once, and each
-    blame then only visits those. The content of every listed path is the same along each
-    rewritten parent link, so the answer is unchanged for them, except across a rename: see
-    crossed_renames.
-    """
-    out = gitrepo.git(repo, "rev-list", "--parents", base, "--", *paths, env={"GIT_LITERAL_PATHSPECS": "1"})
-    revs_file.write_text(out)
-
-
 def crossed_renames(repo: Path, blamed: dict[str, _Porcelain]) -> set[str]:
-    """Paths whose blame over the shared history reached a commit that created them by a rename.
+    """Paths whose blame over a rewritten history reached a commit that created them by a rename.
 
-    The shared history does not hold the old name, so blame stops at the rename; those paths are
-    blamed again on the full history, which follows it.
+    That history does not hold the old name, so blame stops at the rename; those paths are blamed
+    again on the full history, which follows it.
     """
     origins: dict[str, set[str]] = defaultdict(set)
     suspect = set()
@@ -337,12 +327,13 @@ def git_blame_removal(
         # the merge lookup lists the history meanwhile; with several files and a full clone, one
         # walk finds the commits touching them for every blame (see shared_history)
         owners_future = pool.submit(merge_owners, r.repo, r.base) if files else None
-        revs: Path | None = None
-        if len(files) >= SHARED_HISTORY_MIN_FILES and not r.shallow:
-            revs = Path(tmp) / "history"
-            shared_history(r.repo, r.base, [p for p, _ in files], revs)
+        revs: dict[str, Path] = {}
+        if len(files) >= SHARED_HISTORY_MIN_FILES and not r.shallow and int(gitrepo.git(
+                r.repo, "rev-list", "--count", r.base, "--").strip() or 0) >= SHARED_HISTORY_MIN_COMMITS:
+            revs = history.write_histories(r.repo, r.base, [p for p, _ in files], Path(tmp))
         wanted = {path: [d.no for b in bs for d in b.lines] for path, bs in files}
-        futures = {pool.submit(blame_lines, r.repo, r.base, path, wanted[path], revs): path for path in wanted}
+        futures = {pool.submit(blame_lines, r.repo, r.base, path, wanted[path], revs.get(path)): path
+                   for path in wanted}
         for i, fut in enumerate(as_completed(futures)):
             fut.result()
             progress(i + 1, total, f"blamed {futures[fut]}")
