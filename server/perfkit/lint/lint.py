@@ -105,8 +105,14 @@ def lint_wording(
             raise InputError("path", f"'{path}' is not a file", "pass the path of a Markdown file")
         if p.stat().st_size > _MAX_BYTES:
             raise InputError("path", f"'{path}' is larger than 2 MB", "pass a PR description or an issue")
-        text = p.read_text("utf-8", "replace")
+        try:
+            text = p.read_bytes().decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError("path", f"'{path}' is not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset "
+                             f"{exc.start})", "save it as UTF-8, the encoding GitHub expects") from None
         source = str(p)
+    elif len(text) > _MAX_BYTES or len(text.encode("utf-8", "surrogatepass")) > _MAX_BYTES:
+        raise InputError("text", "is larger than 2 MB", "pass a PR description or an issue")
     assert text is not None
     k = kind if kind != "auto" else detect_kind(text, source)
     figures = None

@@ -7,6 +7,7 @@ right, so a finding points at the exact character a writer must change.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 
@@ -218,13 +219,18 @@ def sentences(doc: Doc, unit: list[int]) -> list[list[tuple[int, int, int]]]:
     out: list[list[tuple[int, int, int]]] = []
     start = 0
     bounds = [m.start() for m in _SENT_END_RE.finditer(text)] + [len(text)]
+    starts = [off for off, _ in offsets]
     for b in bounds:
         parts = []
-        for (off, i) in offsets:
+        # only the lines that overlap [start, b): a paragraph of thousands of lines stays linear
+        k = max(bisect.bisect_right(starts, start) - 1, 0)
+        while k < len(offsets) and offsets[k][0] < b:
+            off, i = offsets[k]
             ln = len(doc.prose[i])
             lo, hi = max(start, off), min(b, off + ln)
             if lo < hi:
                 parts.append((i, lo - off, hi - off))
+            k += 1
         if parts:
             out.append(parts)
         start = b
