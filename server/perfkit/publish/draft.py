@@ -18,10 +18,19 @@ from perfkit.publish import miniyaml
 from perfkit.publish.draft_model import Draft
 
 _FIX = "see docs/publish.md (or the publish-pr skill's references/draft-format.md) for the draft's fields"
+MAX_BYTES = 4 * 1024**2  # a draft is a few pages of prose
 
 
 def _parse_file(p: Path, field: str) -> Any:
-    text = p.read_text("utf-8", "replace")
+    size = p.stat().st_size
+    if size > MAX_BYTES:
+        raise InputError(field, f"{p.name} is {size / 2**20:,.0f} MiB, more than the 4 MiB a draft may be",
+                         "pass the draft file render_pr documents, not another file")
+    try:
+        text = p.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(field, f"{p.name} is not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start})",
+                         "save it as UTF-8") from None
     if p.suffix.lower() in (".yaml", ".yml"):
         try:
             return miniyaml.loads(text)

@@ -102,7 +102,7 @@ class BenchmarkOptions(_Strict):
     baseline: str = Field("baseline", description="Arm name of the baseline (read_benchmark's baseline).")
     candidate: str | None = Field(None, description="Arm name of this PR (read_benchmark's candidate).")
     warmup_steps: int = Field(1, ge=0, description="Steps per run excluded from the steady state.")
-    slow_threshold_s: float | None = Field(None, gt=0, description="Step time above which a step counts as slow.")
+    slow_threshold_s: float | None = Field(None, gt=0, allow_inf_nan=False, description="Step time above which a step counts as slow.")
 
 
 class Draft(_Strict):
