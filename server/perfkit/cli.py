@@ -53,8 +53,11 @@ def _add_param(parser: argparse.ArgumentParser, p: inspect.Parameter) -> None:
     lit = [a for a in _non_none(tp) if typing.get_origin(a) is Literal]
     if lit:
         choices = list(typing.get_args(lit[0]))
+    # choices are checked by pydantic, like every other value, so a wrong one is a one-line error too
+    if choices:
+        help_text += f" (one of: {', '.join(map(str, choices))})"
     if p.default is inspect.Parameter.empty:
-        parser.add_argument(p.name, metavar=p.name.upper(), help=help_text, choices=choices)
+        parser.add_argument(p.name, metavar=p.name.upper(), help=help_text)
         return
     flag = "--" + p.name.replace("_", "-")
     if _is(tp, bool) and not _is(tp, str):
@@ -64,7 +67,7 @@ def _add_param(parser: argparse.ArgumentParser, p: inspect.Parameter) -> None:
         parser.add_argument(flag, dest=p.name, action="append", default=None, metavar="VALUE",
                             help=f"{help_text} (repeat for several)")
     else:
-        parser.add_argument(flag, dest=p.name, default=None, choices=choices, metavar="VALUE",
+        parser.add_argument(flag, dest=p.name, default=None, metavar="VALUE",
                             help=f"{help_text} (default: {p.default})")
 
 
