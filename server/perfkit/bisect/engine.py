@@ -518,16 +518,17 @@ class Engine:
         try:
             log.note(f"perfkit: re-running the install commands against {self.repo}\n")
             for cmd in s.install:
-                ok = runner.run(cmd, self.repo, env, s.install_timeout_s, log).ok and ok
+                ok = runner.run(cmd, self.repo, env, s.install_timeout_s, log, on_start=self._on_start).ok and ok
             if s.install_submodule:
                 if sub_dir is not None and (sub_dir / ".git").exists():
                     for cmd in s.install_submodule:
-                        ok = runner.run(cmd, sub_dir, env, s.install_timeout_s, log).ok and ok
+                        ok = runner.run(cmd, sub_dir, env, s.install_timeout_s, log, on_start=self._on_start).ok and ok
                 else:
                     st.notes.append(f"your {self.sub_path} checkout is not initialised, so install_submodule was "
                                     "not re-run against it")
         finally:
             log.close()
+            st.active_pgid = None
         st.environment = "user" if ok else "unknown"
         if not ok:
             st.notes.append(f"re-running the install commands against your checkout failed (see {log.path}); "
