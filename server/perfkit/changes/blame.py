@@ -293,8 +293,8 @@ def git_blame_removal(
     progress: Progress = no_progress,
 ) -> BlameResult:
     """Explain code that base..head deletes, before anyone claims the removal is safe. Blames only
-    the deleted lines at base (one `git blame -L a,b -L c,d ... --porcelain -w` per file, over one
-    shared walk of the history; moved blocks are not blamed, renamed files are followed) and
+    the deleted lines at base (one `git blame -L a,b -L c,d ... --porcelain -w` per file, after one
+    shared walk of a long history; moved blocks are not blamed, renamed files are followed) and
     groups them by the commit that wrote them: sha, subject, author, date, PR number (from the
     subject, or the first-parent merge that brought the commit in), every other file that commit
     touched, its test files and whether they still exist at head. Also lists the names the
@@ -324,12 +324,13 @@ def git_blame_removal(
     workers = max(1, min(len(files), os.cpu_count() or 1))
     with tempfile.TemporaryDirectory(prefix="perfkit-blame-") as tmp, \
             ThreadPoolExecutor(max_workers=workers + 1) as pool:
-        # the merge lookup lists the history meanwhile; with several files and a full clone, one
-        # walk finds the commits touching them for every blame (see shared_history)
+        # the merge lookup lists the history meanwhile; with several files on a long history of a
+        # full clone, one walk gives each blame the list of commits that change its file (history.py)
         owners_future = pool.submit(merge_owners, r.repo, r.base) if files else None
         revs: dict[str, Path] = {}
         if len(files) >= SHARED_HISTORY_MIN_FILES and not r.shallow and int(gitrepo.git(
-                r.repo, "rev-list", "--count", r.base, "--").strip() or 0) >= SHARED_HISTORY_MIN_COMMITS:
+                r.repo, "rev-list", "--count", f"--max-count={SHARED_HISTORY_MIN_COMMITS}", r.base, "--"
+                ).strip() or 0) >= SHARED_HISTORY_MIN_COMMITS:
             revs = history.write_histories(r.repo, r.base, [p for p, _ in files], Path(tmp))
         wanted = {path: [d.no for b in bs for d in b.lines] for path, bs in files}
         futures = {pool.submit(blame_lines, r.repo, r.base, path, wanted[path], revs.get(path)): path

@@ -63,7 +63,11 @@ def _merge_sides(repo: Path, merges: list[str], parents: dict[str, list[str]],
 
 
 def write_histories(repo: Path, base: str, paths: list[str], folder: Path) -> dict[str, Path]:
-    """One `git blame -S` list per path (or one shared list when that would be too large)."""
+    """One `git blame -S` list per path (or one shared list when that would be too large).
+
+    A path's list holds base and the commits that change the path, each with its parents rewritten
+    to the nearest earlier commits that change it, so blame never visits another commit.
+    """
     order, parents, touched = _walk(repo, base, paths)
     if len(paths) * len(order) > MAX_CELLS:
         shared = folder / "history"
@@ -71,11 +75,16 @@ def write_histories(repo: Path, base: str, paths: list[str], folder: Path) -> di
         return {p: shared for p in paths}
     merges = [c for c in order if len(parents[c]) > 1]
     sides = _merge_sides(repo, merges, parents, paths)
+    below_ones = {p for ps in parents.values() for p in ps}
+    heads = [c for c in order if c not in below_ones]  # where a walk down from base enters the list
+    oldest_first = order[::-1]
+    empty: tuple[str, ...] = ()
     result = {}
     for n, path in enumerate(paths):
-        near: dict[str, list[str]] = {}  # commit -> nearest commits at or below it that change path
-        graft: dict[str, list[str]] = {}
-        for c in reversed(order):  # parents first
+        near: dict[str, tuple[str, ...]] = {}  # commit -> nearest commits at or below it that change path
+        lines = []
+        base_below: tuple[str, ...] | None = None
+        for c in oldest_first:
             ps = parents[c]
             if c in sides:
                 same = [p for p, changed in zip(ps, sides[c]) if path not in changed]
@@ -84,10 +93,24 @@ def write_histories(repo: Path, base: str, paths: list[str], folder: Path) -> di
             else:
                 changes = path in touched[c]
                 links = ps
-            below = list(dict.fromkeys(x for p in links for x in near.get(p, ())))
-            graft[c] = below
-            near[c] = [c] if changes else below
+            if len(links) == 1:
+                below = near.get(links[0], empty)
+            elif not links:
+                below = empty
+            else:
+                below = tuple(dict.fromkeys(x for p in links for x in near.get(p, empty)))
+            if changes:
+                lines.append(f"{c} {' '.join(below)}\n")
+                near[c] = (c,)
+            else:
+                near[c] = below
+            if c == base:
+                base_below = below
+        if base_below is None:  # base changes none of the paths: start from where its history enters
+            base_below = tuple(dict.fromkeys(x for h in heads for x in near.get(h, empty)))
+        if near.get(base) != (base,):  # base itself is listed unless it changes the path
+            lines.append(f"{base} {' '.join(base_below)}\n")
         f = folder / f"history-{n}"
-        f.write_text("".join(f"{c} {' '.join(graft[c])}\n" for c in order))
+        f.write_text("".join(lines))
         result[path] = f
     return result
