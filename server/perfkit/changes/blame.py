@@ -66,7 +66,7 @@ def _check_paths(r: Range, paths: list[str] | None) -> list[str] | None:
         while q.startswith("./"):
             q = q[2:]
         q = q.rstrip("/")
-        if not q or q.startswith(("/", "-")) or ".." in q.split("/"):
+        if not q or q.startswith(("/", "-")) or ".." in q.split("/") or "\0" in q:
             raise InputError("paths", f"'{p}' is not a path inside the repository",
                              "pass paths relative to the repository root, for example 'src/model.py'")
         if not (gitrepo.git_ok(r.repo, "cat-file", "-e", f"{r.base}:{q}")
