@@ -20,8 +20,8 @@ def _base(repo: Path, parent: str | None) -> str:
 
 
 def _file_changes(repo: Path, commit: str, base: str) -> tuple[list[FileChange], str, str]:
-    names = gitrepo.git(repo, "diff", "--no-renames", "--raw", "-z", "--no-abbrev", base, commit)
-    nums = gitrepo.git(repo, "diff", "--no-renames", "--numstat", "-z", base, commit)
+    names = gitrepo.git(repo, "diff", "--no-textconv", "--no-renames", "--raw", "-z", "--no-abbrev", base, commit)
+    nums = gitrepo.git(repo, "diff", "--no-textconv", "--no-renames", "--numstat", "-z", base, commit)
     counts: dict[str, tuple[int | None, int | None]] = {}
     for rec in nums.split("\0"):
         if rec.count("\t") >= 2:
@@ -37,8 +37,9 @@ def _file_changes(repo: Path, commit: str, base: str) -> tuple[list[FileChange],
         a, d = counts.get(path, (None, None))
         files.append(FileChange(path=path, status=status[0], added=None if sub else a,
                                 deleted=None if sub else d, is_submodule=sub))
-    stat = gitrepo.git(repo, "diff", "--shortstat", base, commit).strip() or "no changes"
-    stat_text = gitrepo.git(repo, "diff", "--no-renames", "--stat=100,70", "--stat-count=60", base, commit).rstrip()
+    stat = gitrepo.git(repo, "diff", "--no-textconv", "--shortstat", base, commit).strip() or "no changes"
+    stat_text = gitrepo.git(repo, "diff", "--no-textconv", "--no-renames", "--stat=100,70", "--stat-count=60", base,
+                            commit).rstrip()
     return files, stat, stat_text
 
 

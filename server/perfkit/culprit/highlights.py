@@ -277,8 +277,8 @@ def rank(diff: str, limit: int = 15) -> tuple[list[Highlight], int]:
 def commit_highlights(repo: Path, base: str, commit: str, big_files: list[str],
                       limit: int = 15) -> tuple[list[Highlight], int]:
     """Highlights of base..commit, skipping files too large to be hand-written changes."""
-    args = ["diff", "-U3", "--no-color", "--no-ext-diff", "--no-renames", "--ignore-submodules=all", base, commit,
-            "--"]
+    args = ["diff", "-U3", "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames", "--ignore-submodules=all",
+            base, commit, "--"]
     args += ["."] + [f":(exclude,literal){p}" for p in big_files]
     return rank(gitrepo.git(repo, *args), limit)
 
