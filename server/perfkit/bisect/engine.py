@@ -584,7 +584,7 @@ def reproduce_script(st: State, repo: Path) -> str | None:
     sup, sub = st.reproduce_point
     s = st.settings
     q = shlex.quote
-    lines = ["set -e", f'D="$(mktemp -d)/{repo.name}"',
+    lines = ["set -e", f'D="$(mktemp -d)"/{q(repo.name)}',
              f"git -C {q(str(repo))} -c core.hooksPath=/dev/null worktree add --detach \"$D\" {sup}"]
     sub_dir = '"$D"/' + q(s.submodule) if s.submodule else None
     if sub and s.submodule and st.submodule_source:
@@ -601,7 +601,9 @@ def reproduce_script(st: State, repo: Path) -> str | None:
     else:
         cwd = '"$D"' + ("/" + q(s.run_cwd) if s.run_cwd else "")
     lines.append(f"cd {cwd} && {env} bash -c {q(s.run)}")
-    lines.append(f"# clean up: rm -rf {sub_dir or '$D/<none>'}; git -C {q(str(repo))} worktree remove --force \"$D\"")
+    cleanup = f"rm -rf {sub_dir or '$D/<none>'}; git -C {q(str(repo))} worktree remove --force \"$D\""
+    # a line break in a path would end the comment and run the rest: never in a comment
+    lines.append("# clean up: " + cleanup.replace("\n", "?").replace("\r", "?"))
     return "\n".join(lines)
 
 

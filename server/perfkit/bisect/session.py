@@ -130,6 +130,7 @@ def start(repo: str, good: str, bad: str, explicit: dict) -> StartResult:
 
 def step(repo: str, progress: Progress = no_progress) -> StepResult:
     top, sdir = _open(repo)
+    _require(sdir)
     with statefile.locked(sdir), _signals_as_interrupt():
         st = _load(sdir)
         _relocate(st, top)
@@ -152,6 +153,7 @@ def step(repo: str, progress: Progress = no_progress) -> StepResult:
 
 def run(repo: str, progress: Progress = no_progress) -> BisectStatus:
     top, sdir = _open(repo)
+    _require(sdir)
     with statefile.locked(sdir), _signals_as_interrupt():
         st = _load(sdir)
         _relocate(st, top)
@@ -251,6 +253,12 @@ def _relocate(st: State, top: Path) -> None:
 def _open(repo: str) -> tuple[Path, Path]:
     top = gitrepo.open_repo(repo)
     return top, statefile.state_dir(top)
+
+
+def _require(sdir: Path) -> None:
+    """Refuse before taking the lock, which would create the bisect folder: bad input writes nothing."""
+    if not statefile.state_file(sdir).is_file():
+        raise InputError("repo", "no bisect is recorded for this repository", "start one with bisect_start")
 
 
 def _load(sdir: Path) -> State:
