@@ -2,7 +2,8 @@
 
 Arguments always go to git as a list (never through a shell), revisions are checked before use
 so that a value starting with '-' cannot become an option, and git runs with prompts, pagers,
-hooks and user-specific config switched off so the answer does not depend on who runs it.
+hooks, the fsmonitor program and system config switched off, so that the answer does not depend
+on who runs it and checking out a commit runs no hook.
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ def git_env(extra: dict[str, str] | None = None) -> dict[str, str]:
 def git(repo: str | Path, *args: str, check: bool = True, input: str | None = None,
         env: dict[str, str] | None = None, timeout: float | None = 600) -> str:
     """Run git in repo and return stdout (decoded leniently: histories hold any bytes)."""
-    cmd = ["git", "-c", "core.hooksPath=/dev/null", "-c", "core.quotepath=off", "-C", str(repo), *args]
+    cmd = ["git", "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "core.quotepath=off",
+           "-C", str(repo), *args]
     proc = subprocess.run(cmd, input=input.encode() if input is not None else None,
                           stdin=None if input is not None else subprocess.DEVNULL,
                           capture_output=True, env=git_env(env), timeout=timeout)
