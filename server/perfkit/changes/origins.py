@@ -146,7 +146,7 @@ def crossed_renames(repo: Path, blamed: dict[str, Porcelain]) -> set[str]:
 
 def blame_lines(repo: Path, base: str, path: str, numbers: list[int], revs_file: Path | None = None) -> Porcelain:
     """One `git blame --porcelain` over exactly these lines of path at base (whitespace changes ignored)."""
-    args = ["blame", "--porcelain", "-w"]
+    args = ["blame", "--porcelain", "--no-textconv", "-w"]
     if revs_file is not None:
         args += ["-S", str(revs_file)]
     for a, b in line_ranges(numbers):
