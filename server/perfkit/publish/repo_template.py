@@ -81,6 +81,22 @@ class RepoTemplate:
     text: str = ""
 
 
+def _comment_state_after(line: str, in_comment: bool) -> bool:
+    """Whether an HTML comment is still open at the end of line, given whether one was open before it."""
+    pos = 0
+    while True:
+        if in_comment:
+            end = line.find("-->", pos)
+            if end == -1:
+                return True
+            in_comment, pos = False, end + 3
+        else:
+            start = line.find("<!--", pos)
+            if start == -1:
+                return False
+            in_comment, pos = True, start + 4
+
+
 def _hidden_lines(lines: list[str]) -> list[bool]:
     """For each line, whether it starts inside an HTML comment or a code fence."""
     out, in_comment, fence = [], False, None
@@ -94,18 +110,7 @@ def _hidden_lines(lines: list[str]) -> list[bool]:
         if m and not in_comment:
             fence = m.group(1)
             continue
-        pos = 0
-        while True:
-            if in_comment:
-                end = ln.find("-->", pos)
-                if end == -1:
-                    break
-                in_comment, pos = False, end + 3
-            else:
-                start = ln.find("<!--", pos)
-                if start == -1:
-                    break
-                in_comment, pos = True, start + 4
+        in_comment = _comment_state_after(ln, in_comment)
     return out
 
 
@@ -221,18 +226,7 @@ def split(text: str) -> list[Section]:
             continue
         # track comments across lines (after the heading test: a heading line never opens one here)
         if not fence:
-            pos = 0
-            while True:
-                if in_comment:
-                    end = ln.find("-->", pos)
-                    if end == -1:
-                        break
-                    in_comment, pos = False, end + 3
-                else:
-                    start = ln.find("<!--", pos)
-                    if start == -1:
-                        break
-                    in_comment, pos = True, start + 4
+            in_comment = _comment_state_after(ln, in_comment)
         sections[-1].body.append(ln)
         i += 1
     if not sections[0].body or not "\n".join(sections[0].body).strip():
