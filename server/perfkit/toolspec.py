@@ -61,6 +61,29 @@ class ToolSpec:
         return inspect.signature(self.func, eval_str=True).return_annotation
 
     def call(self, arguments: dict[str, Any], progress: Progress | None = None) -> BaseModel:
-        if self.wants_progress:
-            return self.func(**arguments, progress=progress or no_progress)
-        return self.func(**arguments)
+        try:
+            if self.wants_progress:
+                return self.func(**arguments, progress=progress or no_progress)
+            return self.func(**arguments)
+        except OSError as exc:
+            field = _too_long(exc, arguments)
+            if field is None:
+                raise
+            from perfkit.errors import InputError
+
+            raise InputError(field, "names a path longer than this system allows",
+                             "pass a shorter path") from None
+
+
+def _too_long(exc: OSError, arguments: dict[str, Any]) -> str | None:
+    """The argument behind a 'file name too long' error: the caller can fix that, like any bad path."""
+    import errno
+
+    if exc.errno != errno.ENAMETOOLONG:
+        return None
+    for name, value in arguments.items():
+        for v in value if isinstance(value, list) else [value]:
+            if isinstance(v, str) and (len(v.encode(errors="replace")) >= 4096
+                                       or any(len(part.encode(errors="replace")) > 255 for part in v.split("/"))):
+                return name
+    return None
