@@ -54,7 +54,7 @@ def load_draft(draft: dict[str, Any] | str | None, campaign_dir: str | Path | No
         data = draft
     elif isinstance(draft, str):
         s = draft.strip()
-        if s.startswith("{"):
+        if s.startswith(("{", "[")):
             try:
                 data = json.loads(s)
             except json.JSONDecodeError as exc:
