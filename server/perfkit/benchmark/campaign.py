@@ -37,7 +37,7 @@ def open_campaign(campaign_dir: str) -> Path:
 def inside(root: Path, rel: str, field: str) -> Path:
     """The path of rel under root, refusing anything that would leave root."""
     pure = PurePosixPath(rel.replace("\\", "/"))
-    if pure.is_absolute() or ".." in pure.parts or not pure.parts:
+    if pure.is_absolute() or ".." in pure.parts or not pure.parts or "\0" in rel:
         raise InputError(field, f"'{rel}' is not a path inside the campaign folder",
                          "use a relative path without '..'")
     full = root.joinpath(*pure.parts)

@@ -93,7 +93,7 @@ def _numbers(frame: pd.DataFrame, col: str, file: str, *, required: bool) -> np.
         empty = np.isnan(values)
         bad = np.isinf(values)
     else:
-        values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
+        values = _to_float(raw).to_numpy(dtype=float)
         empty = raw.isna().to_numpy()
         bad = ~empty & ~np.isfinite(values)
     if required:
@@ -103,6 +103,24 @@ def _numbers(frame: pd.DataFrame, col: str, file: str, *, required: bool) -> np.
                          f"{int(bad.sum())} cell{'s are' if bad.sum() > 1 else ' is'} not a finite number, at "
                          f"{_lines(frame, bad, raw)}", "fix those cells or remove their rows")
     return values
+
+
+def _to_float(raw: pd.Series) -> pd.Series:
+    """Cells as floats, NaN where they are not numbers. pandas raises OverflowError on an integer
+    too long for a float ('999...9' with 400 digits); cell by cell, Python makes it inf, which the
+    callers refuse as not finite."""
+    import pandas as pd
+
+    try:
+        return pd.to_numeric(raw, errors="coerce")
+    except OverflowError:
+        def one(cell: object) -> float:
+            try:
+                return float(str(cell).strip())
+            except ValueError:
+                return float("nan")
+
+        return pd.Series([one(c) for c in raw], index=raw.index, dtype=float)
 
 
 def _is_numeric_column(raw: pd.Series) -> bool:
@@ -116,7 +134,7 @@ def _is_numeric_column(raw: pd.Series) -> bool:
     present = raw.dropna()
     if present.empty:
         return False
-    parsed = pd.to_numeric(present, errors="coerce")
+    parsed = _to_float(present)
     return bool(parsed.notna().sum() * 2 > len(present))
 
 
