@@ -38,6 +38,7 @@ from perfkit.server import build_server
 
 ROOT = Path(__file__).resolve().parents[1]
 SPECS = {s.name: s for s in all_tools()}
+LONG = "x" * 300 + "/" + "y" * 5000  # longer than a file name and a path may be
 HUGE = 3 * 1024**3  # sparse: costs nothing on disk, but a tool that reads it whole runs out of memory
 SHA_A = "a1" * 20
 SHA_B = "b2" * 20
@@ -234,6 +235,7 @@ def _repo_rows(tool: str, extra: dict[str, Any]) -> list[Bad]:
         Bad(f"{tool}-repo-not-git", tool, lambda w: {"repo": str(w.plain)} | extra, "repo", "not a git repository"),
         Bad(f"{tool}-repo-empty", tool, lambda w: {"repo": ""} | extra, "repo", "empty"),
         Bad(f"{tool}-repo-nul", tool, lambda w: {"repo": str(w.repo) + "\x00x"} | extra, "repo", "", cli=False),
+        Bad(f"{tool}-repo-too-long", tool, lambda w: {"repo": LONG} | extra, "repo", "longer than"),
     ]
 
 
@@ -256,6 +258,7 @@ def rows() -> list[Bad | Hostile]:
         Bad("rb-dir-missing", rb, lambda w: {"campaign_dir": str(w.root / "nope")}, "campaign_dir", "does not exist"),
         Bad("rb-dir-file", rb, lambda w: {"campaign_dir": str(w.afile)}, "campaign_dir", "not a folder"),
         Bad("rb-dir-empty-string", rb, lambda w: {"campaign_dir": ""}, "campaign_dir", "empty"),
+        Bad("rb-dir-too-long", rb, lambda w: {"campaign_dir": LONG}, "campaign_dir", "longer than"),
         Bad("rb-dir-nul", rb, lambda w: {"campaign_dir": str(w.camp) + "\x00"}, "campaign_dir", "", cli=False),
         Bad("rb-no-csv", rb, lambda w: {"campaign_dir": camp("no_csv")(w)}, "campaign_dir", "no benchmark.csv"),
         Bad("rb-csv-is-dir", rb, lambda w: {"campaign_dir": camp("csv_dir")(w)}, "campaign_dir", "no benchmark.csv"),
@@ -370,6 +373,8 @@ def rows() -> list[Bad | Hostile]:
         Bad("rp-repo-missing", rp, lambda w: rpa(w, repo=str(w.root / "nope")), "repo", "does not exist"),
         Bad("rp-repo-not-git", rp, lambda w: rpa(w, repo=str(w.plain)), "repo", "not a git repository"),
         Bad("rp-draft-broken-text", rp, lambda w: rpa(w, draft='{"job": '), "draft", "not valid JSON"),
+        Bad("rp-draft-too-long", rp, lambda w: rpa(w, draft=LONG), "draft", "longer than"),
+        Bad("rp-out-dir-too-long", rp, lambda w: rpa(w, out_dir=LONG), "out_dir", "longer than"),
         Bad("rp-draft-missing-file", rp, lambda w: rpa(w, draft=str(w.root / "nope.json")), "draft", "not a file"),
         Bad("rp-draft-broken-file", rp, lambda w: rpa(w, draft=str(w.root / "drafts" / "broken.json")), "draft",
             "not valid JSON"),
@@ -400,6 +405,8 @@ def rows() -> list[Bad | Hostile]:
         Bad("lw-neither", lw, lambda w: {}, "path", "exactly one"),
         Bad("lw-both", lw, lambda w: {"path": str(w.afile), "text": "x"}, "path", "exactly one"),
         Bad("lw-path-missing", lw, lambda w: {"path": str(w.root / "nope.md")}, "path", "not a file"),
+        Bad("lw-path-too-long", lw, lambda w: {"path": LONG}, "path", "longer than"),
+        Bad("lw-campaign-too-long", lw, lambda w: {"text": "x", "campaign_dir": LONG}, "campaign_dir", "longer than"),
         Bad("lw-path-dir", lw, lambda w: {"path": str(w.plain)}, "path", "not a file"),
         Bad("lw-path-huge", lw, lambda w: {"path": str(w.bad["huge_csv"] / "benchmark.csv")}, "path", "larger"),
         Bad("lw-path-non-utf8", lw, lambda w: {"path": str(w.root / "drafts" / "non_utf8.json")}, "path", "UTF-8"),
@@ -424,6 +431,7 @@ def rows() -> list[Bad | Hostile]:
 
     out += [
         Bad("tb-good-missing", tb, lambda w: tba(w, good_dir=str(w.root / "nope")), "good_dir", "does not exist"),
+        Bad("tb-good-too-long", tb, lambda w: tba(w, good_dir=LONG), "good_dir", "longer than"),
         Bad("tb-bad-file", tb, lambda w: tba(w, bad_dir=str(w.afile)), "bad_dir", "not a folder"),
         Bad("tb-good-empty", tb, lambda w: tba(w, good_dir=""), "good_dir", "empty"),
         Bad("tb-same", tb, lambda w: tba(w, bad_dir=str(w.builds / "good" / ".." / "good")), "bad_dir", "same folder"),
@@ -451,6 +459,7 @@ def rows() -> list[Bad | Hostile]:
         Bad("bs-same-ends", bs, lambda w: bsa(w, good=w.c["head"]), "good", "same commit"),
         Bad("bs-run-empty", bs, lambda w: bsa(w, run=" "), "run", "no run command"),
         Bad("bs-run-missing", bs, lambda w: {"repo": str(w.repo), "good": w.c["add"]}, "run", "no run command"),
+        Bad("bs-run-cwd-too-long", bs, lambda w: bsa(w, run_cwd="/" + LONG), "run_cwd", "longer than|not a folder"),
         Bad("bs-run-cwd-missing", bs, lambda w: bsa(w, run_cwd=str(w.root / "nope")), "run_cwd", "not a folder"),
         Bad("bs-submodule-unknown", bs, lambda w: bsa(w, submodule="nope"), "submodule", "not a submodule"),
         Bad("bs-submodule-dotdot", bs, lambda w: bsa(w, submodule="../outside"), "submodule", "not a submodule"),
