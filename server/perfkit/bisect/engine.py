@@ -364,9 +364,13 @@ class Engine:
         return env
 
     def _on_start(self, pid: int) -> None:
-        """Record the command's process group first, so a resume after kill -9 can stop it."""
+        """Record the command's process group first, so a resume after kill -9 can stop it. Best effort:
+        on a full disk the command still runs, and a resume finds it by its marker anyway."""
         self.st.active_pgid = pid
-        self.save(durable=False)
+        try:
+            self.save(durable=False)
+        except ToolFailure:
+            pass
 
     def _super_changed(self, a: str, b: str, sub_a: str | None, sub_b: str | None) -> bool:
         if a != b:
@@ -421,6 +425,8 @@ class Engine:
         finally:
             log.close()
             st.active_pgid = None
+        if log.error:
+            st.notes.append(f"the log of step {n} is incomplete: {log.error}")
         sides = (1 if s.install else 0) + (1 if s.install_submodule and point.submodule else 0)
         st.installs += len(installed)
         st.installs_saved += max(0, sides - len(installed))
@@ -537,23 +543,27 @@ class Engine:
 
     def close(self, finished: bool) -> bool | None:
         """Give the user their environment back and remove the worktree; the state stays for status."""
-        restored = self.restore_environment()
-        self.checkout.remove()
-        self.st.worktree = None
+        try:
+            restored = self.restore_environment()
+        finally:  # the worktree goes even when restoring failed (it may be what fills the disk)
+            self.checkout.remove()
+            self.st.worktree = None
         self.st.finalized = finished
         self.save()
         return restored
 
     def recover(self) -> None:
-        """After a crash: stop commands the dead process left running (only ours, by marker)."""
+        """After a crash: stop commands the dead process left running (only ours, by marker), including
+        children that left the command's process group."""
         pgid = self.st.active_pgid
+        marker = f"PERFKIT_BISECT_ID={self.st.id}"
         if pgid:
-            marker = f"PERFKIT_BISECT_ID={self.st.id}"
             for pid in _group_members(pgid):
                 if runner.owned_by(pid, marker):
                     runner.kill_group(pgid)
                     break
             self.st.active_pgid = None
+        runner.sweep(marker)
 
 
 def _group_members(pgid: int) -> list[int]:

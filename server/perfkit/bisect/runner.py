@@ -32,27 +32,48 @@ def shell() -> list[str]:
 
 
 class Log:
-    """A per-step log file with a byte cap shared by every command of the step."""
+    """A per-step log file with a byte cap shared by every command of the step.
+
+    A log that cannot be written (disk full, folder gone) never stops the command or the clean-up
+    that needs it: writing stops, `error` says why, and the output is still scanned for a verdict.
+    Only the logs folder itself is created, never its parents: a repository moved or deleted
+    mid-bisect is not recreated at its old place."""
 
     def __init__(self, path: Path, cap_bytes: int):
         self.path = path
         self.cap = cap_bytes
         self.written = 0
         self.omitted = 0
+        self.error: str | None = None
         self._tail: collections.deque[bytes] = collections.deque()
         self._tail_size = 0
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._fh = open(path, "ab")
+        self._fh = None
+        try:
+            path.parent.mkdir(exist_ok=True)
+            self._fh = open(path, "ab")
+        except OSError as exc:
+            self.error = exc.strerror or str(exc)
+
+    def _put(self, data: bytes, flush: bool = False) -> None:
+        if self._fh is None:
+            return
+        try:
+            self._fh.write(data)
+            if flush:
+                self._fh.flush()
+        except OSError as exc:
+            self.error = exc.strerror or str(exc)
+            self.close()
+            self._fh = None
 
     def note(self, text: str) -> None:
-        self._fh.write(text.encode("utf-8", "replace"))
-        self._fh.flush()
+        self._put(text.encode("utf-8", "replace"), flush=True)
 
     def write(self, data: bytes) -> None:
         room = self.cap - self.written
         if room > 0:
             head = data[:room]
-            self._fh.write(head)
+            self._put(head)
             self.written += len(head)
             data = data[room:]
         if data:
@@ -68,15 +89,16 @@ class Log:
             skipped = self.omitted - len(tail)
             if skipped > 0:
                 self.note(f"\n[perfkit: log cap reached; {skipped} bytes omitted, the last {len(tail)} follow]\n")
-            self._fh.write(tail)
+            self._put(tail)
         self.omitted, self._tail, self._tail_size = 0, collections.deque(), 0
-        self._fh.flush()
+        self._put(b"", flush=True)
 
     def close(self) -> None:
         try:
-            self._fh.close()
-        except OSError:
-            pass
+            if self._fh is not None:
+                self._fh.close()
+        except OSError as exc:
+            self.error = self.error or exc.strerror or str(exc)
 
 
 @dataclass
@@ -215,6 +237,9 @@ def run(command: str, cwd: Path, env: dict[str, str], timeout_s: float, log: Log
         if proc.poll() is None:
             _stop(proc)
         kill_group(proc.pid)
+        marker = env.get("PERFKIT_BISECT_ID")
+        if marker:  # children that left the process group (setsid, daemons) carry the marker still
+            sweep(f"PERFKIT_BISECT_ID={marker}")
         sel.close()
         proc.stdout.close()  # type: ignore[union-attr]
         if scan is not None:
@@ -241,6 +266,24 @@ def _stop(proc: subprocess.Popen) -> None:
     except subprocess.TimeoutExpired:
         kill_group(proc.pid, signal.SIGKILL)
         proc.wait()
+
+
+def sweep(marker: str) -> int:
+    """Kill every process whose environment holds marker (ours, by construction); how many were found."""
+    me = os.getpid()
+    found = 0
+    try:
+        pids = [int(name) for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        return 0
+    for pid in pids:
+        if pid != me and owned_by(pid, marker):
+            found += 1
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+    return found
 
 
 def owned_by(pid: int, marker: str) -> bool:

@@ -114,6 +114,9 @@ def write_atomic(path: Path, data: str, durable: bool = True) -> None:
             tmp.unlink()
         except OSError:
             pass
+        if not path.parent.is_dir():
+            raise ToolFailure(f"the bisect folder {path.parent} is gone: the repository was moved or deleted "
+                              "while the bisect ran; bisect_status at its new place shows what was kept") from None
         raise ToolFailure(f"cannot save the bisect state in {path.parent}: {exc.strerror or exc}") from None
 
 
@@ -218,8 +221,11 @@ def locked(sdir: Path):
         try:
             os.write(fd, mine.encode())
             os.fsync(fd)
-        finally:
+        except OSError as exc:
             os.close(fd)
+            path.unlink(missing_ok=True)
+            raise ToolFailure(f"cannot write the bisect lock in {sdir}: {exc.strerror or exc}") from None
+        os.close(fd)
         break
     else:
         raise ToolFailure(f"could not take the bisect lock in {sdir}")
