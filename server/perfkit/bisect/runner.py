@@ -129,19 +129,51 @@ class Scan:
             return
         text = block.decode("utf-8", "replace")
         if self.fail_line is None:
-            m = self.fail.search(text)
+            m = _search(self.fail, text)
             if m:
                 self.fail_line = _line_of(text, m)
         if self.pass_line is None:
-            m = self.passed.search(text)
+            m = _search(self.passed, text)
             if m:
                 self.pass_line = _line_of(text, m)
-        if self.metric is not None:
-            last = None
-            for last in self.metric.finditer(text):
-                pass
-            if last is not None:
-                self.metric_text = last.group(1) if last.re.groups else last.group(0)
+        if self.metric is not None and _search(self.metric, text) is not None:
+            last = _last(self.metric, text)
+            self.metric_text = last.group(1) if last.re.groups else last.group(0)
+
+
+def _last(rx: re.Pattern, text: str) -> re.Match:
+    """The last match of rx in text, which holds one. A flood that prints a metric on every line has
+    thousands per block: halve towards the last line that starts a match, then walk only that tail."""
+    lo, hi = 0, len(text)  # some match starts at or after lo, none at or after hi
+    while hi - lo > 4096:
+        cut = text.find("\n", (lo + hi) // 2, hi - 1)
+        if cut < 0:
+            break
+        if _search(rx, text, cut + 1) is not None:
+            lo = cut + 1
+        else:
+            hi = cut + 1
+    return collections.deque(rx.finditer(text, lo), maxlen=1)[0]
+
+
+_WIDER: dict[re.Pattern, re.Pattern | None] = {}
+_LEADING = re.compile(r"^((?:\(\?[aiLmsux]+\))?)((?:\\b|\^)+)(?=[^*+?{])")
+
+
+def _search(rx: re.Pattern, text: str, pos: int = 0) -> re.Match | None:
+    """rx.search(text), fast on floods of output that hold no match.
+
+    Python's regex engine tries a pattern that starts with an assertion (the default \\bFAIL\\b) at
+    every position, fifty times slower than one that starts with a literal. The same pattern without
+    its leading \\b and ^ matches wherever the original does (an assertion only narrows), so when the
+    wider one finds nothing, neither would the original."""
+    if rx not in _WIDER:
+        m = _LEADING.match(rx.pattern) if isinstance(rx.pattern, str) else None
+        _WIDER[rx] = re.compile(m.group(1) + rx.pattern[m.end():], rx.flags) if m and rx.pattern[m.end():] else None
+    wider = _WIDER[rx]
+    if wider is not None and wider.search(text, pos) is None:
+        return None
+    return rx.search(text, pos)
 
 
 def _line_of(text: str, m: re.Match) -> str:
