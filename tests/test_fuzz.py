@@ -356,3 +356,28 @@ def test_the_alphabets_are_hostile_enough():
     for needle in ("{{", "{%", "<script>", "$(", "`", "\x00", "nan", "inf", "\ufeff"):
         assert needle in joined, needle
     assert any(len(x) >= 400 for x in NASTY) and set(string.ascii_letters) & set(joined)
+
+
+PATTERNS = [r"\bFAIL\b", r"\bPASS\b", r"^FAIL", r"(?m)^\bPASS\b", r"\b(PASS|OK)\b", r"max_abs_err=(\S+)",
+            r"\bmax_abs_err=(\d+)", r"(?m)^max_abs_err=(\S*)$", r"^$", r"\bFAIL|PASS"]
+LINE_BITS = ["FAIL", "PASS", "OK", "max_abs_err=1", "max_abs_err=22 max_abs_err=3", "xFAILx", "FAILED", "", " ",
+             "x" * 3000, "é", "max_abs_err="]
+
+
+@SETTINGS
+@given(st.sampled_from(PATTERNS), st.lists(st.one_of(st.sampled_from(LINE_BITS), st.text(max_size=8)), max_size=120),
+       st.integers(0, 50))
+def test_fast_scan_finds_exactly_what_the_pattern_finds(pattern, lines, pos):
+    """The flood-speed search (a wider pattern first) and the last-match search agree with re itself."""
+    from perfkit.bisect.runner import _last, _search
+
+    rx = re.compile(pattern, re.MULTILINE)
+    text = "\n".join(lines)
+    pos = min(pos, len(text))
+    expected = rx.search(text, pos)
+    got = _search(rx, text, pos)
+    assert (got and (got.start(), got.group(0))) == (expected and (expected.start(), expected.group(0)))
+    every = list(rx.finditer(text))
+    if every:
+        last = _last(rx, text)
+        assert (last.start(), last.group(0)) == (every[-1].start(), every[-1].group(0))
