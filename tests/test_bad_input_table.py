@@ -195,6 +195,7 @@ def build_world(root: Path) -> World:
         (b / side / "kernels").mkdir(parents=True)
         _sparse(b / side / "kernels" / "blob.bin", HUGE + extra)
         _sparse(b / side / "kernels" / "gen.cpp", HUGE + extra, head=b"// generated\n" * 1000)
+    (b / "bad" / "kernels" / "stolen.cpp").symlink_to(outside / "secret.md")
     w.builds = b
     return w
 
@@ -442,6 +443,7 @@ def rows() -> list[Bad | Hostile]:
         Bad("tb-max-diffs", tb, lambda w: tba(w, max_diffs=51), "max_diffs", "less than or equal to 50"),
         Bad("tb-diff-lines", tb, lambda w: tba(w, diff_lines=1), "diff_lines", "greater than or equal to 5"),
     ]
+    out.append(Hostile("tb-link-out-of-the-build", tb, lambda w: tba(w, subdirs=["kernels"]), _link_not_read))
     out.append(Hostile("tb-huge-files", tb, lambda w: tba(w, good_dir=str(w.builds / "huge_good"),
                                                           bad_dir=str(w.builds / "huge_bad"), subdirs=["kernels"]),
                        _huge_triage_ok))
@@ -494,6 +496,12 @@ def _hostile_render_ok(w: World, result: dict) -> None:
 
 def _lint_ok(w: World, result: dict) -> None:
     assert result["kind"] in ("pr", "issue") and isinstance(result["findings"], list)
+
+
+def _link_not_read(w: World, result: dict) -> None:
+    sub = result["subdirs"][0]
+    assert "stolen.cpp" not in json.dumps(sub) and "secret" not in json.dumps(result["diffs"])
+    assert any("links to outside the build folders" in x and "stolen.cpp" in x for x in result["warnings"])
 
 
 def _huge_triage_ok(w: World, result: dict) -> None:
