@@ -632,6 +632,10 @@ def status_of(st: State, repo: Path, sdir: Path, running_pid: int | None, expect
         else:
             msg = (f"Bisect paused in phase {st.phase}: {len(st.steps)} of about {expected} steps done; "
                    "bisect_step or bisect_run continues.")
+    elif stale and not st.finalized:
+        msg += (" The process that finished the bisect stopped before cleaning up: the worktree may still be there "
+                "and your environment may still point at it; bisect_run finishes the clean-up, bisect_reset "
+                "removes everything.")
     if not st.settings.verify_ends and st.phase == "done" and st.outcome in ("found", "candidates"):
         notes.append("the ends were not verified (verify_ends=false): the culprit assumes good passes and bad fails")
     return BisectStatus(

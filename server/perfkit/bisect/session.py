@@ -182,7 +182,7 @@ def status(repo: str) -> BisectStatus:
     stale = statefile.stale_holder(sdir) is not None
     eng = Engine(top, sdir, st)
     running = live.get("pid") if live else None
-    return status_of(st, top, sdir, running, eng.expected_total(), stale=stale and st.phase != "done")
+    return status_of(st, top, sdir, running, eng.expected_total(), stale=stale)
 
 
 def reset(repo: str) -> ResetResult:
