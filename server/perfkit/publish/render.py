@@ -201,6 +201,8 @@ def render_pr(
     campaign = Path(campaign_dir).expanduser()
     if not campaign.is_dir():
         raise InputError("campaign_dir", f"'{campaign_dir}' is not a folder", "pass the campaign folder")
+    if out_dir and Path(out_dir).expanduser().exists() and not Path(out_dir).expanduser().is_dir():
+        raise InputError("out_dir", f"'{Path(out_dir).expanduser()}' is not a folder", "pass a folder for the two files")
     d = load_draft(draft, campaign)
     top = gitrepo.open_repo(repo)
     o = d.benchmark
