@@ -39,7 +39,7 @@ from perfkit.bisect.tools import bisect_reset, bisect_run, bisect_start, bisect_
 # level 1 finds the pointer bump, level 2 the first BROKEN runtime commit inside it
 KERNEL = ["", "", "", "BROKEN", "BROKEN", "BROKEN", "BROKEN"]
 PLAN = [("src", "")] * 5 + [("ptr", 6, "bump")] + [("src", "")] * 4
-PAUSE = 0.1  # every command lasts a little, so a stop can land inside it
+PAUSE = 0.05  # every command lasts a little, so a stop can land inside it
 
 
 def perfkit(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
@@ -75,16 +75,24 @@ class Bench:
     log: list[str] = field(default_factory=list)
     mark: int = 0
 
-    def wrap(self, tag: str, cmd: str, pause: float = PAUSE) -> str:
+    def wrap(self, tag: str, cmd: str, pause: float = PAUSE, hold: str | None = None) -> str:
+        """cmd, noted in the events file; hold='<tag> <step>' parks that one command until released."""
         ev = self.events
-        return (f'echo "{tag} ${{PERFKIT_STEP:--}} start" >> {ev}; sleep {pause}; {cmd}; rc=$?; '
+        park = ""
+        if hold and hold.split()[0] == tag:
+            park = (f'if [ "${{PERFKIT_STEP:--}}" = {hold.split()[1]} ] && [ ! -e {ev}.released ]; then '
+                    f'sleep 30; fi; ')
+        return (f'echo "{tag} ${{PERFKIT_STEP:--}} start" >> {ev}; {park}sleep {pause}; {cmd}; rc=$?; '
                 f'echo "{tag} ${{PERFKIT_STEP:--}} end" >> {ev}; exit $rc')
 
-    def start(self, pause: float = PAUSE, **kw) -> None:
+    def release(self) -> None:
+        Path(f"{self.events}.released").touch()
+
+    def start(self, pause: float = PAUSE, hold: str | None = None, **kw) -> None:
         p = self.p
-        res = bisect_start(p.path, p.c["add"], run=self.wrap("run", p.run_cmd(), pause),
-                           install=[self.wrap("install", p.installs()[0], pause)],
-                           install_submodule=[self.wrap("subinstall", p.installs_sub()[0], pause)],
+        res = bisect_start(p.path, p.c["add"], run=self.wrap("run", p.run_cmd(), pause, hold),
+                           install=[self.wrap("install", p.installs()[0], pause, hold)],
+                           install_submodule=[self.wrap("subinstall", p.installs_sub()[0], pause, hold)],
                            metric_pattern=r"max_abs_err=(\S+)", **kw)
         self.bisect_id = statefile.load(Path(res.state_dir)).id
 
@@ -173,7 +181,7 @@ def test_stopped_at_random_points_then_resumed_or_reset(bench, seed):
         proc = b.launch()
         reached = b.wait_for(line, proc)
         if reached:
-            time.sleep(rng.uniform(0, PAUSE * 1.5 if what != "between" else 0.15))
+            time.sleep(rng.uniform(0, PAUSE * 1.5 if what != "between" else 0.1))
             proc.send_signal(sig)
         out, err = proc.communicate(timeout=60)
         b.log.append(f"stop {i}: {what} at {line!r} by {signal.Signals(sig).name}: exit {proc.returncode}")
@@ -260,15 +268,15 @@ def _mcp(name: str, args: dict) -> dict:
                                         ("subinstall 7 start", "resume")])
 def test_mcp_server_killed_mid_run(bench, tmp_path, where, then):
     b = bench
-    b.start(pause=0.25)
+    b.start(hold=where.rsplit(" ", 1)[0])  # that command waits there for the kill
     server = RawServer(tmp_path)
     server.call("bisect_run", {"repo": b.p.path})
     deadline = time.monotonic() + 60
     while not b.seen(where):  # nothing ran before this server
         assert server.proc.poll() is None and time.monotonic() < deadline, where
         time.sleep(0.01)
-    time.sleep(0.1)
     server.kill()
+    b.release()
     b.assert_checkout_untouched()
     assert leftovers(b.bisect_id)  # the dead server's command is still running ...
     status = _mcp("bisect_status", {"repo": b.p.path})
@@ -486,7 +494,7 @@ def _mcp_error(name: str, args: dict) -> str:
 @pytest.mark.parametrize("how", ["moved", "deleted"])
 def test_repository_moved_or_deleted_mid_run(bench, tmp_path, how):
     b = bench
-    b.start(pause=0.3)
+    b.start(pause=0.2)
     proc = b.launch()
     assert b.wait_for("run 3 start", proc)
     old = Path(b.p.path)
