@@ -290,6 +290,10 @@ def test_analysis_tools_run_no_repository_program_and_no_data(hostile, monkeypat
     assert bench.candidates[0].title.startswith(shelly("title")) and bench.ignored_columns == ["note"]
     ran["read_benchmark"] = h.marks()
     out = h.tmp / "out"
+    out.mkdir()
+    victim = h.tmp / "victim.txt"
+    victim.write_text("keep me\n")
+    (out / "proposed-pr-description.md").symlink_to(victim)  # a link planted where the output goes
     res = render_pr(str(h.campaign), repo, draft={"job": shelly("draft") + " {{ 7*7 }}",
                                                    "template_answers": {"Reviewer notes": "{% raw %}" + shelly("ans")}},
                     out_dir=str(out))
@@ -298,6 +302,7 @@ def test_analysis_tools_run_no_repository_program_and_no_data(hostile, monkeypat
                     "{% raw %}" + shelly("ans")):
         assert literal in text, literal
     assert "49" not in text.split("\n", 1)[0]
+    assert victim.read_text() == "keep me\n" and not Path(res.pr_path).is_symlink()  # replaced, not followed
     ran["render_pr"] = h.marks()
     lint_wording(path=res.pr_path, repo=repo, campaign_dir=str(h.campaign))
     ran["lint_wording"] = h.marks()
