@@ -37,10 +37,18 @@ BUMP_OLD, BUMP_NEW = "66e7c901882958c2c936c8aa1ef167706def8f2f", "0304adf6eba55a
 
 def git(repo: Path, *args: str) -> str:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")} | {
-        "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@example.com", "GIT_COMMITTER_NAME": "b",
-        "GIT_COMMITTER_EMAIL": "b@example.com"}
-    return subprocess.run(["git", "-c", "protocol.file.allow=always", "-C", str(repo), *args], check=True,
-                          capture_output=True, text=True, env=env).stdout
+        "GIT_AUTHOR_NAME": "b",
+        "GIT_AUTHOR_EMAIL": "b@example.com",
+        "GIT_COMMITTER_NAME": "b",
+        "GIT_COMMITTER_EMAIL": "b@example.com",
+    }
+    return subprocess.run(
+        ["git", "-c", "protocol.file.allow=always", "-C", str(repo), *args],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=env,
+    ).stdout
 
 
 def clone_fixture(base: Path) -> Path:
@@ -60,8 +68,7 @@ def planted(repo: Path) -> str:
 def perfkit_bisect(repo: Path, x: str, verify: bool = True) -> tuple[float, dict]:
     from perfkit.bisect.tools import bisect_reset, bisect_run, bisect_start
 
-    run = (f'if git -C "$PERFKIT_SUBMODULE" merge-base --is-ancestor {x} HEAD; then echo FAIL; '
-           f'else echo PASS; fi')
+    run = f'if git -C "$PERFKIT_SUBMODULE" merge-base --is-ancestor {x} HEAD; then echo FAIL; else echo PASS; fi'
     t = time.perf_counter()
     bisect_start(str(repo), ADD, run=run, install=["true"], install_submodule=["true"], verify_ends=verify)
     res = bisect_run(str(repo))
@@ -77,11 +84,12 @@ def git_bisect(repo: Path, x: str, scratch: Path) -> tuple[float, dict]:
     count = scratch / "runs"
     count.write_text("")
     level1 = scratch / "level1.sh"
-    level1.write_text(f"git submodule update --init -q runtime || exit 125\ntrue; true\necho 1 >> {count}\n"
-                      f"if git -C runtime merge-base --is-ancestor {x} HEAD; then exit 1; fi\nexit 0\n")
+    level1.write_text(
+        f"git submodule update --init -q runtime || exit 125\ntrue; true\necho 1 >> {count}\n"
+        f"if git -C runtime merge-base --is-ancestor {x} HEAD; then exit 1; fi\nexit 0\n"
+    )
     level2 = scratch / "level2.sh"
-    level2.write_text(f"true\necho 2 >> {count}\nif git merge-base --is-ancestor {x} HEAD; then exit 1; fi\n"
-                      "exit 0\n")
+    level2.write_text(f"true\necho 2 >> {count}\nif git merge-base --is-ancestor {x} HEAD; then exit 1; fi\nexit 0\n")
     head = git(repo, "rev-parse", "HEAD").strip()
     t = time.perf_counter()
     git(repo, "bisect", "start", "HEAD", ADD)
@@ -120,8 +128,15 @@ def replay(repo: Path) -> tuple[float, float, float, float]:
 
     bad = git(repo, "rev-parse", "HEAD").strip()
     items = git(repo, "rev-list", "--first-parent", "--reverse", f"{ADD}..{bad}").split()
-    st = State(id="replay", repo=str(repo), good=ADD, bad=bad, created="", level1=PhaseData(name="level1", items=items),
-               settings=BisectSettings(run="true", submodule="runtime", install=["true"], install_submodule=["true"]))
+    st = State(
+        id="replay",
+        repo=str(repo),
+        good=ADD,
+        bad=bad,
+        created="",
+        level1=PhaseData(name="level1", items=items),
+        settings=BisectSettings(run="true", submodule="runtime", install=["true"], install_submodule=["true"]),
+    )
     ptrs = Engine(repo, repo / ".git" / "unused", st)._level1_pointers()
     n = len(items)
 
@@ -141,8 +156,12 @@ def replay(repo: Path) -> tuple[float, float, float, float]:
 
     ours = [search(f, True) for f in range(n)]
     plain = [search(f, False) for f in range(n)]
-    return (statistics.mean(r for r, _ in ours), statistics.mean(i for _, i in ours),
-            statistics.mean(i for _, i in plain), statistics.mean(2 * r for r, _ in plain))
+    return (
+        statistics.mean(r for r, _ in ours),
+        statistics.mean(i for _, i in ours),
+        statistics.mean(i for _, i in plain),
+        statistics.mean(2 * r for r, _ in plain),
+    )
 
 
 def fast_import(path: Path, commits: list[tuple[str, dict[str, str], dict[str, str]]]) -> list[str]:
@@ -150,15 +169,20 @@ def fast_import(path: Path, commits: list[tuple[str, dict[str, str], dict[str, s
     git(path, "init", "-q", "-b", "main")
     chunks = []
     for i, (msg, files, links) in enumerate(commits, start=1):
-        parts = [f"commit refs/heads/main\nmark :{i}\nauthor b <b@example.com> {1_700_000_000 + i} +0000\n"
-                 f"committer b <b@example.com> {1_700_000_000 + i} +0000\ndata {len(msg)}\n{msg}\n"]
+        parts = [
+            f"commit refs/heads/main\nmark :{i}\nauthor b <b@example.com> {1_700_000_000 + i} +0000\n"
+            f"committer b <b@example.com> {1_700_000_000 + i} +0000\ndata {len(msg)}\n{msg}\n"
+        ]
         parts += [f"from :{i - 1}\n"] if i > 1 else []
         parts += [f"M 160000 {sha} {p}\n" for p, sha in links.items()]
         parts += [f"M 100644 inline {p}\ndata {len(t)}\n{t}\n" for p, t in files.items()]
         chunks.append("".join(parts))
     marks = path / ".git" / "marks"
-    subprocess.run(["git", "-C", str(path), "fast-import", "--quiet", f"--export-marks={marks}"],
-                   input="".join(chunks).encode(), check=True)
+    subprocess.run(
+        ["git", "-C", str(path), "fast-import", "--quiet", f"--export-marks={marks}"],
+        input="".join(chunks).encode(),
+        check=True,
+    )
     shas = dict(line.split() for line in marks.read_text().splitlines())
     git(path, "reset", "-q", "--hard", "main")
     return [shas[f":{i}"] for i in range(1, len(commits) + 1)]
@@ -183,10 +207,12 @@ def overhead(base: Path, repeat: int) -> tuple[float, float, int, int]:
 
     ours_repo, good, culprit = synthetic(base / "a")
     alt_repo, alt_good, alt_culprit = synthetic(base / "b")  # other shas: the runtime URL differs
-    check = 'if grep -q BUG src.py; then echo FAIL; else echo PASS; fi'
+    check = "if grep -q BUG src.py; then echo FAIL; else echo PASS; fi"
     script = base / "alt.sh"
-    script.write_text("git submodule update --init -q runtime || exit 125\ntrue; true\n"
-                      "if grep -q BUG src.py; then exit 1; fi\nexit 0\n")
+    script.write_text(
+        "git submodule update --init -q runtime || exit 125\ntrue; true\n"
+        "if grep -q BUG src.py; then exit 1; fi\nexit 0\n"
+    )
     ours, theirs = [], []
     for _ in range(repeat):
         t = time.perf_counter()

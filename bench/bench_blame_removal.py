@@ -30,13 +30,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PYPTO = Path(os.environ.get("PERFKIT_PYPTO_FIXTURE", ROOT.parent / "shared" / "fixtures" / "pypto-history"))
 ENV = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")} | {
-    "GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "bench@example.com", "GIT_COMMITTER_NAME": "Bench",
-    "GIT_COMMITTER_EMAIL": "bench@example.com", "GIT_CONFIG_NOSYSTEM": "1"}
+    "GIT_AUTHOR_NAME": "Bench",
+    "GIT_AUTHOR_EMAIL": "bench@example.com",
+    "GIT_COMMITTER_NAME": "Bench",
+    "GIT_COMMITTER_EMAIL": "bench@example.com",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
 
 
 def git(repo: Path, *args: str, input: bytes | None = None) -> str:
-    return subprocess.run(["git", "-C", str(repo), *args], input=input, capture_output=True, check=True,
-                          env=ENV).stdout.decode()
+    return subprocess.run(
+        ["git", "-C", str(repo), *args], input=input, capture_output=True, check=True, env=ENV
+    ).stdout.decode()
 
 
 def _blob(lines: list[str]) -> bytes:
@@ -57,8 +62,10 @@ def generate(path: Path, commits: int, files: int = 40, lines: int = 200, seed: 
         nonlocal mark
         mark += 1
         when = t0 + mark * 60
-        out.append(f"commit {ref}\nmark :{mark}\nauthor Dev {mark % 17} <dev{mark % 17}@example.com> {when} +0000\n"
-                   f"committer Bench <bench@example.com> {when} +0000\n".encode())
+        out.append(
+            f"commit {ref}\nmark :{mark}\nauthor Dev {mark % 17} <dev{mark % 17}@example.com> {when} +0000\n"
+            f"committer Bench <bench@example.com> {when} +0000\n".encode()
+        )
         m = msg.encode()
         out.append(b"data %d\n%s\n" % (len(m), m))
         if parents:
@@ -211,23 +218,29 @@ def main() -> int:
         built = time.perf_counter() - t
         print(f"generated {commits} commits in {built:.1f}s", file=sys.stderr)
         m = measure(Path(tmp) / "generated", base, head, repeat)
-        rows.append(f"| git_blame_removal, generated history of {commits:,} commits, {m['hunks']:.0f} deleted hunks in "
-                    f"{m['files']:.0f} files (end to end) | {m['tool']:.2f} s | `git blame` of each whole file: "
-                    f"{m['whole']:.2f} s; one `git blame -L` per hunk: {m['per_hunk']:.2f} s | "
-                    f"{m['whole'] / m['tool']:.1f}x faster than whole files, {m['per_hunk'] / m['tool']:.1f}x than "
-                    "per hunk |")
-        rows.append(f"| of which: line ranges alone (one `git blame -L a,b -L c,d ...` per file, one after the "
-                    f"other, each walking the history) | {m['ranged']:.2f} s | `git blame` of each whole file: "
-                    f"{m['whole']:.2f} s | {m['whole'] / m['ranged']:.1f}x (the rest: one shared history walk, "
-                    "files blamed side by side) |")
+        rows.append(
+            f"| git_blame_removal, generated history of {commits:,} commits, {m['hunks']:.0f} deleted hunks in "
+            f"{m['files']:.0f} files (end to end) | {m['tool']:.2f} s | `git blame` of each whole file: "
+            f"{m['whole']:.2f} s; one `git blame -L` per hunk: {m['per_hunk']:.2f} s | "
+            f"{m['whole'] / m['tool']:.1f}x faster than whole files, {m['per_hunk'] / m['tool']:.1f}x than "
+            "per hunk |"
+        )
+        rows.append(
+            f"| of which: line ranges alone (one `git blame -L a,b -L c,d ...` per file, one after the "
+            f"other, each walking the history) | {m['ranged']:.2f} s | `git blame` of each whole file: "
+            f"{m['whole']:.2f} s | {m['whole'] / m['ranged']:.1f}x (the rest: one shared history walk, "
+            "files blamed side by side) |"
+        )
         case = pypto_case(Path(tmp) / "pypto")
         if case:
             p = measure(Path(tmp) / "pypto", case[0], case[1], repeat)
-            rows.append(f"| git_blame_removal, real pypto history (1,524 commits), {p['hunks']:.0f} one-line files "
-                         f"deleted (end to end) | {p['tool']:.2f} s | `git blame` of each whole file: "
-                         f"{p['whole']:.2f} s"
-                         f"; one `git blame -L` per hunk: {p['per_hunk']:.2f} s | {p['whole'] / p['tool']:.1f}x "
-                         "(one-line files: same blame work, the tool adds PR, merge, test and name lookups) |")
+            rows.append(
+                f"| git_blame_removal, real pypto history (1,524 commits), {p['hunks']:.0f} one-line files "
+                f"deleted (end to end) | {p['tool']:.2f} s | `git blame` of each whole file: "
+                f"{p['whole']:.2f} s"
+                f"; one `git blame -L` per hunk: {p['per_hunk']:.2f} s | {p['whole'] / p['tool']:.1f}x "
+                "(one-line files: same blame work, the tool adds PR, merge, test and name lookups) |"
+            )
         else:
             print("pypto-history fixture missing: skipped its row", file=sys.stderr)
     table = ["| benchmark | perfkit | alternative | ratio |", "|---|---|---|---|", *rows]

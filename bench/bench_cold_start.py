@@ -46,8 +46,10 @@ def main() -> None:
     pk, bare = statistics.median(samples["perfkit"]), statistics.median(samples["bare"])
     print("| benchmark | perfkit | alternative | ratio |")
     print("|---|---|---|---|")
-    print(f"| MCP cold start to tools/list ({ntools} tools), median of {ns.repeat} | {pk * 1000:.0f} ms "
-          f"| bare MCPServer, no tools: {bare * 1000:.0f} ms | {pk / bare:.2f}x |")
+    print(
+        f"| MCP cold start to tools/list ({ntools} tools), median of {ns.repeat} | {pk * 1000:.0f} ms "
+        f"| bare MCPServer, no tools: {bare * 1000:.0f} ms | {pk / bare:.2f}x |"
+    )
 
 
 if __name__ == "__main__":

@@ -39,8 +39,11 @@ def clone_fixture(base: Path) -> Path:
 def manual(repo: Path, commits: list[str]) -> None:
     for c in commits:
         git(repo, "show", "--stat", c)
-        links = git(repo, "rev-parse", f"{c}^:runtime", f"{c}:runtime").split() if git(
-            repo, "ls-tree", f"{c}^", "runtime") else []
+        links = (
+            git(repo, "rev-parse", f"{c}^:runtime", f"{c}:runtime").split()
+            if git(repo, "ls-tree", f"{c}^", "runtime")
+            else []
+        )
         if len(links) == 2:
             git(repo / "runtime", "rev-list", "--count", f"{links[0]}..{links[1]}")
 
@@ -63,8 +66,10 @@ def bench_culprit(repeat: int) -> str:
             manual(repo, commits)
             theirs.append(time.perf_counter() - t)
         a, b = statistics.median(ours) / len(commits), statistics.median(theirs) / len(commits)
-        return (f"| evaluate_culprit, {len(commits)} pointer-moving pypto commits, per commit, median of {repeat} "
-                f"| {a * 1000:.0f} ms | manual git show/rev-parse/rev-list: {b * 1000:.0f} ms | {a / b:.2f}x |")
+        return (
+            f"| evaluate_culprit, {len(commits)} pointer-moving pypto commits, per commit, median of {repeat} "
+            f"| {a * 1000:.0f} ms | manual git show/rev-parse/rev-list: {b * 1000:.0f} ms | {a / b:.2f}x |"
+        )
 
 
 KERNEL = "\n".join(f"  acc += in[{i}] * w[{i}];" for i in range(400))
@@ -98,14 +103,17 @@ def bench_triage(files: int, repeat: int) -> str:
             t = time.perf_counter()
             out = ""
             for sub in ("kernels", "ptoas", "orchestration"):
-                out += subprocess.run(["diff", "-rq", str(good / sub), str(bad / sub)], capture_output=True,
-                                      text=True).stdout
+                out += subprocess.run(
+                    ["diff", "-rq", str(good / sub), str(bad / sub)], capture_output=True, text=True
+                ).stdout
             theirs.append(time.perf_counter() - t)
             listed = len(out.splitlines())
         a, b = statistics.median(ours), statistics.median(theirs)
-        return (f"| triage_builds, {files * 2 + 1} text + {files} binary files, 2 with code changes, median of "
-                f"{repeat} | {a * 1000:.0f} ms, {found} files flagged | diff -rq: {b * 1000:.0f} ms, {listed} files "
-                f"listed | {a / b:.2f}x |")
+        return (
+            f"| triage_builds, {files * 2 + 1} text + {files} binary files, 2 with code changes, median of "
+            f"{repeat} | {a * 1000:.0f} ms, {found} files flagged | diff -rq: {b * 1000:.0f} ms, {listed} files "
+            f"listed | {a / b:.2f}x |"
+        )
 
 
 def main() -> None:

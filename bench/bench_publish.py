@@ -60,7 +60,6 @@ def main() -> None:
     args = ap.parse_args()
 
     import make_examples
-
     from perfkit.benchmark.read import read_benchmark
     from perfkit.lint.figures import FigureSet
     from perfkit.lint.lint import lint_text
@@ -80,19 +79,26 @@ def main() -> None:
             kb = path.stat().st_size / 1024
             perfkit_cmd = [sys.executable, "-m", "perfkit.cli", "lint-wording", "--path", str(path), "--json"]
             a = lambda: subprocess.run(perfkit_cmd, capture_output=True, check=True)  # noqa: E731
-            b = (lambda: subprocess.run([args.proselint, "check", str(path)], capture_output=True)) \
-                if args.proselint else None  # noqa: E731
+            b = (
+                (lambda: subprocess.run([args.proselint, "check", str(path)], capture_output=True))
+                if args.proselint
+                else None
+            )  # noqa: E731
             ta, tb = side_by_side(a, b, args.repeat)
-            rows.append(f"| `perfkit lint-wording --path F --json`, {label} ({kb:.0f} KB), whole process, "
-                        f"median of {args.repeat} | {fmt(ta)} | `proselint check F`: {fmt(tb)} | {ratio(ta, tb)} |")
+            rows.append(
+                f"| `perfkit lint-wording --path F --json`, {label} ({kb:.0f} KB), whole process, "
+                f"median of {args.repeat} | {fmt(ta)} | `proselint check F`: {fmt(tb)} | {ratio(ta, tb)} |"
+            )
 
         bench = read_benchmark(str(campaign))
         figures = FigureSet.from_campaign(campaign, bench)
         for label, path in files.items():
             text = path.read_text()
             ta, _ = side_by_side(lambda: lint_text(text, "pr", figures), None, args.repeat)
-            rows.append(f"| lint_text in process, every rule with the campaign's {len(figures)} figures, {label}, "
-                        f"median of {args.repeat} | {fmt(ta)} | | |")
+            rows.append(
+                f"| lint_text in process, every rule with the campaign's {len(figures)} figures, {label}, "
+                f"median of {args.repeat} | {fmt(ta)} | | |"
+            )
 
         draft = str(ROOT / "examples" / "publish" / "draft.json")
         out = work / "out"
@@ -101,8 +107,10 @@ def main() -> None:
             render_pr(str(campaign), str(repo), draft=draft, out_dir=str(out))
 
         ta, tb = side_by_side(render, lambda: read_benchmark(str(campaign)), args.repeat)
-        rows.append(f"| render_pr on the example campaign (both files, both lints), median of {args.repeat} | "
-                    f"{fmt(ta)} | read_benchmark alone: {fmt(tb)} | {ratio(ta, tb)} |")
+        rows.append(
+            f"| render_pr on the example campaign (both files, both lints), median of {args.repeat} | "
+            f"{fmt(ta)} | read_benchmark alone: {fmt(tb)} | {ratio(ta, tb)} |"
+        )
         shutil.rmtree(out, ignore_errors=True)
 
     table = ["| benchmark | perfkit | alternative | ratio |", "|---|---|---|---|", *rows]

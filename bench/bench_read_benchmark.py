@@ -24,10 +24,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-
 from perfkit.benchmark.read import read_benchmark
 
-ALTERNATIVE = '''
+ALTERNATIVE = """
 import sys
 import pandas as pd
 
@@ -43,7 +42,7 @@ speedup_mean = summary.loc["baseline", "mean"] / summary["mean"]
 speedup_median = summary.loc["baseline", "median"] / summary["median"]
 if __name__ == "__main__" and "--print" in sys.argv:
     print(summary, per_run, first, mem, speedup_mean, speedup_median, sep="\\n")
-'''
+"""
 
 
 def make_campaign(root: Path, rows: int, seed: int = 0) -> Path:
@@ -60,9 +59,16 @@ def make_campaign(root: Path, rows: int, seed: int = 0) -> Path:
     t[slow] = 1.6 * (1 + rng.normal(0, 0.02, int(slow.sum())))
     t[step == 1] = 30.0 + rng.normal(0, 1, int((step == 1).sum()))
     root.mkdir(parents=True, exist_ok=True)
-    pd.DataFrame({"arm": arm, "run": run, "step": step, "step_time_s": t.round(5),
-                  "peak_mem_gb": (60 + rng.normal(0, 0.1, len(arm))).round(2),
-                  "kernel_launches": rng.integers(1200, 1900, len(arm))}).to_csv(root / "benchmark.csv", index=False)
+    pd.DataFrame(
+        {
+            "arm": arm,
+            "run": run,
+            "step": step,
+            "step_time_s": t.round(5),
+            "peak_mem_gb": (60 + rng.normal(0, 0.1, len(arm))).round(2),
+            "kernel_launches": rng.integers(1200, 1900, len(arm)),
+        }
+    ).to_csv(root / "benchmark.csv", index=False)
     return root
 
 
@@ -111,8 +117,10 @@ def main() -> None:
                     sys.argv = saved
 
             pk, alt = side_by_side(lambda: read_benchmark(str(camp)), alternative, repeat)
-            rows_out.append(f"| read_benchmark, {rows:,} rows (3 arms x 8 runs), median of {repeat} | {fmt(pk)} "
-                            f"| pandas groupby script, no checks: {fmt(alt)} | {pk / alt:.2f}x |")
+            rows_out.append(
+                f"| read_benchmark, {rows:,} rows (3 arms x 8 runs), median of {repeat} | {fmt(pk)} "
+                f"| pandas groupby script, no checks: {fmt(alt)} | {pk / alt:.2f}x |"
+            )
         camp = tmp_path / "c1000000"
         env = dict(os.environ)
         cli = [sys.executable, "-m", "perfkit.cli", "read-benchmark", str(camp), "--json"]
@@ -120,8 +128,10 @@ def main() -> None:
         run = lambda cmd: subprocess.run(cmd, check=True, capture_output=True, env=env)  # noqa: E731
         repeat = 1 if ns.quick else 3
         pk, alt = side_by_side(lambda: run(cli), lambda: run(alt_cmd), repeat)
-        rows_out.append(f"| `perfkit read-benchmark DIR --json`, 1,000,000 rows, whole process, median of {repeat} "
-                        f"| {fmt(pk)} | `python script.py DIR`: {fmt(alt)} | {pk / alt:.2f}x |")
+        rows_out.append(
+            f"| `perfkit read-benchmark DIR --json`, 1,000,000 rows, whole process, median of {repeat} "
+            f"| {fmt(pk)} | `python script.py DIR`: {fmt(alt)} | {pk / alt:.2f}x |"
+        )
     table = ["| benchmark | perfkit | alternative | ratio |", "|---|---|---|---|", *rows_out]
     print("\n".join(table))
     if ns.out:

@@ -28,7 +28,9 @@ def machine() -> str:
                 break
     except OSError:
         pass
-    return f"{cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}, Python {platform.python_version()}"
+    return (
+        f"{cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}, Python {platform.python_version()}"
+    )
 
 
 def main() -> int:
@@ -38,9 +40,14 @@ def main() -> int:
     ns = ap.parse_args()
     sections: list[str] = []
     failures: list[str] = []
-    titles = {"bench_cold_start.py": "MCP cold start", "bench_read_benchmark.py": "read_benchmark",
-              "bench_blame_removal.py": "git_blame_removal", "bench_bisect.py": "Bisect",
-              "bench_culprit.py": "evaluate_culprit and triage_builds", "bench_publish.py": "render_pr and lint_wording"}
+    titles = {
+        "bench_cold_start.py": "MCP cold start",
+        "bench_read_benchmark.py": "read_benchmark",
+        "bench_blame_removal.py": "git_blame_removal",
+        "bench_bisect.py": "Bisect",
+        "bench_culprit.py": "evaluate_culprit and triage_builds",
+        "bench_publish.py": "render_pr and lint_wording",
+    }
     for script in sorted(HERE.glob("bench_*.py")):
         text_of_script = script.read_text()
         args = [sys.executable, str(script)] + (["--quick"] if ns.quick and "--quick" in text_of_script else [])
@@ -52,9 +59,8 @@ def main() -> int:
             failures.append(f"{script.name}: exit {proc.returncode}: {' '.join(proc.stderr.strip().splitlines()[-1:])}")
             continue
         body = "\n".join(line for line in proc.stdout.splitlines() if not line.startswith("# ")).strip()
-        sections += [f"### {titles.get(script.name, script.stem)}", "",
-                     f"`python bench/{script.name}`", "", body, ""]
-    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        sections += [f"### {titles.get(script.name, script.stem)}", "", f"`python bench/{script.name}`", "", body, ""]
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     text = [
         "# Performance",
         "",

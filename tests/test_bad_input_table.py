@@ -20,7 +20,6 @@ import json
 import re
 import subprocess
 import sys
-import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,11 +27,10 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp import Client
-
 from helpers.bisect_project import build
-from helpers.gitbuild import Repo, run_git
+from helpers.gitbuild import Repo
 from helpers.tree import changes, tree
+from mcp import Client
 from perfkit.registry import all_tools
 from perfkit.server import build_server
 
@@ -45,6 +43,7 @@ SHA_B = "b2" * 20
 
 
 # ---- the world the rows point into ---------------------------------------------------------------
+
 
 def _csv(rows: list[str]) -> str:
     return "arm,run,step,step_time_s,peak_mem_gb\n" + "\n".join(rows) + "\n"
@@ -60,10 +59,30 @@ def _good_rows() -> list[str]:
 
 
 GOOD_CSV = _csv(_good_rows())
-GOOD_JSONL = "\n".join(json.dumps(r) for r in [
-    {"sha": SHA_A, "title": "Cache the mask", "shipped": True, "baseline": "base1234", "before": 1.0, "after": 0.8},
-    {"sha": SHA_B, "title": "Channels last", "shipped": False, "baseline": "base1234", "before": 1.0, "after": 1.01},
-]) + "\n"
+GOOD_JSONL = (
+    "\n".join(
+        json.dumps(r)
+        for r in [
+            {
+                "sha": SHA_A,
+                "title": "Cache the mask",
+                "shipped": True,
+                "baseline": "base1234",
+                "before": 1.0,
+                "after": 0.8,
+            },
+            {
+                "sha": SHA_B,
+                "title": "Channels last",
+                "shipped": False,
+                "baseline": "base1234",
+                "before": 1.0,
+                "after": 1.01,
+            },
+        ]
+    )
+    + "\n"
+)
 
 
 def _campaign(path: Path, csv: str | bytes = GOOD_CSV, jsonl: str | bytes | None = GOOD_JSONL) -> Path:
@@ -104,11 +123,11 @@ class World:
     root: Path
     camp: Path
     outside: Path
-    repo: Path          # superproject with a runtime submodule and the user's work in progress
-    target: Path        # a target repo for render_pr whose PR template is hostile
-    plain: Path         # a folder that is not a git repository
+    repo: Path  # superproject with a runtime submodule and the user's work in progress
+    target: Path  # a target repo for render_pr whose PR template is hostile
+    plain: Path  # a folder that is not a git repository
     afile: Path
-    c: dict[str, str]   # labelled commits of repo
+    c: dict[str, str]  # labelled commits of repo
     bad: dict[str, Path] = field(default_factory=dict)
     builds: Path | None = None
 
@@ -160,15 +179,28 @@ def build_world(root: Path) -> World:
     (w.bad["jsonl_link_out"] / "records" / "candidates.jsonl").symlink_to(outside / "candidates.jsonl")
     bad("jsonl_broken", jsonl=_jsonl({"sha": SHA_A, "title": "a", "shipped": True}, '{"sha": "b2b2b2b2", "title": '))
     bad("jsonl_array", jsonl=_jsonl([1, 2, 3]))
-    bad("jsonl_nan", jsonl=_jsonl('{"sha": "a1a1a1a1", "title": "t", "shipped": true, "baseline": "b", '
-                                  '"before": NaN, "after": 1.0}'))
-    bad("jsonl_inf", jsonl=_jsonl('{"sha": "a1a1a1a1", "title": "t", "shipped": true, "baseline": "b", '
-                                  '"before": 1.0, "after": Infinity}'))
+    bad(
+        "jsonl_nan",
+        jsonl=_jsonl(
+            '{"sha": "a1a1a1a1", "title": "t", "shipped": true, "baseline": "b", "before": NaN, "after": 1.0}'
+        ),
+    )
+    bad(
+        "jsonl_inf",
+        jsonl=_jsonl(
+            '{"sha": "a1a1a1a1", "title": "t", "shipped": true, "baseline": "b", "before": 1.0, "after": Infinity}'
+        ),
+    )
     bad("jsonl_type", jsonl=_jsonl({"sha": SHA_A, "title": "t", "shipped": "yes"}))
     bad("jsonl_non_utf8", jsonl=b'{"sha": "a1a1a1a1", "title": "caf\xe9", "shipped": true}\n')
-    bad("jsonl_report_up", jsonl=_jsonl({"sha": SHA_A, "title": "t", "shipped": True, "report": "../../outside/secret.md"}))
-    bad("jsonl_report_abs", jsonl=_jsonl({"sha": SHA_A, "title": "t", "shipped": True,
-                                          "report": str(outside / "secret.md")}))
+    bad(
+        "jsonl_report_up",
+        jsonl=_jsonl({"sha": SHA_A, "title": "t", "shipped": True, "report": "../../outside/secret.md"}),
+    )
+    bad(
+        "jsonl_report_abs",
+        jsonl=_jsonl({"sha": SHA_A, "title": "t", "shipped": True, "report": str(outside / "secret.md")}),
+    )
     bad("jsonl_sha_option", jsonl=_jsonl({"sha": "--output=x", "title": "t", "shipped": True}))
     bad("jsonl_sha_up", jsonl=_jsonl({"sha": "../../outside", "title": "t", "shipped": True}))
     bad("huge_jsonl", jsonl="")
@@ -177,7 +209,8 @@ def build_world(root: Path) -> World:
     link = w.bad["commit_link_out"] / "commits" / SHA_B
     link.symlink_to(outside)
     (w.bad["commit_link_out"] / "records" / "candidates.jsonl").write_text(
-        _jsonl({"sha": SHA_B, "title": "t", "shipped": True}))
+        _jsonl({"sha": SHA_B, "title": "t", "shipped": True})
+    )
 
     drafts = root / "drafts"
     drafts.mkdir()
@@ -210,9 +243,9 @@ class Bad:
     id: str
     tool: str
     args: Args
-    field: str                 # the error names this field first
-    problem: str = ""          # regular expression the error text must match
-    cli: bool = True           # False when a command line cannot carry the value (a NUL byte)
+    field: str  # the error names this field first
+    problem: str = ""  # regular expression the error text must match
+    cli: bool = True  # False when a command line cannot carry the value (a NUL byte)
 
 
 @dataclass
@@ -240,8 +273,16 @@ def _repo_rows(tool: str, extra: dict[str, Any]) -> list[Bad]:
     ]
 
 
-REVS = {"option": "--output=pwned.txt", "short-option": "-p", "range": "HEAD~2..HEAD", "unknown": "deadbeef99",
-        "shell": "$(touch pwned)", "backticks": "`touch pwned`", "empty": "", "nul": "HEAD\x00"}
+REVS = {
+    "option": "--output=pwned.txt",
+    "short-option": "-p",
+    "range": "HEAD~2..HEAD",
+    "unknown": "deadbeef99",
+    "shell": "$(touch pwned)",
+    "backticks": "`touch pwned`",
+    "empty": "",
+    "nul": "HEAD\x00",
+}
 
 
 def _rev_rows(tool: str, name: str, base: Callable[[World], dict[str, Any]], only: tuple[str, ...] = ()) -> list[Bad]:
@@ -251,8 +292,16 @@ def _rev_rows(tool: str, name: str, base: Callable[[World], dict[str, Any]], onl
     rows = []
     for label, value in values.items():
         problem = "is empty" if label == "empty" else "not a single revision|not a commit"
-        rows.append(Bad(f"{tool}-{name}-{label}", tool, lambda w, v=value: base(w) | {name: v}, name, problem,
-                        cli=label != "nul"))
+        rows.append(
+            Bad(
+                f"{tool}-{name}-{label}",
+                tool,
+                lambda w, v=value: base(w) | {name: v},
+                name,
+                problem,
+                cli=label != "nul",
+            )
+        )
     return rows
 
 
@@ -267,102 +316,299 @@ def rows() -> list[Bad | Hostile]:
         Bad("rb-dir-nul", rb, lambda w: {"campaign_dir": str(w.camp) + "\x00"}, "campaign_dir", "", cli=False),
         Bad("rb-no-csv", rb, lambda w: {"campaign_dir": camp("no_csv")(w)}, "campaign_dir", "no benchmark.csv"),
         Bad("rb-csv-is-dir", rb, lambda w: {"campaign_dir": camp("csv_dir")(w)}, "campaign_dir", "no benchmark.csv"),
-        Bad("rb-csv-symlink-out", rb, lambda w: {"campaign_dir": camp("csv_link_out")(w)}, "benchmark.csv",
-            "outside the campaign folder"),
+        Bad(
+            "rb-csv-symlink-out",
+            rb,
+            lambda w: {"campaign_dir": camp("csv_link_out")(w)},
+            "benchmark.csv",
+            "outside the campaign folder",
+        ),
         Bad("rb-csv-empty", rb, lambda w: {"campaign_dir": camp("empty")(w)}, "benchmark.csv", "empty"),
         Bad("rb-csv-header-only", rb, lambda w: {"campaign_dir": camp("header_only")(w)}, "benchmark.csv", "no rows"),
-        Bad("rb-csv-wrong-type", rb, lambda w: {"campaign_dir": camp("wrong_type")(w)},
-            "benchmark.csv column 'step_time_s'", "not a finite number.*'fast'"),
-        Bad("rb-csv-nan", rb, lambda w: {"campaign_dir": camp("nan")(w)}, "benchmark.csv column 'step_time_s'",
-            "not a finite number"),
-        Bad("rb-csv-inf", rb, lambda w: {"campaign_dir": camp("inf")(w)}, "benchmark.csv column 'step_time_s'",
-            "not a finite number"),
-        Bad("rb-csv-neg-inf", rb, lambda w: {"campaign_dir": camp("neg_inf")(w)}, "benchmark.csv column 'step_time_s'",
-            "not a finite number"),
-        Bad("rb-csv-run-not-int", rb, lambda w: {"campaign_dir": camp("run_not_int")(w)}, "benchmark.csv column 'run'",
-            "whole number"),
+        Bad(
+            "rb-csv-wrong-type",
+            rb,
+            lambda w: {"campaign_dir": camp("wrong_type")(w)},
+            "benchmark.csv column 'step_time_s'",
+            "not a finite number.*'fast'",
+        ),
+        Bad(
+            "rb-csv-nan",
+            rb,
+            lambda w: {"campaign_dir": camp("nan")(w)},
+            "benchmark.csv column 'step_time_s'",
+            "not a finite number",
+        ),
+        Bad(
+            "rb-csv-inf",
+            rb,
+            lambda w: {"campaign_dir": camp("inf")(w)},
+            "benchmark.csv column 'step_time_s'",
+            "not a finite number",
+        ),
+        Bad(
+            "rb-csv-neg-inf",
+            rb,
+            lambda w: {"campaign_dir": camp("neg_inf")(w)},
+            "benchmark.csv column 'step_time_s'",
+            "not a finite number",
+        ),
+        Bad(
+            "rb-csv-run-not-int",
+            rb,
+            lambda w: {"campaign_dir": camp("run_not_int")(w)},
+            "benchmark.csv column 'run'",
+            "whole number",
+        ),
         Bad("rb-csv-duplicate", rb, lambda w: {"campaign_dir": camp("dup")(w)}, "benchmark.csv", "share an"),
         Bad("rb-csv-non-utf8", rb, lambda w: {"campaign_dir": camp("non_utf8")(w)}, "benchmark.csv", "UTF-8|read"),
-        Bad("rb-csv-long-line", rb, lambda w: {"campaign_dir": camp("long_line")(w)},
-            "benchmark.csv column 'step_time_s'", "not a finite number"),
-        Bad("rb-csv-too-many-fields", rb, lambda w: {"campaign_dir": camp("too_many_fields")(w)}, "benchmark.csv",
-            "more fields than the header|expected 5 fields in line 7, saw 6"),
+        Bad(
+            "rb-csv-long-line",
+            rb,
+            lambda w: {"campaign_dir": camp("long_line")(w)},
+            "benchmark.csv column 'step_time_s'",
+            "not a finite number",
+        ),
+        Bad(
+            "rb-csv-too-many-fields",
+            rb,
+            lambda w: {"campaign_dir": camp("too_many_fields")(w)},
+            "benchmark.csv",
+            "more fields than the header|expected 5 fields in line 7, saw 6",
+        ),
         Bad("rb-csv-huge-binary", rb, lambda w: {"campaign_dir": camp("huge_csv")(w)}, "benchmark.csv", ""),
         Bad("rb-csv-huge-text", rb, lambda w: {"campaign_dir": camp("huge_text_csv")(w)}, "benchmark.csv", ""),
-        Bad("rb-jsonl-symlink-out", rb, lambda w: {"campaign_dir": camp("jsonl_link_out")(w)},
-            "records/candidates.jsonl", "outside the campaign folder"),
-        Bad("rb-jsonl-broken-line", rb, lambda w: {"campaign_dir": camp("jsonl_broken")(w)},
-            "records/candidates.jsonl line 2", "not valid JSON"),
-        Bad("rb-jsonl-array", rb, lambda w: {"campaign_dir": camp("jsonl_array")(w)},
-            "records/candidates.jsonl line 1", "not an object"),
-        Bad("rb-jsonl-nan", rb, lambda w: {"campaign_dir": camp("jsonl_nan")(w)},
-            "records/candidates.jsonl line 1 field 'before'", "finite number"),
-        Bad("rb-jsonl-infinity", rb, lambda w: {"campaign_dir": camp("jsonl_inf")(w)},
-            "records/candidates.jsonl line 1 field 'after'", "finite number"),
-        Bad("rb-jsonl-wrong-type", rb, lambda w: {"campaign_dir": camp("jsonl_type")(w)},
-            "records/candidates.jsonl line 1 field 'shipped'", "true or false"),
-        Bad("rb-jsonl-non-utf8", rb, lambda w: {"campaign_dir": camp("jsonl_non_utf8")(w)},
-            "records/candidates.jsonl", "UTF-8"),
-        Bad("rb-jsonl-report-dotdot", rb, lambda w: {"campaign_dir": camp("jsonl_report_up")(w)},
-            "records/candidates.jsonl line 1 field 'report'", "not a path inside the campaign folder"),
-        Bad("rb-jsonl-report-absolute", rb, lambda w: {"campaign_dir": camp("jsonl_report_abs")(w)},
-            "records/candidates.jsonl line 1 field 'report'", "not a path inside the campaign folder"),
-        Bad("rb-jsonl-sha-option", rb, lambda w: {"campaign_dir": camp("jsonl_sha_option")(w)},
-            "records/candidates.jsonl line 1 field 'sha'", "not a commit sha"),
-        Bad("rb-jsonl-sha-dotdot", rb, lambda w: {"campaign_dir": camp("jsonl_sha_up")(w)},
-            "records/candidates.jsonl line 1 field 'sha'", "not a commit sha"),
+        Bad(
+            "rb-jsonl-symlink-out",
+            rb,
+            lambda w: {"campaign_dir": camp("jsonl_link_out")(w)},
+            "records/candidates.jsonl",
+            "outside the campaign folder",
+        ),
+        Bad(
+            "rb-jsonl-broken-line",
+            rb,
+            lambda w: {"campaign_dir": camp("jsonl_broken")(w)},
+            "records/candidates.jsonl line 2",
+            "not valid JSON",
+        ),
+        Bad(
+            "rb-jsonl-array",
+            rb,
+            lambda w: {"campaign_dir": camp("jsonl_array")(w)},
+            "records/candidates.jsonl line 1",
+            "not an object",
+        ),
+        Bad(
+            "rb-jsonl-nan",
+            rb,
+            lambda w: {"campaign_dir": camp("jsonl_nan")(w)},
+            "records/candidates.jsonl line 1 field 'before'",
+            "finite number",
+        ),
+        Bad(
+            "rb-jsonl-infinity",
+            rb,
+            lambda w: {"campaign_dir": camp("jsonl_inf")(w)},
+            "records/candidates.jsonl line 1 field 'after'",
+            "finite number",
+        ),
+        Bad(
+            "rb-jsonl-wrong-type",
+            rb,
+            lambda w: {"campaign_dir": camp("jsonl_type")(w)},
+            "records/candidates.jsonl line 1 field 'shipped'",
+            "true or false",
+        ),
+        Bad(
+            "rb-jsonl-non-utf8",
+            rb,
+            lambda w: {"campaign_dir": camp("jsonl_non_utf8")(w)},
+            "records/candidates.jsonl",
+            "UTF-8",
+        ),
+        Bad(
+            "rb-jsonl-report-dotdot",
+            rb,
+            lambda w: {"campaign_dir": camp("jsonl_report_up")(w)},
+            "records/candidates.jsonl line 1 field 'report'",
+            "not a path inside the campaign folder",
+        ),
+        Bad(
+            "rb-jsonl-report-absolute",
+            rb,
+            lambda w: {"campaign_dir": camp("jsonl_report_abs")(w)},
+            "records/candidates.jsonl line 1 field 'report'",
+            "not a path inside the campaign folder",
+        ),
+        Bad(
+            "rb-jsonl-sha-option",
+            rb,
+            lambda w: {"campaign_dir": camp("jsonl_sha_option")(w)},
+            "records/candidates.jsonl line 1 field 'sha'",
+            "not a commit sha",
+        ),
+        Bad(
+            "rb-jsonl-sha-dotdot",
+            rb,
+            lambda w: {"campaign_dir": camp("jsonl_sha_up")(w)},
+            "records/candidates.jsonl line 1 field 'sha'",
+            "not a commit sha",
+        ),
         Bad("rb-jsonl-huge", rb, lambda w: {"campaign_dir": camp("huge_jsonl")(w)}, "records/candidates.jsonl", ""),
-        Bad("rb-commit-dir-symlink-out", rb, lambda w: {"campaign_dir": camp("commit_link_out")(w)},
-            "records/candidates.jsonl line 1 field 'sha'", "outside the campaign folder"),
-        Bad("rb-baseline-unknown", rb, lambda w: {"campaign_dir": str(w.camp), "baseline": "--nope"}, "baseline",
-            "no arm"),
-        Bad("rb-candidate-unknown", rb, lambda w: {"campaign_dir": str(w.camp), "candidate": "$(touch pwned)"},
-            "candidate", "no arm"),
-        Bad("rb-warmup-negative", rb, lambda w: {"campaign_dir": str(w.camp), "warmup_steps": -1}, "warmup_steps",
-            "greater than or equal to 0"),
-        Bad("rb-warmup-all", rb, lambda w: {"campaign_dir": str(w.camp), "warmup_steps": 10**6},
-            "benchmark.csv arm 'baseline'", "no steady-state steps"),
-        Bad("rb-threshold-zero", rb, lambda w: {"campaign_dir": str(w.camp), "slow_threshold_s": 0},
-            "slow_threshold_s", "greater than 0"),
-        Bad("rb-threshold-inf", rb, lambda w: {"campaign_dir": str(w.camp), "slow_threshold_s": "inf"},
-            "slow_threshold_s", "finite"),
-        Bad("rb-threshold-nan", rb, lambda w: {"campaign_dir": str(w.camp), "slow_threshold_s": "nan"},
-            "slow_threshold_s", "finite|greater than 0"),
-        Bad("rb-columns-unknown-role", rb, lambda w: {"campaign_dir": str(w.camp), "columns": {"speed": "x"}},
-            "columns", "unknown role"),
-        Bad("rb-columns-missing-column", rb, lambda w: {"campaign_dir": str(w.camp), "columns": {"run": "trial"}},
-            "columns", "not a column"),
+        Bad(
+            "rb-commit-dir-symlink-out",
+            rb,
+            lambda w: {"campaign_dir": camp("commit_link_out")(w)},
+            "records/candidates.jsonl line 1 field 'sha'",
+            "outside the campaign folder",
+        ),
+        Bad(
+            "rb-baseline-unknown",
+            rb,
+            lambda w: {"campaign_dir": str(w.camp), "baseline": "--nope"},
+            "baseline",
+            "no arm",
+        ),
+        Bad(
+            "rb-candidate-unknown",
+            rb,
+            lambda w: {"campaign_dir": str(w.camp), "candidate": "$(touch pwned)"},
+            "candidate",
+            "no arm",
+        ),
+        Bad(
+            "rb-warmup-negative",
+            rb,
+            lambda w: {"campaign_dir": str(w.camp), "warmup_steps": -1},
+            "warmup_steps",
+            "greater than or equal to 0",
+        ),
+        Bad(
+            "rb-warmup-all",
+            rb,
+            lambda w: {"campaign_dir": str(w.camp), "warmup_steps": 10**6},
+            "benchmark.csv arm 'baseline'",
+            "no steady-state steps",
+        ),
+        Bad(
+            "rb-threshold-zero",
+            rb,
+            lambda w: {"campaign_dir": str(w.camp), "slow_threshold_s": 0},
+            "slow_threshold_s",
+            "greater than 0",
+        ),
+        Bad(
+            "rb-threshold-inf",
+            rb,
+            lambda w: {"campaign_dir": str(w.camp), "slow_threshold_s": "inf"},
+            "slow_threshold_s",
+            "finite",
+        ),
+        Bad(
+            "rb-threshold-nan",
+            rb,
+            lambda w: {"campaign_dir": str(w.camp), "slow_threshold_s": "nan"},
+            "slow_threshold_s",
+            "finite|greater than 0",
+        ),
+        Bad(
+            "rb-columns-unknown-role",
+            rb,
+            lambda w: {"campaign_dir": str(w.camp), "columns": {"speed": "x"}},
+            "columns",
+            "unknown role",
+        ),
+        Bad(
+            "rb-columns-missing-column",
+            rb,
+            lambda w: {"campaign_dir": str(w.camp), "columns": {"run": "trial"}},
+            "columns",
+            "not a column",
+        ),
     ]
 
     ec = "evaluate_culprit"
     out += _repo_rows(ec, {"commit": "HEAD"})
     out += _rev_rows(ec, "commit", lambda w: {"repo": str(w.repo)})
     out += [
-        Bad("ec-submodule-unknown", ec, lambda w: {"repo": str(w.repo), "commit": "HEAD", "submodule": "nope"},
-            "submodule", "not a submodule"),
-        Bad("ec-submodule-dotdot", ec, lambda w: {"repo": str(w.repo), "commit": "HEAD", "submodule": "../outside"},
-            "submodule", "not a submodule"),
-        Bad("ec-max-highlights", ec, lambda w: {"repo": str(w.repo), "commit": "HEAD", "max_highlights": -1},
-            "max_highlights", "greater than or equal to 0"),
+        Bad(
+            "ec-submodule-unknown",
+            ec,
+            lambda w: {"repo": str(w.repo), "commit": "HEAD", "submodule": "nope"},
+            "submodule",
+            "not a submodule",
+        ),
+        Bad(
+            "ec-submodule-dotdot",
+            ec,
+            lambda w: {"repo": str(w.repo), "commit": "HEAD", "submodule": "../outside"},
+            "submodule",
+            "not a submodule",
+        ),
+        Bad(
+            "ec-max-highlights",
+            ec,
+            lambda w: {"repo": str(w.repo), "commit": "HEAD", "max_highlights": -1},
+            "max_highlights",
+            "greater than or equal to 0",
+        ),
     ]
 
     for tool in ("classify_changes", "git_blame_removal"):
         out += _repo_rows(tool, {"base": "HEAD~1"})
         out += _rev_rows(tool, "base", lambda w: {"repo": str(w.repo)})
-        out += _rev_rows(tool, "head", lambda w: {"repo": str(w.repo), "base": w.c["add"]},
-                         ("option", "short-option", "range", "unknown"))
-        out.append(Bad(f"{tool}-wrong-order", tool, lambda w: {"repo": str(w.repo), "base": w.c["head"],
-                                                                "head": w.c["add"]}, "base", "not an ancestor"))
-    out.append(Bad("cc-globs-empty", "classify_changes", lambda w: {"repo": str(w.repo), "base": w.c["add"],
-                                                                     "recipe_globs": [""]}, "recipe_globs", "empty"))
+        out += _rev_rows(
+            tool,
+            "head",
+            lambda w: {"repo": str(w.repo), "base": w.c["add"]},
+            ("option", "short-option", "range", "unknown"),
+        )
+        out.append(
+            Bad(
+                f"{tool}-wrong-order",
+                tool,
+                lambda w: {"repo": str(w.repo), "base": w.c["head"], "head": w.c["add"]},
+                "base",
+                "not an ancestor",
+            )
+        )
+    out.append(
+        Bad(
+            "cc-globs-empty",
+            "classify_changes",
+            lambda w: {"repo": str(w.repo), "base": w.c["add"], "recipe_globs": [""]},
+            "recipe_globs",
+            "empty",
+        )
+    )
     gb = "git_blame_removal"
-    for label, path in (("dotdot", "../outside/secret.md"), ("absolute", "/etc/passwd"), ("option", "--output=x"),
-                        ("missing", "src/nope.py"), ("empty", "")):
-        out.append(Bad(f"gb-paths-{label}", gb, lambda w, p=path: {"repo": str(w.repo), "base": w.c["add"],
-                                                                    "paths": [p]}, "paths",
-                       "not a path inside|exists neither"))
-    out.append(Bad("gb-paths-nul", gb, lambda w: {"repo": str(w.repo), "base": w.c["add"], "paths": ["src\x00"]},
-                   "paths", "", cli=False))
+    for label, path in (
+        ("dotdot", "../outside/secret.md"),
+        ("absolute", "/etc/passwd"),
+        ("option", "--output=x"),
+        ("missing", "src/nope.py"),
+        ("empty", ""),
+    ):
+        out.append(
+            Bad(
+                f"gb-paths-{label}",
+                gb,
+                lambda w, p=path: {"repo": str(w.repo), "base": w.c["add"], "paths": [p]},
+                "paths",
+                "not a path inside|exists neither",
+            )
+        )
+    out.append(
+        Bad(
+            "gb-paths-nul",
+            gb,
+            lambda w: {"repo": str(w.repo), "base": w.c["add"], "paths": ["src\x00"]},
+            "paths",
+            "",
+            cli=False,
+        )
+    )
 
     rp = "render_pr"
 
@@ -370,41 +616,91 @@ def rows() -> list[Bad | Hostile]:
         return {"campaign_dir": str(w.camp), "repo": str(w.target), "out_dir": str(w.root / "rendered")} | kw
 
     out += [
-        Bad("rp-campaign-missing", rp, lambda w: rpa(w, campaign_dir=str(w.root / "nope")), "campaign_dir",
-            "not a folder|does not exist"),
-        Bad("rp-campaign-nan", rp, lambda w: rpa(w, campaign_dir=camp("nan")(w)), "benchmark.csv column 'step_time_s'",
-            "not a finite number"),
-        Bad("rp-campaign-jsonl-report-out", rp, lambda w: rpa(w, campaign_dir=camp("jsonl_report_up")(w)),
-            "records/candidates.jsonl line 1 field 'report'", "not a path inside"),
+        Bad(
+            "rp-campaign-missing",
+            rp,
+            lambda w: rpa(w, campaign_dir=str(w.root / "nope")),
+            "campaign_dir",
+            "not a folder|does not exist",
+        ),
+        Bad(
+            "rp-campaign-nan",
+            rp,
+            lambda w: rpa(w, campaign_dir=camp("nan")(w)),
+            "benchmark.csv column 'step_time_s'",
+            "not a finite number",
+        ),
+        Bad(
+            "rp-campaign-jsonl-report-out",
+            rp,
+            lambda w: rpa(w, campaign_dir=camp("jsonl_report_up")(w)),
+            "records/candidates.jsonl line 1 field 'report'",
+            "not a path inside",
+        ),
         Bad("rp-repo-missing", rp, lambda w: rpa(w, repo=str(w.root / "nope")), "repo", "does not exist"),
         Bad("rp-repo-not-git", rp, lambda w: rpa(w, repo=str(w.plain)), "repo", "not a git repository"),
         Bad("rp-draft-broken-text", rp, lambda w: rpa(w, draft='{"job": '), "draft", "not valid JSON"),
         Bad("rp-draft-too-long", rp, lambda w: rpa(w, draft=LONG), "draft", "longer than"),
         Bad("rp-out-dir-too-long", rp, lambda w: rpa(w, out_dir=LONG), "out_dir", "longer than"),
         Bad("rp-draft-missing-file", rp, lambda w: rpa(w, draft=str(w.root / "nope.json")), "draft", "not a file"),
-        Bad("rp-draft-broken-file", rp, lambda w: rpa(w, draft=str(w.root / "drafts" / "broken.json")), "draft",
-            "not valid JSON"),
-        Bad("rp-draft-non-utf8", rp, lambda w: rpa(w, draft=str(w.root / "drafts" / "non_utf8.json")), "draft",
-            "UTF-8"),
+        Bad(
+            "rp-draft-broken-file",
+            rp,
+            lambda w: rpa(w, draft=str(w.root / "drafts" / "broken.json")),
+            "draft",
+            "not valid JSON",
+        ),
+        Bad(
+            "rp-draft-non-utf8", rp, lambda w: rpa(w, draft=str(w.root / "drafts" / "non_utf8.json")), "draft", "UTF-8"
+        ),
         Bad("rp-draft-broken-yaml", rp, lambda w: rpa(w, draft=str(w.root / "drafts" / "broken.yaml")), "draft", ""),
         Bad("rp-draft-huge", rp, lambda w: rpa(w, draft=str(w.root / "drafts" / "huge.json")), "draft", ""),
-        Bad("rp-draft-list", rp, lambda w: rpa(w, draft=str(w.root / "drafts" / "list.json")), "draft", "not an object"),
+        Bad(
+            "rp-draft-list", rp, lambda w: rpa(w, draft=str(w.root / "drafts" / "list.json")), "draft", "not an object"
+        ),
         Bad("rp-draft-unknown-field", rp, lambda w: rpa(w, draft={"jobb": "x"}), "draft.jobb", "not a draft field"),
         Bad("rp-draft-wrong-type", rp, lambda w: rpa(w, draft={"gpu_count": "eight"}), "draft.gpu_count", "integer"),
         Bad("rp-draft-nan", rp, lambda w: rpa(w, draft='{"gpu_count": NaN}'), "draft.gpu_count", "finite"),
-        Bad("rp-draft-threshold-inf", rp, lambda w: rpa(w, draft='{"benchmark": {"slow_threshold_s": Infinity}}'),
-            "draft.benchmark.slow_threshold_s", "finite"),
-        Bad("rp-draft-change-arm", rp, lambda w: rpa(w, draft={"changes": [{"name": "x", "arm": "nope"}]}),
-            "draft.changes.arm", "not an arm"),
+        Bad(
+            "rp-draft-threshold-inf",
+            rp,
+            lambda w: rpa(w, draft='{"benchmark": {"slow_threshold_s": Infinity}}'),
+            "draft.benchmark.slow_threshold_s",
+            "finite",
+        ),
+        Bad(
+            "rp-draft-change-arm",
+            rp,
+            lambda w: rpa(w, draft={"changes": [{"name": "x", "arm": "nope"}]}),
+            "draft.changes.arm",
+            "not an arm",
+        ),
         Bad("rp-out-dir-file", rp, lambda w: rpa(w, out_dir=str(w.afile)), "out_dir", "not a folder"),
-        Bad("rp-pr-template-unknown", rp, lambda w: rpa(w, pr_template="../../outside/secret.md"), "pr_template",
-            "not a PR template"),
+        Bad(
+            "rp-pr-template-unknown",
+            rp,
+            lambda w: rpa(w, pr_template="../../outside/secret.md"),
+            "pr_template",
+            "not a PR template",
+        ),
         Bad("rp-issue-form-unknown", rp, lambda w: rpa(w, issue_form="--bug"), "issue_form", "no issue forms|not an"),
     ]
-    out.append(Hostile("rp-hostile-template-and-draft", rp, lambda w: rpa(w, draft={
-        "job": "{{ 7*7 }} $(touch pwned)", "summary": "{% raw %}x{% endraw %} <img src=x onerror=alert(1)> `id`",
-        "template_answers": {"Reviewer notes": "{{ cycler.__init__.__globals__ }}"}}), _hostile_render_ok,
-        lambda w: {"rendered/proposed-pr-description.md", "rendered/proposed-issue.md"}))
+    out.append(
+        Hostile(
+            "rp-hostile-template-and-draft",
+            rp,
+            lambda w: rpa(
+                w,
+                draft={
+                    "job": "{{ 7*7 }} $(touch pwned)",
+                    "summary": "{% raw %}x{% endraw %} <img src=x onerror=alert(1)> `id`",
+                    "template_answers": {"Reviewer notes": "{{ cycler.__init__.__globals__ }}"},
+                },
+            ),
+            _hostile_render_ok,
+            lambda w: {"rendered/proposed-pr-description.md", "rendered/proposed-issue.md"},
+        )
+    )
 
     lw = "lint_wording"
     out += [
@@ -418,17 +714,41 @@ def rows() -> list[Bad | Hostile]:
         Bad("lw-path-non-utf8", lw, lambda w: {"path": str(w.root / "drafts" / "non_utf8.json")}, "path", "UTF-8"),
         Bad("lw-text-huge", lw, lambda w: {"text": "word " * 600_000}, "text", "larger"),
         Bad("lw-kind", lw, lambda w: {"text": "x", "kind": "email"}, "kind", "'auto', 'pr' or 'issue'"),
-        Bad("lw-campaign-missing", lw, lambda w: {"text": "x", "campaign_dir": str(w.root / "nope")}, "campaign_dir",
-            "not a folder"),
-        Bad("lw-campaign-inf", lw, lambda w: {"text": "x", "campaign_dir": camp("inf")(w)},
-            "benchmark.csv column 'step_time_s'", "not a finite number"),
+        Bad(
+            "lw-campaign-missing",
+            lw,
+            lambda w: {"text": "x", "campaign_dir": str(w.root / "nope")},
+            "campaign_dir",
+            "not a folder",
+        ),
+        Bad(
+            "lw-campaign-inf",
+            lw,
+            lambda w: {"text": "x", "campaign_dir": camp("inf")(w)},
+            "benchmark.csv column 'step_time_s'",
+            "not a finite number",
+        ),
         Bad("lw-repo-not-git", lw, lambda w: {"text": "x", "repo": str(w.plain)}, "repo", "not a git repository"),
-        Bad("lw-draft-broken", lw, lambda w: {"text": "x", "campaign_dir": str(w.camp), "draft": "{oops"}, "draft",
-            "not valid JSON"),
+        Bad(
+            "lw-draft-broken",
+            lw,
+            lambda w: {"text": "x", "campaign_dir": str(w.camp), "draft": "{oops"},
+            "draft",
+            "not valid JSON",
+        ),
     ]
-    out.append(Hostile("lw-hostile-text", lw, lambda w: {
-        "text": "# {{ 7*7 }}\n\n$(touch pwned) `rm -rf /` <script>x</script>\n" + "a" * 200_000 + "\n\ufffd\x00\n"},
-        _lint_ok))
+    out.append(
+        Hostile(
+            "lw-hostile-text",
+            lw,
+            lambda w: {
+                "text": "# {{ 7*7 }}\n\n$(touch pwned) `rm -rf /` <script>x</script>\n"
+                + "a" * 200_000
+                + "\n\ufffd\x00\n"
+            },
+            _lint_ok,
+        )
+    )
 
     tb = "triage_builds"
 
@@ -449,9 +769,16 @@ def rows() -> list[Bad | Hostile]:
         Bad("tb-diff-lines", tb, lambda w: tba(w, diff_lines=1), "diff_lines", "greater than or equal to 5"),
     ]
     out.append(Hostile("tb-link-out-of-the-build", tb, lambda w: tba(w, subdirs=["kernels"]), _link_not_read))
-    out.append(Hostile("tb-huge-files", tb, lambda w: tba(w, good_dir=str(w.builds / "huge_good"),
-                                                          bad_dir=str(w.builds / "huge_bad"), subdirs=["kernels"]),
-                       _huge_triage_ok))
+    out.append(
+        Hostile(
+            "tb-huge-files",
+            tb,
+            lambda w: tba(
+                w, good_dir=str(w.builds / "huge_good"), bad_dir=str(w.builds / "huge_bad"), subdirs=["kernels"]
+            ),
+            _huge_triage_ok,
+        )
+    )
 
     bs = "bisect_start"
 
@@ -476,22 +803,30 @@ def rows() -> list[Bad | Hostile]:
         Bad("bs-timeout-zero", bs, lambda w: bsa(w, timeout_s=0), "timeout_s", "positive"),
         Bad("bs-timeout-inf", bs, lambda w: bsa(w, timeout_s="inf"), "timeout_s", "positive|finite"),
         Bad("bs-timeout-nan", bs, lambda w: bsa(w, timeout_s="nan"), "timeout_s", "positive|finite"),
-        Bad("bs-install-timeout-negative", bs, lambda w: bsa(w, install_timeout_s=-1), "install_timeout_s",
-            "positive"),
+        Bad("bs-install-timeout-negative", bs, lambda w: bsa(w, install_timeout_s=-1), "install_timeout_s", "positive"),
     ]
     for tool in ("bisect_step", "bisect_run", "bisect_status", "bisect_reset"):
         out += _repo_rows(tool, {})
     for tool in ("bisect_step", "bisect_run"):
-        out.append(Bad(f"{tool}-nothing-started", tool, lambda w: {"repo": str(w.repo)}, "repo",
-                       "no bisect is recorded"))
+        out.append(
+            Bad(f"{tool}-nothing-started", tool, lambda w: {"repo": str(w.repo)}, "repo", "no bisect is recorded")
+        )
     return out
 
 
 def _hostile_render_ok(w: World, result: dict) -> None:
     pr = Path(result["pr_path"]).read_bytes().decode("utf-8")
-    for literal in ("{{ 7*7 }}", "{% for x in range(3) %}loop{% endfor %}", "{{ ''.__class__.__mro__ }}",
-                    "<script>alert(1)</script>", "$(touch pwned) `touch pwned`", "{{ 7*7 }} $(touch pwned)",
-                    "{% raw %}x{% endraw %}", "{{ cycler.__init__.__globals__ }}", "word " * 40_000):
+    for literal in (
+        "{{ 7*7 }}",
+        "{% for x in range(3) %}loop{% endfor %}",
+        "{{ ''.__class__.__mro__ }}",
+        "<script>alert(1)</script>",
+        "$(touch pwned) `touch pwned`",
+        "{{ 7*7 }} $(touch pwned)",
+        "{% raw %}x{% endraw %}",
+        "{{ cycler.__init__.__globals__ }}",
+        "word " * 40_000,
+    ):
         assert literal in pr, literal
     assert "49" not in pr.split("\n", 1)[0] and "loop loop" not in pr and "<class" not in pr
     assert "café" in pr  # the template's stray latin-1 bytes were read as text, not refused or dropped
@@ -527,6 +862,7 @@ def test_every_tool_has_rows():
 
 # ---- running the table through both surfaces -----------------------------------------------------
 
+
 def argv_for(tool: str, args: dict[str, Any]) -> list[str]:
     """The command line the CLI adapter builds from the same arguments (the README's rules)."""
     spec = SPECS[tool]
@@ -547,15 +883,18 @@ def argv_for(tool: str, args: dict[str, Any]) -> list[str]:
         else:
             options.append(f"{flag}={value}")
     # `--` would end option parsing; positional values starting with '-' go after it
-    return [spec.cli_name, *options, "--json", "--", *positional] if any(
-        v.startswith("-") for v in positional) else [spec.cli_name, *positional, *options, "--json"]
+    return (
+        [spec.cli_name, *options, "--json", "--", *positional]
+        if any(v.startswith("-") for v in positional)
+        else [spec.cli_name, *positional, *options, "--json"]
+    )
 
 
 @dataclass
 class Results:
     mcp: dict[str, dict]
     cli: dict[str, dict]
-    cli_world: dict[str, World]   # which world each CLI row ran in
+    cli_world: dict[str, World]  # which world each CLI row ran in
 
 
 CLI_WORLDS = 2  # the CLI rows run in two drivers at once, each over its own copy of the world
@@ -571,10 +910,19 @@ def results(tmp_path_factory) -> Results:
         w = build_world(tmp_path_factory.mktemp(f"bad-input-cli{k}"))
         mine = cli_rows[k::CLI_WORLDS]
         where |= {r.id: w for r in mine}
-        job = json.dumps({"root": str(w.root), "cases": [
-            {"id": r.id, "argv": argv_for(r.tool, r.args(w)), "cwd": str(w.plain)} for r in mine]})
-        proc = subprocess.Popen([sys.executable, str(ROOT / "tests" / "helpers" / "cli_batch.py")],
-                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        job = json.dumps(
+            {
+                "root": str(w.root),
+                "cases": [{"id": r.id, "argv": argv_for(r.tool, r.args(w)), "cwd": str(w.plain)} for r in mine],
+            }
+        )
+        proc = subprocess.Popen(
+            [sys.executable, str(ROOT / "tests" / "helpers" / "cli_batch.py")],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         drivers.append((proc, job))
     # communicate() in threads so the drivers run while this process drives MCP
     import concurrent.futures
@@ -600,8 +948,12 @@ def _mcp_pass(world: World) -> dict[str, dict]:
                 with anyio.fail_after(120):
                     r = await client.call_tool(row.tool, row.args(world))
                 after = tree(world.root)
-                out[row.id] = {"is_error": r.is_error, "text": r.content[0].text if r.content else "",
-                               "structured": r.structured_content, "changes": changes(before, after)}
+                out[row.id] = {
+                    "is_error": r.is_error,
+                    "text": r.content[0].text if r.content else "",
+                    "structured": r.structured_content,
+                    "changes": changes(before, after),
+                }
                 if isinstance(row, Hostile) and not r.is_error:
                     out[row.id]["checked"] = _run_check(row, world, r.structured_content)
                 _undo_writes(world, row)
@@ -634,7 +986,8 @@ def _check_error_text(row: Bad, text: str) -> None:
     lines = text.split("\n")
     assert "Traceback" not in text and "internal error" not in text, text[:2000]
     named = lines[0].startswith(row.field + ":") or (
-        "validation error" in lines[0] and len(lines) > 1 and lines[1].strip() == row.field)
+        "validation error" in lines[0] and len(lines) > 1 and lines[1].strip() == row.field
+    )
     assert named, f"{row.id}: {text[:500]!r}"
     if row.problem:
         assert re.search(row.problem, text, re.I | re.S), f"{row.id}: {text[:500]!r} !~ {row.problem}"
@@ -676,11 +1029,22 @@ def test_hostile_but_valid_input(row: Hostile, results):
 
 def test_the_batch_cli_is_the_real_cli(results):
     """A few rows through `python -m perfkit.cli` itself: the same exit status and the same output."""
-    picked = ["rb-csv-nan", "evaluate_culprit-commit-option", "bs-wrong-order", "tb-subdirs-dotdot",
-              "lw-kind", "rb-jsonl-huge"]
+    picked = [
+        "rb-csv-nan",
+        "evaluate_culprit-commit-option",
+        "bs-wrong-order",
+        "tb-subdirs-dotdot",
+        "lw-kind",
+        "rb-jsonl-huge",
+    ]
     for row in [r for r in BAD if r.id in picked]:
         world = results.cli_world[row.id]
-        proc = subprocess.run([sys.executable, "-m", "perfkit.cli", *argv_for(row.tool, row.args(world))],
-                              capture_output=True, text=True, timeout=120, cwd=world.plain)
+        proc = subprocess.run(
+            [sys.executable, "-m", "perfkit.cli", *argv_for(row.tool, row.args(world))],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=world.plain,
+        )
         batch = results.cli[row.id]
         assert (proc.returncode, proc.stdout, proc.stderr) == (batch["rc"], batch["stdout"], batch["stderr"])

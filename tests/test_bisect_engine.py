@@ -19,7 +19,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from helpers.bisect_project import Project, build, log2ceil
 from helpers.gitbuild import snapshot
 from perfkit.bisect import state as statefile
@@ -52,8 +51,9 @@ def check_steps(p: Project, res) -> None:
 
 def restores(p: Project) -> int:
     """Installs that ran in the user's own checkout (the environment restore), from the install logs."""
-    return int(p.lines("super.log")[-1:] != [] and (p.env / "super.path").read_text().strip() == p.path) \
-        + int((p.env / "sub.path").exists() and (p.env / "sub.path").read_text().strip() == f"{p.path}/runtime")
+    return int(p.lines("super.log")[-1:] != [] and (p.env / "super.path").read_text().strip() == p.path) + int(
+        (p.env / "sub.path").exists() and (p.env / "sub.path").read_text().strip() == f"{p.path}/runtime"
+    )
 
 
 def assert_restored(p: Project, before: dict) -> None:
@@ -69,8 +69,12 @@ def cli_run(p: Project):
 
     from perfkit.bisect.models import BisectStatus
 
-    out = subprocess.run([sys.executable, "-m", "perfkit.cli", "bisect-run", p.path, "--quiet", "--json"],
-                         capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-m", "perfkit.cli", "bisect-run", p.path, "--quiet", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr
     return BisectStatus.model_validate_json(out.stdout)
 
@@ -130,7 +134,9 @@ def test_pointer_bump_two_levels(tmp_path):
 
 def test_rollback_find_fix(tmp_path):
     kernel = ["", "", "", "", "", "", "FIX", "FIX", "FIX", "FIX"]
-    plan = [("ptr", 8), ("src", "")] + [("src", "NEEDS_FIX")] * 4 + [("ptr", 2, "rollback")] + [("src", "NEEDS_FIX")] * 3
+    plan = (
+        [("ptr", 8), ("src", "")] + [("src", "NEEDS_FIX")] * 4 + [("ptr", 2, "rollback")] + [("src", "NEEDS_FIX")] * 3
+    )
     p = build(tmp_path, kernel, plan)
     before = snapshot(p.sup.path)
     start(p, p.c["add"])
@@ -148,8 +154,11 @@ def test_rollback_find_fix(tmp_path):
 
 @pytest.mark.parametrize("variant", ["submodule_part", "source_part", "only_together"])
 def test_mixed_commit_split(tmp_path, variant):
-    kernel = {"submodule_part": [""] * 7 + ["BROKEN"] * 6, "source_part": [""] * 13,
-              "only_together": [""] * 7 + ["TOGETHER"] * 6}[variant]
+    kernel = {
+        "submodule_part": [""] * 7 + ["BROKEN"] * 6,
+        "source_part": [""] * 13,
+        "only_together": [""] * 7 + ["TOGETHER"] * 6,
+    }[variant]
     marker = {"submodule_part": "", "source_part": "BUG", "only_together": "TOGETHER"}[variant]
     after = "BUG" if variant == "source_part" else marker
     plan = [("src", "")] * 4 + [("ptr", 2)] + [("mixed", 12, marker, "mixed")] + [("src", after)] * 4
@@ -167,7 +176,10 @@ def test_mixed_commit_split(tmp_path, variant):
         assert res.submodule_culprit.superproject == parent  # level 2 keeps the parent's source
     else:
         assert split[0].verdict == "good"
-        assert split[1].phase == "split_source" and (split[1].superproject, split[1].submodule) == (p.c["mixed"], p.r[2])
+        assert split[1].phase == "split_source" and (split[1].superproject, split[1].submodule) == (
+            p.c["mixed"],
+            p.r[2],
+        )
         assert res.outcome == variant and res.submodule_culprit is None
     check_steps(p, res)
     assert_restored(p, before)
@@ -175,8 +187,11 @@ def test_mixed_commit_split(tmp_path, variant):
 
 
 def test_skips_around_the_culprit_give_a_candidate_set(tmp_path):
-    plan = [("src", "")] * 8 + [("src", "CRASH", "c1"), ("src", "NOVERDICT", "c2"), ("src", "BUG", "bug")] \
+    plan = (
+        [("src", "")] * 8
+        + [("src", "CRASH", "c1"), ("src", "NOVERDICT", "c2"), ("src", "BUG", "bug")]
         + [("src", "BUG")] * 5
+    )
     p = build(tmp_path, KERNEL, plan)
     before = snapshot(p.sup.path)
     start(p, p.c["add"])
@@ -235,8 +250,11 @@ def test_timeout_and_leftover_children_are_killed(tmp_path):
 def test_output_flood_is_capped_and_settings_file(tmp_path):
     plan = [("src", "")] * 3 + [("src", "FLOOD BUG", "bug")] + [("src", "BUG")] * 2
     p = build(tmp_path, KERNEL, plan)
-    p.sup.write("perfkit.toml", f"[bisect]\nrun = {p.run_cmd()!r}\nlog_cap_mb = 0.25\n"
-                f"install = {p.installs()!r}\ninstall_submodule = {p.installs_sub()!r}\nfail_pattern = 'NEVER'\n")
+    p.sup.write(
+        "perfkit.toml",
+        f"[bisect]\nrun = {p.run_cmd()!r}\nlog_cap_mb = 0.25\n"
+        f"install = {p.installs()!r}\ninstall_submodule = {p.installs_sub()!r}\nfail_pattern = 'NEVER'\n",
+    )
     before = snapshot(p.sup.path)
     started = bisect_start(p.path, p.c["add"], fail_pattern=r"\bFAIL\b")
     assert started.settings.sources["run"].startswith("perfkit.toml") and started.settings.log_cap_mb == 0.25
@@ -333,10 +351,14 @@ def test_repo_moved_mid_bisect_and_unwritable_state(tmp_path):
     shutil.move(p.path, moved)
     res = bisect_run(str(moved))
     assert res.culprit.commit == p.c["bug"] and any("moved" in n for n in res.notes)
-    listing = subprocess.run(["git", "-C", str(moved), "worktree", "list", "--porcelain"], capture_output=True,
-                             text=True).stdout
-    assert listing.count("worktree ") == 1 and not (moved / ".git" / "worktrees").exists() \
+    listing = subprocess.run(
+        ["git", "-C", str(moved), "worktree", "list", "--porcelain"], capture_output=True, text=True
+    ).stdout
+    assert (
+        listing.count("worktree ") == 1
+        and not (moved / ".git" / "worktrees").exists()
         or not any((moved / ".git" / "worktrees").iterdir())
+    )
     bisect_reset(str(moved))
     # a state folder that cannot be created: a clear failure, nothing half-written
     sdir = statefile.state_dir(moved)
@@ -348,8 +370,9 @@ def test_repo_moved_mid_bisect_and_unwritable_state(tmp_path):
 
 
 def test_submodule_commit_missing_locally_is_a_skip(tmp_path):
-    p = build(tmp_path, KERNEL, [("ptr", "0123456789abcdef0123456789abcdef01234567", "fake"),
-                                 ("mixed", 0, "BUG", "bug")])
+    p = build(
+        tmp_path, KERNEL, [("ptr", "0123456789abcdef0123456789abcdef01234567", "fake"), ("mixed", 0, "BUG", "bug")]
+    )
     before = snapshot(p.sup.path)
     start(p, p.c["add"])
     res = bisect_run(p.path)

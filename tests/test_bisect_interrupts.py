@@ -11,7 +11,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from helpers.bisect_project import Project, build
 from helpers.gitbuild import snapshot
 from perfkit.bisect import state as statefile
@@ -27,8 +26,10 @@ def perfkit(*args: str) -> subprocess.CompletedProcess:
 def blocker(p: Project) -> str:
     """Shell snippet that parks step 4 in a long sleep until the test releases it."""
     e = p.env
-    return (f'if [ "$PERFKIT_STEP" = 4 ] && [ ! -e {e}/released ]; then echo $$ > {e}/blocked.pid; '
-            f'sleep 30 & echo $! > {e}/sleeper.pid; wait; fi')
+    return (
+        f'if [ "$PERFKIT_STEP" = 4 ] && [ ! -e {e}/released ]; then echo $$ > {e}/blocked.pid; '
+        f"sleep 30 & echo $! > {e}/sleeper.pid; wait; fi"
+    )
 
 
 def launch_and_block(p: Project, where: str) -> subprocess.Popen:
@@ -39,9 +40,13 @@ def launch_and_block(p: Project, where: str) -> subprocess.Popen:
     else:
         installs = [blocker(p), *installs]
     bisect_start(p.path, p.c["add"], run=run, install=installs, install_submodule=p.installs_sub())
-    proc = subprocess.Popen([sys.executable, "-m", "perfkit.cli", "bisect-run", p.path, "--quiet", "--json"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "perfkit.cli", "bisect-run", p.path, "--quiet", "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     deadline = time.monotonic() + 60
     while not (p.env / "sleeper.pid").exists():
         assert proc.poll() is None, proc.communicate()

@@ -16,17 +16,16 @@ import subprocess
 import sys
 
 import pytest
-
 from helpers.gitbuild import run_git, snapshot
 
 pytestmark = pytest.mark.fixture
 
-ADD = "9ac2b906691bf082e8da34c6053a00f54df0a0a3"        # adds the runtime submodule (#1050)
-BUMP = "3846b209a617ad68a1acc1bc973418196eb37cd4"       # changes only runtime: simpler #580 -> #610 (#1112)
+ADD = "9ac2b906691bf082e8da34c6053a00f54df0a0a3"  # adds the runtime submodule (#1050)
+BUMP = "3846b209a617ad68a1acc1bc973418196eb37cd4"  # changes only runtime: simpler #580 -> #610 (#1112)
 BUMP_OLD, BUMP_NEW = "66e7c901882958c2c936c8aa1ef167706def8f2f", "0304adf6eba55ae6e088dded2f3e77b5c72fea96"
 BUMP_1423 = "c1e42663b2945aec535402dff07e9b01dd8166c1"  # brings in the runtime commits #1379 later drops
-ROLLBACK = "1bba14e5f91aadc9c324aa76dbedece1ecc4b305"   # moves runtime backwards, 34 commits, with source
-MIXED = "f80ca3ec2890047c6104626d32b674a584a44097"      # bumps runtime to 324df3d6 along with code changes
+ROLLBACK = "1bba14e5f91aadc9c324aa76dbedece1ecc4b305"  # moves runtime backwards, 34 commits, with source
+MIXED = "f80ca3ec2890047c6104626d32b674a584a44097"  # bumps runtime to 324df3d6 along with code changes
 
 
 def perfkit(*args: str) -> subprocess.CompletedProcess:
@@ -42,8 +41,13 @@ def count(repo, frm: str, to: str) -> int:
 
 
 def contains(repo, older: str, newer: str | None) -> bool:
-    return bool(newer) and subprocess.run(["git", "-C", str(repo), "merge-base", "--is-ancestor", older, newer],
-                                          capture_output=True).returncode == 0
+    return (
+        bool(newer)
+        and subprocess.run(
+            ["git", "-C", str(repo), "merge-base", "--is-ancestor", older, newer], capture_output=True
+        ).returncode
+        == 0
+    )
 
 
 def pointer(repo, commit: str) -> str:
@@ -59,27 +63,48 @@ def case(name: str, repo):
     after_mixed = nth_first_parent(repo, MIXED, "HEAD", 40)
     if name == "bump":
         x = nth_first_parent(sub, BUMP_OLD, BUMP_NEW, 10)
-        return ADD, "HEAD", f"in_sub {x}", lambda s, m: contains(sub, x, m), dict(
-            commit=BUMP, kind="submodule_bump", sub=x, role="regression", sub_range=(BUMP_OLD, BUMP_NEW))
+        return (
+            ADD,
+            "HEAD",
+            f"in_sub {x}",
+            lambda s, m: contains(sub, x, m),
+            dict(commit=BUMP, kind="submodule_bump", sub=x, role="regression", sub_range=(BUMP_OLD, BUMP_NEW)),
+        )
     if name == "rollback":
         old, new = pointer(repo, f"{ROLLBACK}^"), pointer(repo, ROLLBACK)
         fix = nth_first_parent(sub, new, old, 30)
-        return f"{BUMP_1423}~10", f"{MIXED}^", f"in_sup {BUMP_1423} && ! in_sub {fix}", \
-            lambda s, m: contains(repo, BUMP_1423, s) and not contains(sub, fix, m), dict(
-                commit=ROLLBACK, kind="mixed", sub=fix, role="dropped_fix", sub_range=(new, old))
+        return (
+            f"{BUMP_1423}~10",
+            f"{MIXED}^",
+            f"in_sup {BUMP_1423} && ! in_sub {fix}",
+            lambda s, m: contains(repo, BUMP_1423, s) and not contains(sub, fix, m),
+            dict(commit=ROLLBACK, kind="mixed", sub=fix, role="dropped_fix", sub_range=(new, old)),
+        )
     if name == "mixed_submodule":
         old, new = pointer(repo, f"{MIXED}^"), pointer(repo, MIXED)
         y = nth_first_parent(sub, pointer(repo, f"{ROLLBACK}^"), new, 5)  # not in any earlier pointer
-        return f"{ROLLBACK}~30", after_mixed, f"in_sub {y}", lambda s, m: contains(sub, y, m), dict(
-            commit=MIXED, kind="mixed", sub=y, role="regression", sub_range=(old, new))
+        return (
+            f"{ROLLBACK}~30",
+            after_mixed,
+            f"in_sub {y}",
+            lambda s, m: contains(sub, y, m),
+            dict(commit=MIXED, kind="mixed", sub=y, role="regression", sub_range=(old, new)),
+        )
     if name == "mixed_source":
-        return f"{MIXED}~30", after_mixed, f"in_sup {MIXED}", lambda s, m: contains(repo, MIXED, s), dict(
-            commit=MIXED, kind="mixed", outcome="source_part")
+        return (
+            f"{MIXED}~30",
+            after_mixed,
+            f"in_sup {MIXED}",
+            lambda s, m: contains(repo, MIXED, s),
+            dict(commit=MIXED, kind="mixed", outcome="source_part"),
+        )
     raise ValueError(name)
 
 
-PRELUDE = ('in_sup() { git -C "$PERFKIT_CHECKOUT" merge-base --is-ancestor "$1" HEAD; }; '
-           'in_sub() { git -C "$PERFKIT_SUBMODULE" merge-base --is-ancestor "$1" HEAD; }; ')
+PRELUDE = (
+    'in_sup() { git -C "$PERFKIT_CHECKOUT" merge-base --is-ancestor "$1" HEAD; }; '
+    'in_sub() { git -C "$PERFKIT_SUBMODULE" merge-base --is-ancestor "$1" HEAD; }; '
+)
 
 
 @pytest.mark.parametrize("name", ["bump", "rollback", "mixed_submodule", "mixed_source"])
@@ -90,10 +115,22 @@ def test_pypto_history(pypto_history, tmp_path, name):
     env.mkdir()
     run = PRELUDE + f"if {predicate}; then echo 'max_abs_err=0.2 FAIL'; else echo 'max_abs_err=0.0 PASS'; fi"
     before = snapshot(repo)
-    start = perfkit("bisect-start", str(repo), good, "--bad", bad, "--run", run,
-                    "--metric-pattern", r"max_abs_err=(\S+)",
-                    "--install", f'echo "$PWD" > {env}/super.path; echo x >> {env}/installs',
-                    "--install-submodule", f'echo "$PWD" > {env}/sub.path; echo x >> {env}/installs', "--json")
+    start = perfkit(
+        "bisect-start",
+        str(repo),
+        good,
+        "--bad",
+        bad,
+        "--run",
+        run,
+        "--metric-pattern",
+        r"max_abs_err=(\S+)",
+        "--install",
+        f'echo "$PWD" > {env}/super.path; echo x >> {env}/installs',
+        "--install-submodule",
+        f'echo "$PWD" > {env}/sub.path; echo x >> {env}/installs',
+        "--json",
+    )
     assert start.returncode == 0, start.stderr
     try:
         n1 = count(repo, good, bad)

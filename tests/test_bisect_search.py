@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 
-from hypothesis import given, settings, strategies as st
-
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from perfkit.bisect.search import Bisection, Decision, expected_tests
 
 
@@ -24,9 +24,16 @@ def drive(n: int, first_new: int, skipped: set[int], cheap=None, strategy=Bisect
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.integers(1, 300).flatmap(lambda n: st.tuples(
-    st.just(n), st.integers(0, n - 1), st.sets(st.integers(0, max(0, n - 2)), max_size=n // 2),
-    st.none() | st.sets(st.integers(0, n - 1)))))
+@given(
+    st.integers(1, 300).flatmap(
+        lambda n: st.tuples(
+            st.just(n),
+            st.integers(0, n - 1),
+            st.sets(st.integers(0, max(0, n - 2)), max_size=n // 2),
+            st.none() | st.sets(st.integers(0, n - 1)),
+        )
+    )
+)
 def test_never_names_a_wrong_single_commit(case):
     """With or without cheap points to prefer, the answer is right and the worst case is log2."""
     n, first_new, skipped, cheap_set = case

@@ -7,20 +7,17 @@ import subprocess
 import sys
 
 import anyio
-
 from helpers.bisect_project import build
 from helpers.gitbuild import snapshot
 from perfkit.bisect.tools import bisect_reset, bisect_status
 
 
 def perfkit(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "perfkit.cli", *args], capture_output=True, text=True,
-                          timeout=timeout)
+    return subprocess.run([sys.executable, "-m", "perfkit.cli", *args], capture_output=True, text=True, timeout=timeout)
 
 
 def test_mcp_progress_and_same_model_as_cli(tmp_path):
     from mcp import Client
-
     from perfkit.server import build_server
 
     p = build(tmp_path, [""] * 6 + ["BROKEN"] * 4, [("src", "")] * 3 + [("ptr", 9, "bump")] + [("src", "")] * 2)
@@ -41,8 +38,16 @@ def test_mcp_progress_and_same_model_as_cli(tmp_path):
                 assert "shell" in tools[name].description or name in ("bisect_reset",)
             bad = await c.call_tool("bisect_start", {"repo": p.path, "good": "-x", "run": "true"})
             assert bad.is_error and "good: '-x' is not a single revision" in bad.content[0].text
-            r = await c.call_tool("bisect_start", {"repo": p.path, "good": p.c["add"], "run": slow,
-                                                   "install": p.installs(), "install_submodule": p.installs_sub()})
+            r = await c.call_tool(
+                "bisect_start",
+                {
+                    "repo": p.path,
+                    "good": p.c["add"],
+                    "run": slow,
+                    "install": p.installs(),
+                    "install_submodule": p.installs_sub(),
+                },
+            )
             assert not r.is_error, r.content[0].text
             assert r.structured_content["level1_commits"] == 7
             r = await c.call_tool("bisect_step", {"repo": p.path}, progress_callback=on_progress)
@@ -86,9 +91,11 @@ def test_cli_run_and_errors(tmp_path):
     assert bar.returncode == 0 and bar.stdout.startswith("The bisect is done.")
     reset = perfkit("bisect-reset", p.path, "--json")
     assert reset.returncode == 0 and set(json.loads(reset.stdout)["removed"]) >= {"state", "logs", "lock"}
-    for cmd, field in [(["bisect-start", str(tmp_path / "nowhere"), "HEAD~1", "--run", "true"], "repo"),
-                       (["bisect-start", p.path, "HEAD", "--run", "true", "--timeout-s", "abc"], "timeout_s"),
-                       (["bisect-run", p.path], "repo")]:
+    for cmd, field in [
+        (["bisect-start", str(tmp_path / "nowhere"), "HEAD~1", "--run", "true"], "repo"),
+        (["bisect-start", p.path, "HEAD", "--run", "true", "--timeout-s", "abc"], "timeout_s"),
+        (["bisect-run", p.path], "repo"),
+    ]:
         proc = perfkit(*cmd)
         assert proc.returncode == 2, proc.stderr
         assert proc.stderr.startswith(f"perfkit: error: {field}: ") and len(proc.stderr.splitlines()) == 1

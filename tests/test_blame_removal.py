@@ -8,12 +8,11 @@ import sys
 
 import anyio
 import pytest
-
 from helpers.gitbuild import Repo, run_git
 from perfkit.changes.blame import git_blame_removal
 from perfkit.errors import InputError
 
-MODEL = '''import torch
+MODEL = """import torch
 
 
 def forward(x):
@@ -23,23 +22,23 @@ def forward(x):
 
 def load(path):
     return torch.load(path)
-'''
-GUARD = '''    if x.dtype==torch.float16 and not x.is_contiguous():
+"""
+GUARD = """    if x.dtype==torch.float16 and not x.is_contiguous():
         x = x.contiguous()
-'''
-LEGACY = '''
+"""
+LEGACY = """
 
 def legacy_loader(path):
     with open(path, "rb") as f:
         return f.read()
-'''
-UNUSED = '''
+"""
+UNUSED = """
 
 def unused_helper(a, b):
     total = combine_parts(a, b)
     return total
-'''
-UTIL = '''def clamp(x, lo, hi):
+"""
+UTIL = """def clamp(x, lo, hi):
     return max(lo, min(hi, x))
 
 
@@ -47,37 +46,52 @@ def pad_batch(batch, multiple):
     extra = (-len(batch)) % multiple
     padding = [batch[-1]] * extra
     return batch + padding
-'''
+"""
 
-EXTRA = '''def scale(x, factor):
+EXTRA = """def scale(x, factor):
     return x * factor
-'''
-OLD_SCALE = '''
+"""
+OLD_SCALE = """
 
 def old_scale(x):
     return scale(x, 2.0)
-'''
-SHIFT = '''
+"""
+SHIFT = """
 
 def shift(x, by):
     return x + by
-'''
+"""
 
 
 def build_history(path):
     """main: #1, a guard PR (#12) with its test, a merged PR #34 adding legacy_loader and its test, dead code (#60),
     a whitespace-only edit of the guard (#70); then the branch 'perf' deleting all of it and moving a block."""
     repo = Repo(path / "model")
-    s = {"init": repo.commit("Initial model (#1)", {
-        "src/model.py": MODEL, "src/util.py": UTIL, "tests/test_model.py": "def test_forward():\n    pass\n",
-        "data/weights.bin": b"\x00\x01\x02\x03"})}
+    s = {
+        "init": repo.commit(
+            "Initial model (#1)",
+            {
+                "src/model.py": MODEL,
+                "src/util.py": UTIL,
+                "tests/test_model.py": "def test_forward():\n    pass\n",
+                "data/weights.bin": b"\x00\x01\x02\x03",
+            },
+        )
+    }
     model = MODEL.replace("    y = x * 2\n", GUARD + "    y = x * 2\n")
-    s["guard"] = repo.commit("Handle non-contiguous fp16 input (#12)", {
-        "src/model.py": model, "tests/test_fp16_guard.py": "def test_non_contiguous_fp16():\n    pass\n"})
+    s["guard"] = repo.commit(
+        "Handle non-contiguous fp16 input (#12)",
+        {"src/model.py": model, "tests/test_fp16_guard.py": "def test_non_contiguous_fp16():\n    pass\n"},
+    )
     repo.git("checkout", "-q", "-b", "legacy")
-    s["legacy"] = repo.commit("Add the legacy loader", {
-        "src/model.py": model + LEGACY, "tests/test_legacy.py": "def test_legacy_loader():\n    pass\n",
-        "src/io.py": "from src.model import legacy_loader\n\n\ndef read(p):\n    return legacy_loader(p)\n"})
+    s["legacy"] = repo.commit(
+        "Add the legacy loader",
+        {
+            "src/model.py": model + LEGACY,
+            "tests/test_legacy.py": "def test_legacy_loader():\n    pass\n",
+            "src/io.py": "from src.model import legacy_loader\n\n\ndef read(p):\n    return legacy_loader(p)\n",
+        },
+    )
     repo.git("checkout", "-q", "main")
     s["unrelated"] = repo.commit("Docs (#30)", {"README.md": "# model\n"})
     repo.git("merge", "-q", "--no-ff", "legacy", "-m", "Merge pull request #34 from dev/legacy\n\nLegacy loader")
@@ -97,12 +111,17 @@ def build_history(path):
     head_model = head_model.replace(LEGACY, "").replace(UNUSED, "")
     repo.remove("tests/test_legacy.py")
     repo.remove("data/weights.bin")
-    util = UTIL[:UTIL.index("def pad_batch")].rstrip("\n") + "\n"
+    util = UTIL[: UTIL.index("def pad_batch")].rstrip("\n") + "\n"
     repo.git("mv", "src/extra.py", "src/extras.py")
     repo.write("src/extras.py", EXTRA + SHIFT)
-    repo.commit("Drop dead code, move pad_batch", {
-        "src/model.py": head_model, "src/util.py": util,
-        "src/batching.py": "import math\n\n\n" + UTIL[UTIL.index("def pad_batch"):]})
+    repo.commit(
+        "Drop dead code, move pad_batch",
+        {
+            "src/model.py": head_model,
+            "src/util.py": util,
+            "src/batching.py": "import math\n\n\n" + UTIL[UTIL.index("def pad_batch") :],
+        },
+    )
     s["head"] = repo.head()
     return repo, s
 
@@ -131,7 +150,8 @@ def test_blamed_commits_and_prs(history):
     guard = by_sha[s["guard"]]  # the whitespace-only edit (#70) is seen through
     assert guard.pr_number == 12 and guard.pr_source == "subject" and guard.merge_commit is None
     assert guard.lines == 2 and [(r.path, r.start, r.end) for r in guard.ranges] == [
-        ("src/model.py", _line(s["base_model"], "if x.dtype"), _line(s["base_model"], "x = x.contiguous()"))]
+        ("src/model.py", _line(s["base_model"], "if x.dtype"), _line(s["base_model"], "x = x.contiguous()"))
+    ]
     assert [(t.path, t.exists_at_head) for t in guard.tests] == [("tests/test_fp16_guard.py", True)]
 
     legacy = by_sha[s["legacy"]]
@@ -250,7 +270,6 @@ def test_shallow_clone_flags_boundary(history, tmp_path):
 def test_mcp_and_cli_agree(history):
     repo, s = history
     from mcp import Client
-
     from perfkit.server import build_server
 
     args = {"repo": str(repo.path), "base": s["base"], "head": "perf", "paths": ["src", "tests"]}
@@ -263,14 +282,45 @@ def test_mcp_and_cli_agree(history):
 
     ok, bad = anyio.run(go)
     assert not ok.is_error
-    cli = subprocess.run([sys.executable, "-m", "perfkit.cli", "git-blame-removal", str(repo.path), s["base"],
-                          "--head", "perf", "--paths", "src", "--paths", "tests", "--json"],
-                         capture_output=True, text=True, timeout=120)
+    cli = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "perfkit.cli",
+            "git-blame-removal",
+            str(repo.path),
+            s["base"],
+            "--head",
+            "perf",
+            "--paths",
+            "src",
+            "--paths",
+            "tests",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert cli.returncode == 0, cli.stderr
     assert json.loads(cli.stdout) == ok.structured_content
     assert bad.is_error and "is not an ancestor of head" in bad.content[0].text
-    human = subprocess.run([sys.executable, "-m", "perfkit.cli", "git-blame-removal", str(repo.path), s["base"],
-                            "--head", "perf", "--quiet"], capture_output=True, text=True, timeout=120)
+    human = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "perfkit.cli",
+            "git-blame-removal",
+            str(repo.path),
+            s["base"],
+            "--head",
+            "perf",
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert human.returncode == 0 and "PR #12" in human.stdout and "via merge" in human.stdout
 
 
@@ -305,8 +355,7 @@ def test_per_file_histories_through_true_merges(tmp_path, monkeypatch):
         assert all((repo.path / k).read_text() == "\n".join(v) + "\n" for k, v in files.items())
     base = repo.head()
     repo.git("checkout", "-q", "-b", "perf")
-    repo.commit("Delete blocks", {k: "\n".join(x for j, x in enumerate(v) if j % 3) + "\n"
-                                  for k, v in files.items()})
+    repo.commit("Delete blocks", {k: "\n".join(x for j, x in enumerate(v) if j % 3) + "\n" for k, v in files.items()})
     plain = git_blame_removal(str(repo.path), base, "perf", include_modified=True)
     monkeypatch.setattr(blame, "SHARED_HISTORY_MIN_COMMITS", 0)
     fast = git_blame_removal(str(repo.path), base, "perf", include_modified=True)

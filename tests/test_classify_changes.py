@@ -8,13 +8,12 @@ import sys
 
 import anyio
 import pytest
-
 from helpers.gitbuild import Repo
 from perfkit.changes.classify import classify_changes
 from perfkit.changes.models import ClassifyResult
 from perfkit.errors import InputError
 
-TRAINER = '''import os
+TRAINER = """import os
 
 try:
     import flash_attn
@@ -39,9 +38,9 @@ def step(model, batch):
 def legacy_loader(path):
     with open(path) as f:
         return f.read().split()
-'''
+"""
 
-UTIL = '''def clamp(x, lo, hi):
+UTIL = """def clamp(x, lo, hi):
     return max(lo, min(hi, x))
 
 
@@ -53,11 +52,14 @@ def pad_batch(batch, multiple):
 
 def identity(x):
     return x
-'''
+"""
 
 ARG_COMPILE = '    p.add_argument("--compile", action="store_true")\n'
-ARGS = "import argparse\n\n\ndef parse():\n    p = argparse.ArgumentParser()\n" + ARG_COMPILE + \
-    "    return p.parse_args()\n"
+ARGS = (
+    "import argparse\n\n\ndef parse():\n    p = argparse.ArgumentParser()\n"
+    + ARG_COMPILE
+    + "    return p.parse_args()\n"
+)
 
 
 def _lineno(text: str, needle: str) -> int:
@@ -68,45 +70,76 @@ def _lineno(text: str, needle: str) -> int:
 def build_campaign(path):
     """A trainer repository and a delivery branch 'perf' with one commit per kind of change."""
     repo = Repo(path / "trainer")
-    s = {"base": repo.commit("Initial trainer (#1)", {
-        "src/trainer.py": TRAINER, "src/util.py": UTIL, "src/old_name.py": "VALUE = 1\nOTHER = 2\nTHIRD = 3\n",
-        "configs/train.yaml": "num_workers: 2\nlr: 0.1\n",
-        "scripts/train.sh": "#!/bin/bash\npython -m src.train --config configs/train.yaml\n",
-        "requirements.txt": "torch\n", "assets/logo.png": b"\x89PNG\x00\x01\x02", "src/args.py": ARGS,
-        "README.md": "# trainer\n"})}
+    s = {
+        "base": repo.commit(
+            "Initial trainer (#1)",
+            {
+                "src/trainer.py": TRAINER,
+                "src/util.py": UTIL,
+                "src/old_name.py": "VALUE = 1\nOTHER = 2\nTHIRD = 3\n",
+                "configs/train.yaml": "num_workers: 2\nlr: 0.1\n",
+                "scripts/train.sh": "#!/bin/bash\npython -m src.train --config configs/train.yaml\n",
+                "requirements.txt": "torch\n",
+                "assets/logo.png": b"\x89PNG\x00\x01\x02",
+                "src/args.py": ARGS,
+                "README.md": "# trainer\n",
+            },
+        )
+    }
     repo.git("checkout", "-q", "-b", "perf")
-    s["settings"] = repo.commit("Install flash-attn, more loader workers, NCCL tree", {
-        "requirements.txt": "torch\nflash-attn>=2.5\n",
-        "configs/train.yaml": "num_workers: 8\nlr: 0.1\n",
-        "scripts/train.sh": "#!/bin/bash\nexport NCCL_ALGO=Tree\npython -m src.train --config configs/train.yaml\n"})
-    trainer = TRAINER.replace('    workers = cfg.get("num_workers", 2)\n',
-                              '    workers = cfg.get("num_workers", 2)\n    fused = cfg.get("use_fused_adam", False)\n')
-    s["default"] = repo.commit("Add a fused-Adam option, on in the recipe", {
-        "src/trainer.py": trainer, "configs/train.yaml": "num_workers: 8\nlr: 0.1\nuse_fused_adam: true\n"})
+    s["settings"] = repo.commit(
+        "Install flash-attn, more loader workers, NCCL tree",
+        {
+            "requirements.txt": "torch\nflash-attn>=2.5\n",
+            "configs/train.yaml": "num_workers: 8\nlr: 0.1\n",
+            "scripts/train.sh": "#!/bin/bash\nexport NCCL_ALGO=Tree\npython -m src.train --config configs/train.yaml\n",
+        },
+    )
+    trainer = TRAINER.replace(
+        '    workers = cfg.get("num_workers", 2)\n',
+        '    workers = cfg.get("num_workers", 2)\n    fused = cfg.get("use_fused_adam", False)\n',
+    )
+    s["default"] = repo.commit(
+        "Add a fused-Adam option, on in the recipe",
+        {"src/trainer.py": trainer, "configs/train.yaml": "num_workers: 8\nlr: 0.1\nuse_fused_adam: true\n"},
+    )
     trainer = trainer.replace("import os\n", 'import os\n\nGRAPHS = os.environ.get("TRAINER_CUDA_GRAPHS", "0")\n')
-    s["env_default"] = repo.commit("Read TRAINER_CUDA_GRAPHS, set by the launcher", {
-        "src/trainer.py": trainer,
-        "scripts/train.sh": "#!/bin/bash\nexport NCCL_ALGO=Tree\nexport TRAINER_CUDA_GRAPHS=1\n"
-                            "python -m src.train --config configs/train.yaml\n"})
-    s["flags"] = repo.commit("Compile, and overlap communication behind a new flag", {
-        "src/args.py": ARGS.replace(ARG_COMPILE,
-                                    ARG_COMPILE + '    p.add_argument("--overlap-comm", action="store_true")\n'),
-        "scripts/train.sh": "#!/bin/bash\nexport NCCL_ALGO=Tree\nexport TRAINER_CUDA_GRAPHS=1\n"
-                            "python -m src.train --config configs/train.yaml --compile --overlap-comm\n"})
+    s["env_default"] = repo.commit(
+        "Read TRAINER_CUDA_GRAPHS, set by the launcher",
+        {
+            "src/trainer.py": trainer,
+            "scripts/train.sh": "#!/bin/bash\nexport NCCL_ALGO=Tree\nexport TRAINER_CUDA_GRAPHS=1\n"
+            "python -m src.train --config configs/train.yaml\n",
+        },
+    )
+    s["flags"] = repo.commit(
+        "Compile, and overlap communication behind a new flag",
+        {
+            "src/args.py": ARGS.replace(
+                ARG_COMPILE, ARG_COMPILE + '    p.add_argument("--overlap-comm", action="store_true")\n'
+            ),
+            "scripts/train.sh": "#!/bin/bash\nexport NCCL_ALGO=Tree\nexport TRAINER_CUDA_GRAPHS=1\n"
+            "python -m src.train --config configs/train.yaml --compile --overlap-comm\n",
+        },
+    )
     trainer = trainer.replace("    out = model(batch)\n", "    out = model.forward_fast(batch, chunks=4)\n")
     s["source"] = repo.commit("Vectorise the step (#7)", {"src/trainer.py": trainer})
     s["pre_removal_trainer"] = trainer
-    trainer = trainer.replace('    if batch.dtype == "fp16" and not batch.contiguous:\n'
-                              '        batch = batch.make_contiguous()\n', "")
+    trainer = trainer.replace(
+        '    if batch.dtype == "fp16" and not batch.contiguous:\n        batch = batch.make_contiguous()\n', ""
+    )
     trainer = trainer.replace("    sync_all(model)\n", "")
-    trainer = trainer[:trainer.index("\n\ndef legacy_loader")] + "\n"
+    trainer = trainer[: trainer.index("\n\ndef legacy_loader")] + "\n"
     s["removal"] = repo.commit("Drop the contiguity guard, a sync and the legacy loader", {"src/trainer.py": trainer})
-    util = UTIL.replace(UTIL[UTIL.index("def pad_batch"):UTIL.index("def identity")], "")
-    helpers = "import math\n\n\ndef pad_batch(batch, multiple):\n    extra = (-len(batch)) % multiple\n" \
-              "    padding = [batch[-1]] * extra\n    return batch + padding\n"
+    util = UTIL.replace(UTIL[UTIL.index("def pad_batch") : UTIL.index("def identity")], "")
+    helpers = (
+        "import math\n\n\ndef pad_batch(batch, multiple):\n    extra = (-len(batch)) % multiple\n"
+        "    padding = [batch[-1]] * extra\n    return batch + padding\n"
+    )
     repo.git("mv", "src/old_name.py", "src/new_name.py")
-    s["move"] = repo.commit("Move pad_batch to helpers; rename old_name", {"src/util.py": util,
-                                                                           "src/helpers.py": helpers})
+    s["move"] = repo.commit(
+        "Move pad_batch to helpers; rename old_name", {"src/util.py": util, "src/helpers.py": helpers}
+    )
     s["binary"] = repo.commit("New logo", {"assets/logo.png": b"\x89PNG\x00\x09\x09\x09"})
     repo.git("checkout", "-q", "-b", "side")
     s["side"] = repo.commit("Side fix", {"src/side.py": "def side():\n    return compute_side(1)\n"})
@@ -279,7 +312,6 @@ def test_shallow_clone_flags_missing_history(campaign, tmp_path):
 def test_mcp_and_cli_agree(campaign):
     repo, s = campaign
     from mcp import Client
-
     from perfkit.server import build_server
 
     args = {"repo": str(repo.path), "base": s["base"], "head": "perf"}
@@ -292,64 +324,103 @@ def test_mcp_and_cli_agree(campaign):
 
     ok, bad = anyio.run(go)
     assert not ok.is_error
-    cli = subprocess.run([sys.executable, "-m", "perfkit.cli", "classify-changes", str(repo.path), s["base"],
-                          "--head", "perf", "--json"], capture_output=True, text=True, timeout=120)
+    cli = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "perfkit.cli",
+            "classify-changes",
+            str(repo.path),
+            s["base"],
+            "--head",
+            "perf",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert cli.returncode == 0, cli.stderr
     assert json.loads(cli.stdout) == ok.structured_content
     assert bad.is_error and "base: 'nope123' is not a commit" in bad.content[0].text
-    err = subprocess.run([sys.executable, "-m", "perfkit.cli", "classify-changes", str(repo.path), "nope123"],
-                         capture_output=True, text=True, timeout=120)
+    err = subprocess.run(
+        [sys.executable, "-m", "perfkit.cli", "classify-changes", str(repo.path), "nope123"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert err.returncode == 2 and err.stderr.count("\n") == 1 and "base: 'nope123'" in err.stderr
     human = ClassifyResult.model_validate(ok.structured_content).human()  # what the CLI prints without --json
     assert "proposal" in human and "removal guard" in human
 
 
-@pytest.mark.parametrize("line,role,path,expected", [
-    ("export NCCL_ALGO=Tree", "launcher", "run.sh", [("NCCL_ALGO", "Tree", "env")]),
-    ("CUDA_DEVICE_MAX_CONNECTIONS=1 torchrun --nproc_per_node 8 train.py --use-fused-adam \\", "launcher", "run.sh",
-     [("CUDA_DEVICE_MAX_CONNECTIONS", "1", "env"), ("nproc_per_node", "8", "flag"), ("use-fused-adam", None, "flag")]),
-    ("python train.py ++optim.fused=true", "launcher", "run.sh", [("optim.fused", "true", "config")]),
-    ("  num_workers: 8", "config", "conf/a.yaml", [("num_workers", "8", "config")]),
-    ("model:", "config", "conf/a.yaml", []),
-    ('  "use_fused_adam": true,', "config", "a.json", [("use_fused_adam", "true", "config")]),
-    ("compile = true", "config", "a.toml", [("compile", "true", "config")]),
-    ("# export FOO=1", "launcher", "run.sh", []),
-    ("trainer = Trainer(model, use_fused_adam=True)", "recipe", "examples/train.py",
-     [("use_fused_adam", "True", "kwarg")]),
-    ('os.environ["NCCL_ALGO"] = "Tree"', "recipe", "examples/train.py", [("NCCL_ALGO", "Tree", "env")]),
-])
+@pytest.mark.parametrize(
+    "line,role,path,expected",
+    [
+        ("export NCCL_ALGO=Tree", "launcher", "run.sh", [("NCCL_ALGO", "Tree", "env")]),
+        (
+            "CUDA_DEVICE_MAX_CONNECTIONS=1 torchrun --nproc_per_node 8 train.py --use-fused-adam \\",
+            "launcher",
+            "run.sh",
+            [
+                ("CUDA_DEVICE_MAX_CONNECTIONS", "1", "env"),
+                ("nproc_per_node", "8", "flag"),
+                ("use-fused-adam", None, "flag"),
+            ],
+        ),
+        ("python train.py ++optim.fused=true", "launcher", "run.sh", [("optim.fused", "true", "config")]),
+        ("  num_workers: 8", "config", "conf/a.yaml", [("num_workers", "8", "config")]),
+        ("model:", "config", "conf/a.yaml", []),
+        ('  "use_fused_adam": true,', "config", "a.json", [("use_fused_adam", "true", "config")]),
+        ("compile = true", "config", "a.toml", [("compile", "true", "config")]),
+        ("# export FOO=1", "launcher", "run.sh", []),
+        (
+            "trainer = Trainer(model, use_fused_adam=True)",
+            "recipe",
+            "examples/train.py",
+            [("use_fused_adam", "True", "kwarg")],
+        ),
+        ('os.environ["NCCL_ALGO"] = "Tree"', "recipe", "examples/train.py", [("NCCL_ALGO", "Tree", "env")]),
+    ],
+)
 def test_settings_in(line, role, path, expected):
     from perfkit.changes.recipes import settings_in
 
     assert [(i.key, i.value, i.style) for i in settings_in(line, role, path)] == expected
 
 
-@pytest.mark.parametrize("line,expected", [
-    ('x = os.environ.get("FAST_PATH", "0")', [("FAST_PATH", '"0"', "env")]),
-    ('if os.getenv("FAST_PATH"):', [("FAST_PATH", None, "env")]),
-    ('parser.add_argument("--use-fused-adam", action="store_true")', [("use-fused-adam", "False", "flag")]),
-    ('parser.add_argument("-b", "--batch-size", type=int, default=32)', [("batch-size", "32", "flag")]),
-    ('fused = cfg.get("use_fused_adam", False)', [("use_fused_adam", "False", "config")]),
-    ('fused = getattr(args, "use_fused_adam", False)', [("use_fused_adam", "False", "config")]),
-    ("def __init__(self, dim: int, use_fused_adam: bool = False):", [("use_fused_adam", "False", "kwarg")]),
-    ("    use_fused_adam: bool = False", [("use_fused_adam", "False", "kwarg")]),
-    ('const char* v = getenv("RT_FAST");', [("RT_FAST", None, "env")]),
-    ("y = x + 1", []),
-])
+@pytest.mark.parametrize(
+    "line,expected",
+    [
+        ('x = os.environ.get("FAST_PATH", "0")', [("FAST_PATH", '"0"', "env")]),
+        ('if os.getenv("FAST_PATH"):', [("FAST_PATH", None, "env")]),
+        ('parser.add_argument("--use-fused-adam", action="store_true")', [("use-fused-adam", "False", "flag")]),
+        ('parser.add_argument("-b", "--batch-size", type=int, default=32)', [("batch-size", "32", "flag")]),
+        ('fused = cfg.get("use_fused_adam", False)', [("use_fused_adam", "False", "config")]),
+        ('fused = getattr(args, "use_fused_adam", False)', [("use_fused_adam", "False", "config")]),
+        ("def __init__(self, dim: int, use_fused_adam: bool = False):", [("use_fused_adam", "False", "kwarg")]),
+        ("    use_fused_adam: bool = False", [("use_fused_adam", "False", "kwarg")]),
+        ('const char* v = getenv("RT_FAST");', [("RT_FAST", None, "env")]),
+        ("y = x + 1", []),
+    ],
+)
 def test_option_reads(line, expected):
     from perfkit.changes.recipes import option_reads
 
     assert [(o.key, o.default, o.style) for o in option_reads(line)] == expected
 
 
-@pytest.mark.parametrize("line,role,path,expected", [
-    ("flash-attn>=2.5", "dependency", "requirements.txt", ["flash-attn"]),
-    ("-r base.txt", "dependency", "requirements.txt", []),
-    ('    "liger-kernel>=0.3",', "dependency", "pyproject.toml", ["liger-kernel"]),
-    ('name = "trainer"', "dependency", "pyproject.toml", []),
-    ("pip install -U flash-attn --no-build-isolation && echo ok", "launcher", "setup.sh", ["flash-attn"]),
-    ("RUN pip install -r requirements.txt apex", "dependency", "Dockerfile", ["apex"]),
-])
+@pytest.mark.parametrize(
+    "line,role,path,expected",
+    [
+        ("flash-attn>=2.5", "dependency", "requirements.txt", ["flash-attn"]),
+        ("-r base.txt", "dependency", "requirements.txt", []),
+        ('    "liger-kernel>=0.3",', "dependency", "pyproject.toml", ["liger-kernel"]),
+        ('name = "trainer"', "dependency", "pyproject.toml", []),
+        ("pip install -U flash-attn --no-build-isolation && echo ok", "launcher", "setup.sh", ["flash-attn"]),
+        ("RUN pip install -r requirements.txt apex", "dependency", "Dockerfile", ["apex"]),
+    ],
+)
 def test_packages_in(line, role, path, expected):
     from perfkit.changes.recipes import packages_in
 
@@ -360,7 +431,6 @@ def test_diff_parse_rebuilds_every_file(tmp_path):
     """Apply the parsed zero-context hunks to the old text: the result must be git's new text, for odd names too."""
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
-
     from perfkit.changes.diff_parse import diff_commits
 
     names = ["plain.py", "with space.py", "ünï cödé.txt", 'quote"d.sh', "dir/deep/x.yaml"]
@@ -382,16 +452,17 @@ def test_diff_parse_rebuilds_every_file(tmp_path):
         def lines(tree, name):  # "\n" alone is one empty line
             return [] if name not in tree else tree[name] or [""]
 
-        changed = {n for n in set(before) | set(after)
-                   if (n in before) != (n in after) or lines(before, n) != lines(after, n)}
+        changed = {
+            n for n in set(before) | set(after) if (n in before) != (n in after) or lines(before, n) != lines(after, n)
+        }
         assert changed <= {p for f in parsed for p in (f.path, f.old_path)}
         for f in parsed:
             text = lines(before, f.old_path) if f.status != "A" else []
             for h in reversed(f.hunks):
                 if h.old_count:
-                    assert [d.text for d in h.removed] == text[h.old_start - 1:h.old_start - 1 + h.old_count]
+                    assert [d.text for d in h.removed] == text[h.old_start - 1 : h.old_start - 1 + h.old_count]
                 start = h.old_start - 1 if h.old_count else h.old_start
-                text[start:start + h.old_count] = [d.text for d in h.added]
+                text[start : start + h.old_count] = [d.text for d in h.added]
             assert text == (lines(after, f.path) if f.status != "D" else [])
 
     check()
@@ -415,21 +486,28 @@ def _judge(removed, added=(), whole_file=False):
     return v and v.shape
 
 
-@pytest.mark.parametrize("removed,added,shape", [
-    (["    if x is None:", "        raise ValueError('x')"], [], "guard"),
-    (["    if use_fast:", "        y = fast(x)", "        z = y + 1"], ["    y = fast(x)", "    z = y + 1"], "guard"),
-    (['  TORCH_CHECK(t.is_contiguous(), "needs contiguous");'], [], "guard"),
-    (["    assert x.ndim == 2"], [], "guard"),
-    (["    else:", "        y = slow(x)"], [], "branch"),
-    (["    for i in range(n):", "        warm(i)"], [], "branch"),
-    (["    torch.cuda.synchronize()", "    barrier()"], [], "call"),
-    (["import numpy as np", "from x import y"], [], "import"),
-    (["    total = a + b"], [], "lines"),
-    (["def helper(a):", "    return a"], ["def other(b):", "    return b * 2"], "function"),
-    (["def helper(a):"], ["def helper(a, b=1):"], None),  # a changed signature is not a removal
-    (["    # old comment", ""], [], None),
-    (["    y = x * 2"], ["    y = x * 3"], None),
-    (["    return foo(x)"], [], "call"),
-])
+@pytest.mark.parametrize(
+    "removed,added,shape",
+    [
+        (["    if x is None:", "        raise ValueError('x')"], [], "guard"),
+        (
+            ["    if use_fast:", "        y = fast(x)", "        z = y + 1"],
+            ["    y = fast(x)", "    z = y + 1"],
+            "guard",
+        ),
+        (['  TORCH_CHECK(t.is_contiguous(), "needs contiguous");'], [], "guard"),
+        (["    assert x.ndim == 2"], [], "guard"),
+        (["    else:", "        y = slow(x)"], [], "branch"),
+        (["    for i in range(n):", "        warm(i)"], [], "branch"),
+        (["    torch.cuda.synchronize()", "    barrier()"], [], "call"),
+        (["import numpy as np", "from x import y"], [], "import"),
+        (["    total = a + b"], [], "lines"),
+        (["def helper(a):", "    return a"], ["def other(b):", "    return b * 2"], "function"),
+        (["def helper(a):"], ["def helper(a, b=1):"], None),  # a changed signature is not a removal
+        (["    # old comment", ""], [], None),
+        (["    y = x * 2"], ["    y = x * 3"], None),
+        (["    return foo(x)"], [], "call"),
+    ],
+)
 def test_removal_shapes(removed, added, shape):
     assert _judge(removed, added) == shape

@@ -29,8 +29,11 @@ def test_human_output(superproject):
 
 def test_bad_input_exit_2(superproject, tmp_path):
     sup, _, _ = superproject
-    for args, field in [((str(tmp_path / "x"), "HEAD"), "repo"), ((str(sup.path), "abc1234"), "commit"),
-                        ((str(sup.path), "HEAD", "--submodule", "nope"), "submodule")]:
+    for args, field in [
+        ((str(tmp_path / "x"), "HEAD"), "repo"),
+        ((str(sup.path), "abc1234"), "commit"),
+        ((str(sup.path), "HEAD", "--submodule", "nope"), "submodule"),
+    ]:
         proc = perfkit("evaluate-culprit", *args)
         assert proc.returncode == 2, proc.stderr
         assert proc.stderr.startswith(f"perfkit: error: {field}: ")

@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 from conftest import pypto_fixture_or_skip
 from helpers.gitbuild import run_git
-
 from perfkit.culprit.evaluate import evaluate_culprit
 from perfkit.errors import InputError
 
@@ -37,8 +36,15 @@ def pypto(pypto_history: Path, tmp_path_factory) -> Path:
     """A private copy (objects shared, nothing copied) so tests may add commits without touching the shared one."""
     base = tmp_path_factory.mktemp("pypto-copy")
     run_git(base, "clone", "-q", "--shared", "--no-checkout", str(pypto_history), "pypto")
-    run_git(base, "clone", "-q", "--bare", "--shared", str(pypto_history.parent / "simpler.git"),
-            str(base / "pypto" / ".git" / "modules" / "simpler"))
+    run_git(
+        base,
+        "clone",
+        "-q",
+        "--bare",
+        "--shared",
+        str(pypto_history.parent / "simpler.git"),
+        str(base / "pypto" / ".git" / "modules" / "simpler"),
+    )
     return base / "pypto"
 
 
@@ -78,9 +84,12 @@ def test_rollback_drops_34_commits(pypto, shamap):
 def test_mixed(pypto, shamap):
     res = evaluate_culprit(str(pypto), MIXED)
     assert res.kind == "mixed" and res.submodule.new == skeleton(shamap, "simpler", "324df3d6")
-    assert {f.path for f in res.files} == {"runtime", "python/pypto/runtime/distributed_runner.py",
-                                          "src/codegen/tensor_op_codegen.cpp",
-                                          "tests/ut/codegen/test_orchestration_codegen.py"}
+    assert {f.path for f in res.files} == {
+        "runtime",
+        "python/pypto/runtime/distributed_runner.py",
+        "src/codegen/tensor_op_codegen.cpp",
+        "tests/ut/codegen/test_orchestration_codegen.py",
+    }
     act = res.next_action
     parent = run_git(pypto, "rev-parse", f"{MIXED}^")
     assert act.kind == "split_test" and act.superproject_commit == parent
@@ -113,7 +122,7 @@ def _translate(message: str, shamap) -> str:
     def sub(m: re.Match) -> str:
         h = m.group()
         hits = [(o, s) for o, s in originals.get(h[:7], []) if o.startswith(h)]
-        return hits[0][1][:max(len(h), 8)] if len(hits) == 1 else h
+        return hits[0][1][: max(len(h), 8)] if len(hits) == 1 else h
 
     return re.sub(r"(?<![0-9A-Za-z])[0-9a-f]{7,40}(?![0-9A-Za-z])", sub, message)
 
@@ -201,5 +210,6 @@ def test_level_two_culprit_in_the_runtime_checkout(pypto_history, shamap):
     res = evaluate_culprit(str(pypto_history / "runtime"), sha)
     assert res.kind == "source" and res.pr_number == 610 and res.submodule is None
     assert res.next_action.kind == "read_highlights"
-    assert {f.path for f in res.files} == set(run_git(pypto_history / "runtime", "diff-tree", "--no-commit-id",
-                                                      "--name-only", "-r", sha).split("\n"))
+    assert {f.path for f in res.files} == set(
+        run_git(pypto_history / "runtime", "diff-tree", "--no-commit-id", "--name-only", "-r", sha).split("\n")
+    )

@@ -9,8 +9,12 @@ import sys
 
 def test_demo_finds_both_culprits_and_writes_clean_drafts(tmp_path):
     work = tmp_path / "demo"
-    proc = subprocess.run([sys.executable, "-m", "perfkit.cli", "demo", "--dir", str(work), "--quiet"],
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "perfkit.cli", "demo", "--dir", str(work), "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     out = proc.stdout
     assert proc.returncode == 0, out + proc.stderr
     assert "found both" in out
@@ -29,8 +33,9 @@ def test_demo_finds_both_culprits_and_writes_clean_drafts(tmp_path):
 
 
 def test_demo_removes_its_folder_without_keep():
-    proc = subprocess.run([sys.executable, "-m", "perfkit.cli", "demo", "--only", "publish"],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "perfkit.cli", "demo", "--only", "publish"], capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     folder = re.search(r"perfkit demo in (\S+)", proc.stdout).group(1)
     assert f"Removed {folder}" in proc.stdout

@@ -9,7 +9,6 @@ import sys
 import anyio
 import pytest
 from helpers.gitbuild import Repo, run_git
-
 from perfkit.culprit.evaluate import evaluate_culprit
 from perfkit.errors import InputError
 
@@ -111,11 +110,13 @@ def test_mentions_that_must_not_warn(superproject):
     sup.set_submodule("runtime", s["r4"])
     sup.commit("bump to r4")
     sup.set_submodule("runtime", s["r5"])
-    msg = (f"chore(runtime): bump simpler to {s['r5'][:8]} (#20)\n\nBumps `runtime` from `{s['r4'][:8]}` -> "
-           f"`{s['r5'][:8]}`.\nIncludes {s['r4'][:7]} and earlier {s['r1'][:9]}.\n"
-           f"pto-isa pin kept at `4e352b26ab`. Compiler base {s['src'][:10]}.\n"
-           "Co-authored-by: Some One <26245345+someone@users.noreply.github.com>\n"
-           "See https://github.com/x/pto-isa/commit/f24f7b736b689cc107b9eb2d362be6a7718fcc99\n")
+    msg = (
+        f"chore(runtime): bump simpler to {s['r5'][:8]} (#20)\n\nBumps `runtime` from `{s['r4'][:8]}` -> "
+        f"`{s['r5'][:8]}`.\nIncludes {s['r4'][:7]} and earlier {s['r1'][:9]}.\n"
+        f"pto-isa pin kept at `4e352b26ab`. Compiler base {s['src'][:10]}.\n"
+        "Co-authored-by: Some One <26245345+someone@users.noreply.github.com>\n"
+        "See https://github.com/x/pto-isa/commit/f24f7b736b689cc107b9eb2d362be6a7718fcc99\n"
+    )
     sha = sup.commit(msg)
     res = evaluate_culprit(str(sup.path), sha)
     assert res.warnings == [], res.warnings
@@ -232,8 +233,11 @@ def test_highlights_rank_precision_changes(superproject):
     sup.write("docs/numerics.md", "We use fp32 everywhere.\n")
     sup.write("src/config.py", "EPS = 1e-6\nNAME = 'x'\n")
     sup.commit("add matmul")
-    new = PLANTED_OLD.replace("using AccT = float;", "using AccT = bfloat16_t;") \
-        .replace("    pipe_barrier(PIPE_ALL);\n", "").replace("return 42", "return 43")
+    new = (
+        PLANTED_OLD.replace("using AccT = float;", "using AccT = bfloat16_t;")
+        .replace("    pipe_barrier(PIPE_ALL);\n", "")
+        .replace("return 42", "return 43")
+    )
     sup.write("src/kernels/matmul.cpp", new)
     sup.write("docs/numerics.md", "We use bf16 everywhere.\n")
     sup.write("src/config.py", "EPS = 1e-3\nNAME = 'y'\n")
@@ -266,8 +270,9 @@ def test_added_synchronisation_and_comments_are_not_removals(superproject):
     assert all("sync_removed" not in h.categories for h in added.highlights)
     sup.write("src/sync.cpp", "void f() {\n  // use fp16 here one day\n  compute();\n  pipe_barrier(PIPE_ALL);\n}\n")
     comment = evaluate_culprit(str(sup.path), sup.commit("comment"))
-    sup.write("src/sync.cpp",
-              "void f() {\n  // use fp16 here one day\n  compute_fp16();\n  pipe_barrier(PIPE_ALL);\n}\n")
+    sup.write(
+        "src/sync.cpp", "void f() {\n  // use fp16 here one day\n  compute_fp16();\n  pipe_barrier(PIPE_ALL);\n}\n"
+    )
     code = evaluate_culprit(str(sup.path), sup.commit("code"))
     assert comment.highlights[0].score < code.highlights[0].score
 
@@ -312,7 +317,6 @@ def test_bad_input(superproject, tmp_path):
 
 def test_mcp_cli_and_core_agree(superproject):
     from mcp import Client
-
     from perfkit.server import build_server
 
     sup, _, s = superproject
@@ -323,7 +327,11 @@ def test_mcp_cli_and_core_agree(superproject):
             return await c.call_tool("evaluate_culprit", {"repo": str(sup.path), "commit": s["mixed"]})
 
     mcp_res = anyio.run(go)
-    cli = subprocess.run([sys.executable, "-m", "perfkit.cli", "evaluate-culprit", str(sup.path), s["mixed"], "--json"],
-                         capture_output=True, text=True, timeout=120)
+    cli = subprocess.run(
+        [sys.executable, "-m", "perfkit.cli", "evaluate-culprit", str(sup.path), s["mixed"], "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert cli.returncode == 0, cli.stderr
     assert not mcp_res.is_error and mcp_res.structured_content == core == json.loads(cli.stdout)

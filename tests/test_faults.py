@@ -29,7 +29,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-
 from helpers.bisect_project import Project, build
 from helpers.gitbuild import snapshot
 from perfkit.bisect import state as statefile
@@ -43,8 +42,7 @@ PAUSE = 0.05  # every command lasts a little, so a stop can land inside it
 
 
 def perfkit(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "perfkit.cli", *args], capture_output=True, text=True,
-                          timeout=timeout)
+    return subprocess.run([sys.executable, "-m", "perfkit.cli", *args], capture_output=True, text=True, timeout=timeout)
 
 
 def without_worktrees(snap: dict) -> dict:
@@ -80,20 +78,26 @@ class Bench:
         ev = self.events
         park = ""
         if hold and hold.split()[0] == tag:
-            park = (f'if [ "${{PERFKIT_STEP:--}}" = {hold.split()[1]} ] && [ ! -e {ev}.released ]; then '
-                    f'sleep 30; fi; ')
-        return (f'echo "{tag} ${{PERFKIT_STEP:--}} start" >> {ev}; {park}sleep {pause}; {cmd}; rc=$?; '
-                f'echo "{tag} ${{PERFKIT_STEP:--}} end" >> {ev}; exit $rc')
+            park = f'if [ "${{PERFKIT_STEP:--}}" = {hold.split()[1]} ] && [ ! -e {ev}.released ]; then sleep 30; fi; '
+        return (
+            f'echo "{tag} ${{PERFKIT_STEP:--}} start" >> {ev}; {park}sleep {pause}; {cmd}; rc=$?; '
+            f'echo "{tag} ${{PERFKIT_STEP:--}} end" >> {ev}; exit $rc'
+        )
 
     def release(self) -> None:
         Path(f"{self.events}.released").touch()
 
     def start(self, pause: float = PAUSE, hold: str | None = None, **kw) -> None:
         p = self.p
-        res = bisect_start(p.path, p.c["add"], run=self.wrap("run", p.run_cmd(), pause, hold),
-                           install=[self.wrap("install", p.installs()[0], pause, hold)],
-                           install_submodule=[self.wrap("subinstall", p.installs_sub()[0], pause, hold)],
-                           metric_pattern=r"max_abs_err=(\S+)", **kw)
+        res = bisect_start(
+            p.path,
+            p.c["add"],
+            run=self.wrap("run", p.run_cmd(), pause, hold),
+            install=[self.wrap("install", p.installs()[0], pause, hold)],
+            install_submodule=[self.wrap("subinstall", p.installs_sub()[0], pause, hold)],
+            metric_pattern=r"max_abs_err=(\S+)",
+            **kw,
+        )
         self.bisect_id = statefile.load(Path(res.state_dir)).id
 
     def lines(self) -> list[str]:
@@ -104,9 +108,13 @@ class Bench:
 
     def launch(self) -> subprocess.Popen:
         self.mark = len(self.lines())  # wait_for looks only at what this process's commands write
-        return subprocess.Popen([sys.executable, "-m", "perfkit.cli", "bisect-run", self.p.path, "--quiet", "--json"],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        return subprocess.Popen(
+            [sys.executable, "-m", "perfkit.cli", "bisect-run", self.p.path, "--quiet", "--json"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        )
 
     def wait_for(self, line: str, proc: subprocess.Popen, seconds: float = 60) -> bool:
         """True when line appeared while proc still runs; False when proc ended first."""
@@ -221,16 +229,32 @@ def test_stopped_at_random_points_then_resumed_or_reset(bench, seed):
 
 # ---- 2. the MCP server killed under its client ------------------------------------------------------
 
+
 class RawServer:
     """`perfkit serve` spoken to over stdio, so the test holds the server's pid to kill it."""
 
     def __init__(self, cwd: Path):
         self.stderr = open(cwd / "serve.err", "w")
-        self.proc = subprocess.Popen([sys.executable, "-m", "perfkit.cli", "serve"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=self.stderr, text=True, bufsize=1)
-        self.send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                   "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                              "clientInfo": {"name": "fault-test", "version": "0"}}})
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "perfkit.cli", "serve"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.stderr,
+            text=True,
+            bufsize=1,
+        )
+        self.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "fault-test", "version": "0"},
+                },
+            }
+        )
         reply = json.loads(self.proc.stdout.readline())
         assert reply.get("id") == 1 and "result" in reply, reply
         self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
@@ -240,8 +264,9 @@ class RawServer:
         self.proc.stdin.flush()
 
     def call(self, name: str, arguments: dict, id_: int = 2) -> None:
-        self.send({"jsonrpc": "2.0", "id": id_, "method": "tools/call",
-                   "params": {"name": name, "arguments": arguments}})
+        self.send(
+            {"jsonrpc": "2.0", "id": id_, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
+        )
 
     def kill(self) -> None:
         self.proc.kill()
@@ -252,7 +277,6 @@ class RawServer:
 def _mcp(name: str, args: dict) -> dict:
     import anyio
     from mcp import Client
-
     from perfkit.server import build_server
 
     async def go():
@@ -264,8 +288,9 @@ def _mcp(name: str, args: dict) -> dict:
     return anyio.run(go)
 
 
-@pytest.mark.parametrize("where,then", [("run 4 start", "resume"), ("install 3 start", "reset"),
-                                        ("subinstall 7 start", "resume")])
+@pytest.mark.parametrize(
+    "where,then", [("run 4 start", "resume"), ("install 3 start", "reset"), ("subinstall 7 start", "resume")]
+)
 def test_mcp_server_killed_mid_run(bench, tmp_path, where, then):
     b = bench
     b.start(hold=where.rsplit(" ", 1)[0])  # that command waits there for the kill
@@ -300,16 +325,27 @@ def test_daemons_floods_and_deleted_working_directories(bench):
     and 4 delete their checkout's files (the worktree's .git too) and the submodule."""
     b = bench
     e = b.p.env
-    before = (f'case "$PERFKIT_STEP" in '
-              f'1) setsid sleep 120 </dev/null >/dev/null 2>&1 & echo $! > {e}/setsid.pid; '
-              f'   (sleep 120 & echo $! > {e}/child.pid; wait) & ;; '
-              f'2) yes "noise max_abs_err=9 line" | head -c {FLOOD} ;; esac')
-    after = (f'case "$PERFKIT_STEP" in 3) rm -rf "$PERFKIT_CHECKOUT"/* "$PERFKIT_CHECKOUT"/.git* ;; '
-             f'4) rm -rf "$PERFKIT_SUBMODULE" ;; esac')
-    run = f'{before}; {b.p.run_cmd()}; rc=$?; {after}; exit $rc'
+    before = (
+        f'case "$PERFKIT_STEP" in '
+        f"1) setsid sleep 120 </dev/null >/dev/null 2>&1 & echo $! > {e}/setsid.pid; "
+        f"   (sleep 120 & echo $! > {e}/child.pid; wait) & ;; "
+        f'2) yes "noise max_abs_err=9 line" | head -c {FLOOD} ;; esac'
+    )
+    after = (
+        'case "$PERFKIT_STEP" in 3) rm -rf "$PERFKIT_CHECKOUT"/* "$PERFKIT_CHECKOUT"/.git* ;; '
+        '4) rm -rf "$PERFKIT_SUBMODULE" ;; esac'
+    )
+    run = f"{before}; {b.p.run_cmd()}; rc=$?; {after}; exit $rc"
     t0 = time.monotonic()
-    bisect_start(b.p.path, b.p.c["add"], run=run, install=b.p.installs(), install_submodule=b.p.installs_sub(),
-                 metric_pattern=r"max_abs_err=(\S+)", timeout_s=120)
+    bisect_start(
+        b.p.path,
+        b.p.c["add"],
+        run=run,
+        install=b.p.installs(),
+        install_submodule=b.p.installs_sub(),
+        metric_pattern=r"max_abs_err=(\S+)",
+        timeout_s=120,
+    )
     res = bisect_run(b.p.path).model_dump(mode="json")
     took = time.monotonic() - t0
     b.assert_right_answer(res)
@@ -336,8 +372,9 @@ def test_a_run_that_ignores_sigterm_is_killed_at_its_timeout(bench):
     b = bench
     e = b.p.env
     run = f"trap '' TERM; echo $$ > {e}/stubborn.pid; while :; do sleep 0.2; done"
-    bisect_start(b.p.path, b.p.c["add"], run=run, timeout_s=1, install=b.p.installs(),
-                 install_submodule=b.p.installs_sub())
+    bisect_start(
+        b.p.path, b.p.c["add"], run=run, timeout_s=1, install=b.p.installs(), install_submodule=b.p.installs_sub()
+    )
     t0 = time.monotonic()
     from perfkit.bisect.tools import bisect_step
 
@@ -352,6 +389,7 @@ def test_a_run_that_ignores_sigterm_is_killed_at_its_timeout(bench):
 
 
 # ---- 4. disk full, read-only state folder -----------------------------------------------------------
+
 
 def _mount(*args: str) -> bool:
     if os.geteuid() != 0 or not shutil.which("mount"):
@@ -369,11 +407,15 @@ def test_disk_full_mid_step(bench):
         sdir.rmdir()
         pytest.skip("mounting a small filesystem needs root; test_read_only_state_folder covers the rest")
     try:
-        fill = f'if [ "$PERFKIT_STEP" = 3 ]; then head -c 3000000 /dev/zero | tr "\\0" x; echo; fi'
+        fill = 'if [ "$PERFKIT_STEP" = 3 ]; then head -c 3000000 /dev/zero | tr "\\0" x; echo; fi'
         p = b.p
-        bisect_start(p.path, p.c["add"], run=f"{fill}; {b.wrap('run', p.run_cmd())}",
-                     install=[b.wrap("install", p.installs()[0])],
-                     install_submodule=[b.wrap("subinstall", p.installs_sub()[0])])
+        bisect_start(
+            p.path,
+            p.c["add"],
+            run=f"{fill}; {b.wrap('run', p.run_cmd())}",
+            install=[b.wrap("install", p.installs()[0])],
+            install_submodule=[b.wrap("subinstall", p.installs_sub()[0])],
+        )
         b.bisect_id = statefile.load(sdir).id
         out = perfkit("bisect-run", p.path, "--quiet", "--json")
         assert out.returncode == 1 and "Traceback" not in out.stderr, out.stderr
@@ -447,18 +489,38 @@ def test_read_only_state_folder(bench):
 
 # ---- 5. two bisects of one repository -------------------------------------------------------------------
 
+
 def test_two_bisects_of_one_repository_at_once(bench):
     b = bench
     p = b.p
-    starts = [subprocess.Popen([sys.executable, "-m", "perfkit.cli", "bisect-start", p.path, p.c["add"], "--run",
-                                b.wrap("run", p.run_cmd(), 0.3), "--install", b.wrap("install", p.installs()[0]),
-                                "--install-submodule", b.wrap("subinstall", p.installs_sub()[0])],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    starts = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "perfkit.cli",
+                "bisect-start",
+                p.path,
+                p.c["add"],
+                "--run",
+                b.wrap("run", p.run_cmd(), 0.3),
+                "--install",
+                b.wrap("install", p.installs()[0]),
+                "--install-submodule",
+                b.wrap("subinstall", p.installs_sub()[0]),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
     results = [(s.wait(60), s.stderr.read()) for s in starts]
     assert sorted(rc for rc, _ in results) == [0, 2], results
     refused = next(err for rc, err in results if rc == 2)
-    assert refused.startswith("perfkit: error: repo: ") and ("already in progress" in refused
-                                                              or "another perfkit call" in refused), refused
+    assert refused.startswith("perfkit: error: repo: ") and (
+        "already in progress" in refused or "another perfkit call" in refused
+    ), refused
     b.bisect_id = statefile.load(statefile.state_dir(p.sup.path)).id
     first = b.launch()
     assert b.wait_for("run 1 start", first)
@@ -477,7 +539,6 @@ def test_two_bisects_of_one_repository_at_once(bench):
 def _mcp_error(name: str, args: dict) -> str:
     import anyio
     from mcp import Client
-
     from perfkit.server import build_server
 
     async def go():
@@ -490,6 +551,7 @@ def _mcp_error(name: str, args: dict) -> str:
 
 
 # ---- 6. the repository moved or deleted while the bisect runs --------------------------------------------
+
 
 @pytest.mark.parametrize("how", ["moved", "deleted"])
 def test_repository_moved_or_deleted_mid_run(bench, tmp_path, how):

@@ -21,7 +21,6 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-
 from perfkit.errors import InputError
 
 N = int(os.environ.get("PERFKIT_FUZZ_EXAMPLES", "120"))  # raise it for a longer hunt
@@ -31,27 +30,72 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # ---- text that looks like what the parsers expect, mutated -----------------------------------------
 
-NASTY = ["", " ", "nan", "NaN", "inf", "-inf", "Infinity", "1e400", "-0", "0", "1", "2.5", "-3", "1,5", "1.5e-3",
-         "abc", "\"quoted, with comma\"", "\"unclosed", "{{ 7*7 }}", "{% for %}", "$(touch pwned)", "`id`",
-         "<script>", "\x00", "\ufeff", "é", "\u202e", "9" * 400, "x" * 2000, "\t", "\r", "#"]
+NASTY = [
+    "",
+    " ",
+    "nan",
+    "NaN",
+    "inf",
+    "-inf",
+    "Infinity",
+    "1e400",
+    "-0",
+    "0",
+    "1",
+    "2.5",
+    "-3",
+    "1,5",
+    "1.5e-3",
+    "abc",
+    '"quoted, with comma"',
+    '"unclosed',
+    "{{ 7*7 }}",
+    "{% for %}",
+    "$(touch pwned)",
+    "`id`",
+    "<script>",
+    "\x00",
+    "\ufeff",
+    "é",
+    "\u202e",
+    "9" * 400,
+    "x" * 2000,
+    "\t",
+    "\r",
+    "#",
+]
 
 
 def cell() -> st.SearchStrategy[str]:
-    return st.one_of(st.sampled_from(NASTY), st.floats(allow_nan=True, allow_infinity=True).map(repr),
-                     st.integers(-10**20, 10**20).map(str), st.text(max_size=12))
+    return st.one_of(
+        st.sampled_from(NASTY),
+        st.floats(allow_nan=True, allow_infinity=True).map(repr),
+        st.integers(-(10**20), 10**20).map(str),
+        st.text(max_size=12),
+    )
 
 
-HEADERS = [["arm", "run", "step", "step_time_s"], ["arm", "run", "step", "step_time_s", "peak_mem_gb"],
-           ["arm", "run", "step", "step_time_s", "loss"], ["arm", "run", "step"], ["arm", "arm", "run", "step_time_s"],
-           ["Arm ", " run", "step", "step_time_s"], ["arm", "run", "step", "step_time_s", ""]]
+HEADERS = [
+    ["arm", "run", "step", "step_time_s"],
+    ["arm", "run", "step", "step_time_s", "peak_mem_gb"],
+    ["arm", "run", "step", "step_time_s", "loss"],
+    ["arm", "run", "step"],
+    ["arm", "arm", "run", "step_time_s"],
+    ["Arm ", " run", "step", "step_time_s"],
+    ["arm", "run", "step", "step_time_s", ""],
+]
 
 
 @st.composite
 def csv_text(draw) -> bytes:
     if draw(st.booleans()):  # a clean campaign with a few cells replaced: most of these must summarise
         header = ["arm", "run", "step", "step_time_s", "peak_mem_gb"]
-        grid = [[arm, str(run), str(step), f"{draw(st.floats(0.01, 5)):.4f}", f"{draw(st.floats(0, 80)):.2f}"]
-                for run in (1, 2, 3) for arm in ("baseline", "pr") for step in range(1, 6)]
+        grid = [
+            [arm, str(run), str(step), f"{draw(st.floats(0.01, 5)):.4f}", f"{draw(st.floats(0, 80)):.2f}"]
+            for run in (1, 2, 3)
+            for arm in ("baseline", "pr")
+            for step in range(1, 6)
+        ]
         for _ in range(draw(st.integers(0, 2))):
             r, c = draw(st.integers(0, len(grid) - 1)), draw(st.integers(0, 4))
             grid[r][c] = draw(cell())
@@ -63,10 +107,14 @@ def csv_text(draw) -> bytes:
             rows.append(",".join(draw(st.lists(cell(), max_size=len(header) + 2))))
             continue
         arm = draw(st.sampled_from(["baseline", "pr", "other", "", " pr", "baseline"]))
-        row = [arm, str(draw(st.integers(0, 3))), str(draw(st.integers(0, 6))),
-               draw(st.one_of(st.floats(0.01, 5).map(lambda f: f"{f:.3f}"), cell()))]
+        row = [
+            arm,
+            str(draw(st.integers(0, 3))),
+            str(draw(st.integers(0, 6))),
+            draw(st.one_of(st.floats(0.01, 5).map(lambda f: f"{f:.3f}"), cell())),
+        ]
         row += [draw(cell()) for _ in header[4:]]
-        rows.append(",".join(row[:len(header)]))
+        rows.append(",".join(row[: len(header)]))
     text = ",".join(header) + "\n" + "\n".join(rows) + draw(st.sampled_from(["", "\n", "\n\n", "\r\n"]))
     data = text.encode("utf-8", "surrogatepass")
     if draw(st.booleans()) and data:  # a stray byte somewhere
@@ -95,12 +143,20 @@ def _finite_numbers(obj) -> bool:
     return True
 
 
-GOOD_CSV = ("arm,run,step,step_time_s\n" + "\n".join(
-    f"{arm},{run},{step},{t + 0.01 * ((step + run) % 3):.3f}" for run in (1, 2, 3)
-    for arm, t in (("baseline", 1.0), ("pr", 0.8)) for step in range(1, 6)) + "\n").encode()
+GOOD_CSV = (
+    "arm,run,step,step_time_s\n"
+    + "\n".join(
+        f"{arm},{run},{step},{t + 0.01 * ((step + run) % 3):.3f}"
+        for run in (1, 2, 3)
+        for arm, t in (("baseline", 1.0), ("pr", 0.8))
+        for step in range(1, 6)
+    )
+    + "\n"
+).encode()
 
 
 # ---- the readers ---------------------------------------------------------------------------------
+
 
 @SETTINGS
 @given(csv_text())
@@ -134,11 +190,26 @@ def test_benchmark_csv_reader_on_any_bytes(data):
             pass
 
 
-JSON_VALUES = st.recursive(st.none() | st.booleans() | st.integers(-10**30, 10**30) | st.floats() | st.text(max_size=20),
-                           lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner,
-                                                                                       max_size=3), max_leaves=8)
-RECORD_KEYS = ["sha", "title", "shipped", "baseline", "metric", "before", "after", "effect_pct", "arm", "report",
-               "note", "reason", "extra"]
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-(10**30), 10**30) | st.floats() | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=8,
+)
+RECORD_KEYS = [
+    "sha",
+    "title",
+    "shipped",
+    "baseline",
+    "metric",
+    "before",
+    "after",
+    "effect_pct",
+    "arm",
+    "report",
+    "note",
+    "reason",
+    "extra",
+]
 SHAS = ["a1" * 20, "a1a1a1a", "--output=x", "../../etc", "", "ABCDEF0123", "zz", "a1a1a1a1/../..", "a" * 65]
 PATHS = ["report.md", "../outside.md", "/etc/passwd", "commits/x/report.md", "", "a/../../b", "\x00", "~/x"]
 
@@ -149,16 +220,37 @@ def jsonl_text(draw) -> bytes:
     for _ in range(draw(st.integers(0, 8))):
         kind = draw(st.integers(0, 9))
         if kind >= 5:  # a valid record, perhaps with one field replaced
-            rec = {"sha": draw(st.sampled_from(["a1" * 20, "a1a1a1a", "b2b2b2b2"])), "title": draw(st.text(max_size=30)) or "t",
-                   "shipped": draw(st.booleans()), "baseline": "base1234",
-                   "before": draw(st.floats(0.1, 10)), "after": draw(st.floats(0.1, 10))}
+            rec = {
+                "sha": draw(st.sampled_from(["a1" * 20, "a1a1a1a", "b2b2b2b2"])),
+                "title": draw(st.text(max_size=30)) or "t",
+                "shipped": draw(st.booleans()),
+                "baseline": "base1234",
+                "before": draw(st.floats(0.1, 10)),
+                "after": draw(st.floats(0.1, 10)),
+            }
             if kind == 9:
                 rec[draw(st.sampled_from(RECORD_KEYS))] = draw(st.one_of(JSON_VALUES, st.sampled_from(SHAS + PATHS)))
             lines.append(json.dumps(rec))
             continue
         if kind == 0:
-            lines.append(draw(st.sampled_from(["{", "[1, 2]", "null", "\"text\"", "{\"sha\": NaN}", "", "  ",
-                                               "{\"a\": Infinity}", "\ufeff{}", "{}}"])))
+            lines.append(
+                draw(
+                    st.sampled_from(
+                        [
+                            "{",
+                            "[1, 2]",
+                            "null",
+                            '"text"',
+                            '{"sha": NaN}',
+                            "",
+                            "  ",
+                            '{"a": Infinity}',
+                            "\ufeff{}",
+                            "{}}",
+                        ]
+                    )
+                )
+            )
             continue
         rec = {}
         for key in draw(st.lists(st.sampled_from(RECORD_KEYS), unique=True, max_size=len(RECORD_KEYS))):
@@ -205,9 +297,31 @@ def test_candidates_reader_answers_or_says_which_line_is_wrong(data):
 
 
 @FEW
-@given(st.one_of(JSON_VALUES, st.dictionaries(st.sampled_from(
-    ["job", "gpu", "gpu_count", "summary", "changes", "correctness", "details", "issue", "benchmark",
-     "template_answers", "checkboxes", "unknown"]), JSON_VALUES, max_size=5)))
+@given(
+    st.one_of(
+        JSON_VALUES,
+        st.dictionaries(
+            st.sampled_from(
+                [
+                    "job",
+                    "gpu",
+                    "gpu_count",
+                    "summary",
+                    "changes",
+                    "correctness",
+                    "details",
+                    "issue",
+                    "benchmark",
+                    "template_answers",
+                    "checkboxes",
+                    "unknown",
+                ]
+            ),
+            JSON_VALUES,
+            max_size=5,
+        ),
+    )
+)
 def test_draft_loader_answers_or_names_the_field(value):
     from perfkit.publish.draft import load_draft
 
@@ -220,12 +334,41 @@ def test_draft_loader_answers_or_names_the_field(value):
 
 # ---- YAML subset (issue forms, drafts) --------------------------------------------------------------
 
-YAML_BITS = ["name: Bug", "body:", "  - type: textarea", "    attributes:", "      label: What happened?",
-             "      options: [a, b]", "      options:", "        - label: x", "labels: [perf, \"x\"]",
-             "title: \"[perf] \"", "description: |", "  block text", "  more", "- item", "key: 'it''s'",
-             "key: \"esc \\\" q\"", "# comment", "---", "...", "  bad indent", "{a: 1}", "[1, [2, {b: c}]]",
-             "&anchor x", "*alias", "!!python/object x", "key: value # trailing", "\t- tab", ": no key", "'open",
-             "\"open", "{{ 7*7 }}", "? complex", "- - nested"]
+YAML_BITS = [
+    "name: Bug",
+    "body:",
+    "  - type: textarea",
+    "    attributes:",
+    "      label: What happened?",
+    "      options: [a, b]",
+    "      options:",
+    "        - label: x",
+    'labels: [perf, "x"]',
+    'title: "[perf] "',
+    "description: |",
+    "  block text",
+    "  more",
+    "- item",
+    "key: 'it''s'",
+    'key: "esc \\" q"',
+    "# comment",
+    "---",
+    "...",
+    "  bad indent",
+    "{a: 1}",
+    "[1, [2, {b: c}]]",
+    "&anchor x",
+    "*alias",
+    "!!python/object x",
+    "key: value # trailing",
+    "\t- tab",
+    ": no key",
+    "'open",
+    '"open',
+    "{{ 7*7 }}",
+    "? complex",
+    "- - nested",
+]
 
 
 @SETTINGS
@@ -234,8 +377,11 @@ def test_yaml_subset_reader_and_issue_forms_never_crash(lines):
     from perfkit.publish import issue_forms, miniyaml
 
     text = "\n".join(lines)
-    for parse in (miniyaml.loads, lambda t: issue_forms._parse_yaml_form("f.yml", t),
-                  lambda t: issue_forms._parse_md_template("t.md", "---\n" + t + "\n---\nbody\n")):
+    for parse in (
+        miniyaml.loads,
+        lambda t: issue_forms._parse_yaml_form("f.yml", t),
+        lambda t: issue_forms._parse_md_template("t.md", "---\n" + t + "\n---\nbody\n"),
+    ):
         try:
             parse(text)
         except miniyaml.YamlSubsetError as exc:
@@ -244,11 +390,45 @@ def test_yaml_subset_reader_and_issue_forms_never_crash(lines):
 
 # ---- the PR template merger --------------------------------------------------------------------------
 
-MD_BITS = ["## Summary", "## Test Result", "## Reviewer notes", "# Title", "### Checklist", "Summary", "=======",
-           "-------", "---", "```", "~~~", "```python", "<!--", "-->", "<!-- one line -->", "- [ ] Tests pass",
-           "- [x] Docs updated", "* [X] I did not use AI", "- [ ] {{ box }}", "{{ 7*7 }}", "{% for x in y %}",
-           "{% endfor %}", "{# note #}", "<details>", "</details>", "| a | b |", "|---|---|", "> quote", "1. item",
-           "", "  ", "plain text", "$(touch pwned)", "#", "#no space", "    ## indented code", "\\## escaped"]
+MD_BITS = [
+    "## Summary",
+    "## Test Result",
+    "## Reviewer notes",
+    "# Title",
+    "### Checklist",
+    "Summary",
+    "=======",
+    "-------",
+    "---",
+    "```",
+    "~~~",
+    "```python",
+    "<!--",
+    "-->",
+    "<!-- one line -->",
+    "- [ ] Tests pass",
+    "- [x] Docs updated",
+    "* [X] I did not use AI",
+    "- [ ] {{ box }}",
+    "{{ 7*7 }}",
+    "{% for x in y %}",
+    "{% endfor %}",
+    "{# note #}",
+    "<details>",
+    "</details>",
+    "| a | b |",
+    "|---|---|",
+    "> quote",
+    "1. item",
+    "",
+    "  ",
+    "plain text",
+    "$(touch pwned)",
+    "#",
+    "#no space",
+    "    ## indented code",
+    "\\## escaped",
+]
 
 
 @st.composite
@@ -273,10 +453,24 @@ def test_template_merger_copies_the_template_verbatim(text, data):
     flat = [ln for s in sections for ln in s.heading_lines + s.body]
     assert [ln for ln in flat if ln.strip()] == [ln for ln in text.split("\n") if ln.strip()]
     headings = [s.heading for s in sections if s.heading]
-    answers = data.draw(st.dictionaries(st.sampled_from(headings + ["preamble", "nope"]),
-                                        st.sampled_from(["answer", "{{ 7*7 }}", "multi\nline", ""]), max_size=3))
-    boxes = data.draw(st.lists(st.builds(Checkbox, text=st.sampled_from(["Tests pass", "Docs", "AI", "", "x"]),
-                                         tick=st.booleans(), reason=st.none() | st.just("not run")), max_size=3))
+    answers = data.draw(
+        st.dictionaries(
+            st.sampled_from(headings + ["preamble", "nope"]),
+            st.sampled_from(["answer", "{{ 7*7 }}", "multi\nline", ""]),
+            max_size=3,
+        )
+    )
+    boxes = data.draw(
+        st.lists(
+            st.builds(
+                Checkbox,
+                text=st.sampled_from(["Tests pass", "Docs", "AI", "", "x"]),
+                tick=st.booleans(),
+                reason=st.none() | st.just("not run"),
+            ),
+            max_size=3,
+        )
+    )
     tpl = RepoTemplate(path="t.md", candidates=["t.md"], why="test", sections=sections, text=text)
     merged = merge(tpl, answers, boxes, "<{what}>")
     kept = [s for s in sections if classify(s) is None]
@@ -292,11 +486,28 @@ def test_template_merger_copies_the_template_verbatim(text, data):
 
 # ---- the lint ------------------------------------------------------------------------------------------
 
-LINT_BITS = MD_BITS + ["# [perf] job on 8 H100: 1.2 s to 0.9 s per step", "It is 1.45x faster.", "3.2% less time",
-                       "a — b – c", "**bold** text", "__bold__", "blazing fast and seamless", "test_foo_bar()",
-                       "| baseline | 1.2 s | 1.45x |", "step time 1.5 s on 8 B200", "e.g. 1,234.5 ms", "10 GB",
-                       "Speedup Result", "## Correctness Verification", "## Details", "1.5 s", "0.0004",
-                       "<details><summary>x</summary>", "We ran 3 runs.", "x" * 300]
+LINT_BITS = MD_BITS + [
+    "# [perf] job on 8 H100: 1.2 s to 0.9 s per step",
+    "It is 1.45x faster.",
+    "3.2% less time",
+    "a — b – c",
+    "**bold** text",
+    "__bold__",
+    "blazing fast and seamless",
+    "test_foo_bar()",
+    "| baseline | 1.2 s | 1.45x |",
+    "step time 1.5 s on 8 B200",
+    "e.g. 1,234.5 ms",
+    "10 GB",
+    "Speedup Result",
+    "## Correctness Verification",
+    "## Details",
+    "1.5 s",
+    "0.0004",
+    "<details><summary>x</summary>",
+    "We ran 3 runs.",
+    "x" * 300,
+]
 
 
 @pytest.fixture(scope="module")
@@ -322,8 +533,21 @@ def test_lint_findings_point_into_the_text(figures, text, kind, with_figures):
 
 # ---- the bisect's output scanner -------------------------------------------------------------------
 
-OUT_BITS = [b"check PASS", b"check max_abs_err=0.25 FAIL", b"FAILED to warm up", b"PASSWORD", b"max_abs_err=1e-3",
-            b"max_abs_err=nan", b"\xff\xfe", "é ✓".encode(), b"x" * 5000, b"", b"\r", b"progress 50%\r", b"\x00"]
+OUT_BITS = [
+    b"check PASS",
+    b"check max_abs_err=0.25 FAIL",
+    b"FAILED to warm up",
+    b"PASSWORD",
+    b"max_abs_err=1e-3",
+    b"max_abs_err=nan",
+    b"\xff\xfe",
+    "é ✓".encode(),
+    b"x" * 5000,
+    b"",
+    b"\r",
+    b"progress 50%\r",
+    b"\x00",
+]
 
 
 @SETTINGS
@@ -334,8 +558,11 @@ def test_verdict_scan_does_not_depend_on_how_output_arrives(lines, data):
     out = b"\n".join(lines)
 
     def scan(chunks: list[bytes]) -> tuple:
-        s = Scan(fail=re.compile(r"\bFAIL\b", re.M), passed=re.compile(r"\bPASS\b", re.M),
-                 metric=re.compile(r"max_abs_err=(\S+)", re.M))
+        s = Scan(
+            fail=re.compile(r"\bFAIL\b", re.M),
+            passed=re.compile(r"\bPASS\b", re.M),
+            metric=re.compile(r"max_abs_err=(\S+)", re.M),
+        )
         for c in chunks:
             s.feed(c)
         s.feed(b"", final=True)
@@ -358,15 +585,40 @@ def test_the_alphabets_are_hostile_enough():
     assert any(len(x) >= 400 for x in NASTY) and set(string.ascii_letters) & set(joined)
 
 
-PATTERNS = [r"\bFAIL\b", r"\bPASS\b", r"^FAIL", r"(?m)^\bPASS\b", r"\b(PASS|OK)\b", r"max_abs_err=(\S+)",
-            r"\bmax_abs_err=(\d+)", r"(?m)^max_abs_err=(\S*)$", r"^$", r"\bFAIL|PASS"]
-LINE_BITS = ["FAIL", "PASS", "OK", "max_abs_err=1", "max_abs_err=22 max_abs_err=3", "xFAILx", "FAILED", "", " ",
-             "x" * 3000, "é", "max_abs_err="]
+PATTERNS = [
+    r"\bFAIL\b",
+    r"\bPASS\b",
+    r"^FAIL",
+    r"(?m)^\bPASS\b",
+    r"\b(PASS|OK)\b",
+    r"max_abs_err=(\S+)",
+    r"\bmax_abs_err=(\d+)",
+    r"(?m)^max_abs_err=(\S*)$",
+    r"^$",
+    r"\bFAIL|PASS",
+]
+LINE_BITS = [
+    "FAIL",
+    "PASS",
+    "OK",
+    "max_abs_err=1",
+    "max_abs_err=22 max_abs_err=3",
+    "xFAILx",
+    "FAILED",
+    "",
+    " ",
+    "x" * 3000,
+    "é",
+    "max_abs_err=",
+]
 
 
 @SETTINGS
-@given(st.sampled_from(PATTERNS), st.lists(st.one_of(st.sampled_from(LINE_BITS), st.text(max_size=8)), max_size=120),
-       st.integers(0, 50))
+@given(
+    st.sampled_from(PATTERNS),
+    st.lists(st.one_of(st.sampled_from(LINE_BITS), st.text(max_size=8)), max_size=120),
+    st.integers(0, 50),
+)
 def test_fast_scan_finds_exactly_what_the_pattern_finds(pattern, lines, pos):
     """The flood-speed search (a wider pattern first) and the last-match search agree with re itself."""
     from perfkit.bisect.runner import _last, _search

@@ -9,7 +9,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from perfkit.errors import InputError
 from perfkit.lint.lint import lint_text, lint_wording
 from perfkit.lint.rules import RULES
@@ -21,28 +20,53 @@ ANCHOR = "## Correctness Verification\n\n"
 
 # rule -> (planted sentence, the text the finding must point at)
 PLANTS: dict[str, list[tuple[str, str]]] = {
-    "dash": [("The loader stalls \u2014 at each new length.", "\u2014"),
-             ("Lengths 200\u2013400 recompile.", "\u2013"),
-             ("The loader stalls - at each new length.", "-")],
-    "sales-word": [("The buckets give a dramatic gain.", "dramatic"),
-                   ("It is significantly quicker on 8 H100.", "significantly")],
-    "filler": [("In order to compare, I ran both.", "In order to"), ("I basically ran both.", "basically"),
-               ("Let me delve into the profile.", "delve")],
-    "review-word": [("The loader is wrong about lengths.", "wrong"), ("The loader ignores padding.", "ignores"),
-                    ("The repo should pad batches.", "should"), ("Users must set the flag.", "must")],
-    "campaign-word": [("The baseline arm ran first.", "arm"), ("I dropped two candidates.", "candidates"),
-                      ("See exp-07 for the run.", "exp-07"), ("The parity check passed.", "parity"),
-                      ("The hooks recorded the loss.", "hooks"), ("The gate held.", "gate"),
-                      ("Each checkpoint matched.", "checkpoint")],
-    "test-name": [("`test_bucket_masks` covers it.", "test_bucket_masks"),
-                  ("tests/test_x.py::test_pad covers it.", "tests/test_x.py::test_pad")],
+    "dash": [
+        ("The loader stalls \u2014 at each new length.", "\u2014"),
+        ("Lengths 200\u2013400 recompile.", "\u2013"),
+        ("The loader stalls - at each new length.", "-"),
+    ],
+    "sales-word": [
+        ("The buckets give a dramatic gain.", "dramatic"),
+        ("It is significantly quicker on 8 H100.", "significantly"),
+    ],
+    "filler": [
+        ("In order to compare, I ran both.", "In order to"),
+        ("I basically ran both.", "basically"),
+        ("Let me delve into the profile.", "delve"),
+    ],
+    "review-word": [
+        ("The loader is wrong about lengths.", "wrong"),
+        ("The loader ignores padding.", "ignores"),
+        ("The repo should pad batches.", "should"),
+        ("Users must set the flag.", "must"),
+    ],
+    "campaign-word": [
+        ("The baseline arm ran first.", "arm"),
+        ("I dropped two candidates.", "candidates"),
+        ("See exp-07 for the run.", "exp-07"),
+        ("The parity check passed.", "parity"),
+        ("The hooks recorded the loss.", "hooks"),
+        ("The gate held.", "gate"),
+        ("Each checkpoint matched.", "checkpoint"),
+    ],
+    "test-name": [
+        ("`test_bucket_masks` covers it.", "test_bucket_masks"),
+        ("tests/test_x.py::test_pad covers it.", "tests/test_x.py::test_pad"),
+    ],
     "bold": [("The **loader** is the cause.", "**loader**"), ("It is <b>the</b> cause.", "<b>the</b>")],
     "speedup-hardware": [("The loader is now 1.30x faster.", "1.30x")],
-    "scope": [("It speeds up training on GPUs.", "on GPUs"), ("The switch is model-local.", "model-local"),
-              ("It helps sm_90 and sm_100 alike.", "sm_90 and sm_100")],
+    "scope": [
+        ("It speeds up training on GPUs.", "on GPUs"),
+        ("The switch is model-local.", "model-local"),
+        ("It helps sm_90 and sm_100 alike.", "sm_90 and sm_100"),
+    ],
     "duplicate-number": [("The mean falls by 17.1% as above.", "17.1%")],
-    "forbidden-section": [("## Observations", "## Observations"), ("Generated with an assistant.", "Generated with"),
-                          ("This is an experimental PR.", "experimental PR"), ("Update: rebased.", "Update:")],
+    "forbidden-section": [
+        ("## Observations", "## Observations"),
+        ("Generated with an assistant.", "Generated with"),
+        ("This is an experimental PR.", "experimental PR"),
+        ("Update: rebased.", "Update:"),
+    ],
     "unrequested-section": [("## Notes for reviewers", "## Notes for reviewers")],
     "unbacked-number": [("The loader waits 3.7 s per batch.", "3.7 s")],
 }
@@ -95,7 +119,7 @@ def test_planted_violation_is_found(rule, sentence, excerpt):
     assert {f.rule for f in found} == {rule}, [(f.rule, f.excerpt) for f in found]
     f = found[0]
     assert (f.line, f.excerpt) == (line, excerpt)
-    assert text.split("\n")[f.line - 1][f.column - 1:].startswith(excerpt)
+    assert text.split("\n")[f.line - 1][f.column - 1 :].startswith(excerpt)
     assert f.fix and "\n" not in f.fix
 
 
@@ -110,13 +134,19 @@ def test_code_and_comments_are_not_prose():
     assert lint_text(text, "pr")[0] == []
 
 
-@pytest.mark.parametrize("title,problem", [
-    ("# Faster speech training", "form"),
-    ("# [perf] Speech training on 8 GPUs: 1.0 s to 0.8 s per step at world size 8, mostly from buckets", "hardware"),
-    ("# [perf] Speech training on 8 H100: 0.8 s to 1.0 s per step at world size 8, mostly from buckets", "smaller"),
-])
+@pytest.mark.parametrize(
+    "title,problem",
+    [
+        ("# Faster speech training", "form"),
+        (
+            "# [perf] Speech training on 8 GPUs: 1.0 s to 0.8 s per step at world size 8, mostly from buckets",
+            "hardware",
+        ),
+        ("# [perf] Speech training on 8 H100: 0.8 s to 1.0 s per step at world size 8, mostly from buckets", "smaller"),
+    ],
+)
 def test_pr_title_form(title, problem):
-    text = title + BASE[BASE.index("\n"):]
+    text = title + BASE[BASE.index("\n") :]
     found = [f for f in lint_text(text, "pr")[0] if f.rule == "title-form"]
     assert len(found) == 1 and found[0].line == 1
     assert {"form": "[perf]", "hardware": "accelerator", "smaller": "smaller"}[problem] in found[0].fix
@@ -125,12 +155,15 @@ def test_pr_title_form(title, problem):
 def test_structure_rules():
     moved = BASE.replace("### Speedup Result\n\nMeasured on 8 H100.\n", "### Speedup Result\n\nOn 8 H100.\n")
     assert any("Measured on" in f.fix for f in lint_text(moved, "pr")[0] if f.rule == "structure")
-    after = BASE.replace("\n\n## Correctness Verification", "\n\nA note after the tables.\n\n## Correctness Verification")
+    after = BASE.replace(
+        "\n\n## Correctness Verification", "\n\nA note after the tables.\n\n## Correctness Verification"
+    )
     assert any("nothing after the tables" in f.fix for f in lint_text(after, "pr")[0])
     swapped = BASE.replace("## Summary", "## Correctness Verification X").replace(
-        "## Correctness Verification\n", "## Summary\n", 1)
+        "## Correctness Verification\n", "## Summary\n", 1
+    )
     assert any(f.rule == "structure" for f in lint_text(swapped, "pr")[0])
-    no_details = BASE[:BASE.index("<details>")]
+    no_details = BASE[: BASE.index("<details>")]
     assert any("Details:" in f.fix for f in lint_text(no_details, "pr")[0])
     trailing = BASE + "\nThanks!\n"
     assert any("nothing after the Details" in f.fix for f in lint_text(trailing, "pr")[0])

@@ -6,10 +6,8 @@ import os
 import sys
 
 import anyio
-import pytest
 from mcp import Client, StdioServerParameters, stdio_client
 from mcp.client.session import ClientSession
-
 from perfkit.registry import all_tools
 from perfkit.server import build_server
 
@@ -58,8 +56,7 @@ def test_evaluate_culprit_over_mcp(superproject):
 
 def test_stdio_subprocess(superproject):
     sup, _, s = superproject
-    params = StdioServerParameters(command=sys.executable, args=["-m", "perfkit.cli", "serve"],
-                                   env=dict(os.environ))
+    params = StdioServerParameters(command=sys.executable, args=["-m", "perfkit.cli", "serve"], env=dict(os.environ))
 
     async def go():
         with anyio.fail_after(60):
@@ -67,10 +64,10 @@ def test_stdio_subprocess(superproject):
                 async with ClientSession(read, write) as session:
                     await session.initialize()
                     tools = await session.list_tools()
-                    res = await session.call_tool("evaluate_culprit",
-                                                  {"repo": str(sup.path), "commit": s["rollback"]})
-                    err = await session.call_tool("evaluate_culprit",
-                                                  {"repo": "/definitely/not/here", "commit": "HEAD"})
+                    res = await session.call_tool("evaluate_culprit", {"repo": str(sup.path), "commit": s["rollback"]})
+                    err = await session.call_tool(
+                        "evaluate_culprit", {"repo": "/definitely/not/here", "commit": "HEAD"}
+                    )
                     return tools, res, err
 
     tools, res, err = _call(go)

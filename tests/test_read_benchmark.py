@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from perfkit.benchmark.read import read_benchmark
 from perfkit.errors import InputError
 
@@ -23,8 +22,18 @@ ROOT = Path(__file__).resolve().parents[1]
 # ------------------------------------------------------------------ building campaigns
 
 
-def make_runs(seed: int, runs: int, steps: int, typical: float, first: float, noise: float = 0.01,
-              slow_every: int = 0, slow: float = 0.0, mem: float = 60.0, launches: int = 1000) -> list[dict]:
+def make_runs(
+    seed: int,
+    runs: int,
+    steps: int,
+    typical: float,
+    first: float,
+    noise: float = 0.01,
+    slow_every: int = 0,
+    slow: float = 0.0,
+    mem: float = 60.0,
+    launches: int = 1000,
+) -> list[dict]:
     """Rows of one arm; every slow_every-th step (from step 3) takes `slow` seconds instead."""
     rng = random.Random(seed)
     rows = []
@@ -36,14 +45,21 @@ def make_runs(seed: int, runs: int, steps: int, typical: float, first: float, no
                 t = slow * (1 + rng.gauss(0, 0.005))
             else:
                 t = typical * (1 + rng.gauss(0, noise))
-            rows.append({"run": run, "step": step, "step_time_s": round(t, 5),
-                         "peak_mem_gb": round(mem + run * 0.01 + step * 0.001, 3),
-                         "kernel_launches": launches + (step % 7)})
+            rows.append(
+                {
+                    "run": run,
+                    "step": step,
+                    "step_time_s": round(t, 5),
+                    "peak_mem_gb": round(mem + run * 0.01 + step * 0.001, 3),
+                    "kernel_launches": launches + (step % 7),
+                }
+            )
     return rows
 
 
-def write_campaign(root: Path, arms: dict[str, list[dict]], header: tuple[str, ...] | None = None,
-                   rename: dict[str, str] | None = None) -> Path:
+def write_campaign(
+    root: Path, arms: dict[str, list[dict]], header: tuple[str, ...] | None = None, rename: dict[str, str] | None = None
+) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     header = header or ("arm", "run", "step", "step_time_s", "peak_mem_gb", "kernel_launches")
     rename = rename or {}
@@ -169,7 +185,9 @@ def check_arm(arm, rows: list[dict], warmup: int = 1, threshold: float | None = 
     assert arm.first_step.excess_s == pytest.approx(statistics.fmean(firsts) - med, rel=1e-9)
     assert (arm.first_step.min_s, arm.first_step.max_s) == (pytest.approx(min(firsts)), pytest.approx(max(firsts)))
     maxima = [max(r["peak_mem_gb"] for r in rows if r["run"] == k) for k in runs]
-    assert arm.peak_mem.max_gb == pytest.approx(max(maxima)) and arm.peak_mem.min_run_max_gb == pytest.approx(min(maxima))
+    assert arm.peak_mem.max_gb == pytest.approx(max(maxima)) and arm.peak_mem.min_run_max_gb == pytest.approx(
+        min(maxima)
+    )
     launches = [r["kernel_launches"] for r in rows if r["step"] > warmup]
     (metric,) = arm.metrics
     assert metric.name == "kernel_launches" and metric.samples == len(launches)
@@ -260,11 +278,14 @@ def test_unimodal_two_runs_is_too_few_to_test(tmp_path):
     assert sig.min_p_value == pytest.approx(1 / 3)
     assert "too few runs" in sig.note and "at least 4" in sig.note
     assert b.run_mean.ci_high - b.run_mean.value == pytest.approx(
-        12.706 * statistics.stdev([r.mean_s for r in b.per_run]) / math.sqrt(2), rel=1e-3)
+        12.706 * statistics.stdev([r.mean_s for r in b.per_run]) / math.sqrt(2), rel=1e-3
+    )
     assert not res.comparison.show_mean_and_median
     low, high = speedup_interval_reference(base, pr)
     assert (res.comparison.speedup_mean_ci_low, res.comparison.speedup_mean_ci_high) == (
-        pytest.approx(low, rel=1e-6), pytest.approx(high, rel=1e-6))
+        pytest.approx(low, rel=1e-6),
+        pytest.approx(high, rel=1e-6),
+    )
 
 
 def test_overlapping_runs_are_not_significant(tmp_path):
@@ -344,11 +365,19 @@ def test_column_mapping_and_ignored_columns(tmp_path):
     with pytest.raises(InputError) as err:
         read_benchmark(str(path))
     assert "'arm'" in str(err.value) and "'run'" in str(err.value) and "found columns: variant, trial" in str(err.value)
-    res = read_benchmark(str(path), baseline="ref", columns={"arm": "variant", "run": "trial",
-                                                              "step_time_s": "iter_seconds", "peak_mem_gb": "max_mem"})
+    res = read_benchmark(
+        str(path),
+        baseline="ref",
+        columns={"arm": "variant", "run": "trial", "step_time_s": "iter_seconds", "peak_mem_gb": "max_mem"},
+    )
     assert res.candidate == "new" and res.ignored_columns == ["host"]
-    assert res.columns == {"arm": "variant", "run": "trial", "step": "step", "step_time_s": "iter_seconds",
-                           "peak_mem_gb": "max_mem"}
+    assert res.columns == {
+        "arm": "variant",
+        "run": "trial",
+        "step": "step",
+        "step_time_s": "iter_seconds",
+        "peak_mem_gb": "max_mem",
+    }
     check_arm(res.arms[0], base)
     assert res.arms[0].source.columns == ["variant", "trial", "step", "iter_seconds"]
     assert res.arms[0].peak_mem.column == "max_mem"
@@ -379,7 +408,8 @@ def test_memory_recorded_on_some_steps_only(tmp_path):
 def write_candidates(path: Path, records: list) -> None:
     (path / "records").mkdir(exist_ok=True)
     (path / "records" / "candidates.jsonl").write_text(
-        "\n".join(r if isinstance(r, str) else json.dumps(r) for r in records) + "\n")
+        "\n".join(r if isinstance(r, str) else json.dumps(r) for r in records) + "\n"
+    )
 
 
 @pytest.fixture
@@ -396,14 +426,31 @@ def test_candidates_marks_other_baselines_and_finds_reports(small):
     (small / "commits" / sha2[:12]).mkdir(parents=True)  # folder named by an abbreviated sha
     (small / "commits" / sha2[:12] / "report.md").write_text("# two\n")
     (small / "latest-report.md").write_text("# latest\n")
-    write_candidates(small, [
-        {"sha": sha1, "title": "old win", "shipped": True, "baseline": "0ld0ba5e1234", "before": 2.0, "after": 1.5},
-        "",
-        {"sha": sha2, "title": "new win", "shipped": True, "baseline": "feedface12345678", "effect_pct": -7.5,
-         "arm": "pr", "exp": "exp-3"},
-        {"sha": sha3, "title": "dropped", "shipped": False, "baseline": "feedface1234", "before": 1.0, "after": 1.01,
-         "reason": "no gain"},
-    ])
+    write_candidates(
+        small,
+        [
+            {"sha": sha1, "title": "old win", "shipped": True, "baseline": "0ld0ba5e1234", "before": 2.0, "after": 1.5},
+            "",
+            {
+                "sha": sha2,
+                "title": "new win",
+                "shipped": True,
+                "baseline": "feedface12345678",
+                "effect_pct": -7.5,
+                "arm": "pr",
+                "exp": "exp-3",
+            },
+            {
+                "sha": sha3,
+                "title": "dropped",
+                "shipped": False,
+                "baseline": "feedface1234",
+                "before": 1.0,
+                "after": 1.01,
+                "reason": "no gain",
+            },
+        ],
+    )
     res = read_benchmark(str(small))
     assert res.candidates_file == "records/candidates.jsonl" and res.latest_report == "latest-report.md"
     assert res.reference_baseline == "feedface12345678" and "last shipped" in res.reference_baseline_rule
@@ -419,8 +466,20 @@ def test_candidates_marks_other_baselines_and_finds_reports(small):
 
 
 def test_recorded_effect_that_disagrees_is_reported_with_a_warning(small):
-    write_candidates(small, [{"sha": "abc1234", "title": "t", "shipped": True, "baseline": "b",
-                              "before": 1.0, "after": 0.9, "effect_pct": -5.0}])
+    write_candidates(
+        small,
+        [
+            {
+                "sha": "abc1234",
+                "title": "t",
+                "shipped": True,
+                "baseline": "b",
+                "before": 1.0,
+                "after": 0.9,
+                "effect_pct": -5.0,
+            }
+        ],
+    )
     res = read_benchmark(str(small))
     assert res.candidates[0].effect_pct == -5.0
     assert any("line 1" in w and "-10.00" in w for w in res.warnings)
@@ -464,33 +523,44 @@ def csv_text(path: Path, text: str) -> Path:
 
 
 GOOD = "arm,run,step,step_time_s\n" + "".join(
-    f"{arm},{run},{step},{t}\n" for arm, t in (("baseline", 1.0), ("pr", 0.8)) for run in (1, 2)
-    for step in (1, 2, 3))
+    f"{arm},{run},{step},{t}\n" for arm, t in (("baseline", 1.0), ("pr", 0.8)) for run in (1, 2) for step in (1, 2, 3)
+)
 
 
-@pytest.mark.parametrize("text,field,words", [
-    ("", "benchmark.csv", ["empty"]),
-    ("arm,run,step,step_time_s\n", "benchmark.csv", ["no rows"]),
-    ("arm,run,step_time_s\nbaseline,1,1.0\n", "benchmark.csv", ["'step'", "found columns: arm, run, step_time_s"]),
-    (GOOD.replace("pr,2,3,0.8", "pr,2,3,fast"), "benchmark.csv column 'step_time_s'", ["line 13", "'fast'"]),
-    (GOOD.replace("pr,2,3,0.8", "pr,2,3,NaN"), "benchmark.csv column 'step_time_s'", ["line 13", "'NaN'"]),
-    (GOOD.replace("pr,2,3,0.8", "pr,2,3,"), "benchmark.csv column 'step_time_s'", ["line 13", "empty"]),
-    (GOOD.replace("pr,2,3,0.8", "pr,2,3,inf"), "benchmark.csv column 'step_time_s'", ["line 13"]),
-    (GOOD.replace("pr,2,3,0.8", "pr,2,3,-0.8"), "benchmark.csv column 'step_time_s'", ["above 0", "line 13"]),
-    (GOOD.replace("pr,2,3,0.8", "pr,2,0,0.8"), "benchmark.csv column 'step'", [">= 1", "line 13"]),
-    (GOOD.replace("pr,2,3,0.8", "pr,2.5,3,0.8"), "benchmark.csv column 'run'", ["whole number", "line 13"]),
-    (GOOD.replace("pr,2,3,0.8", ",2,3,0.8"), "benchmark.csv column 'arm'", ["empty", "line 13"]),
-    (GOOD.replace("pr,2,3,0.8", "pr,2,2,0.8"), "benchmark.csv", ["arm 'pr', run 2, step 2", "lines 12, 13"]),
-    (GOOD.replace("baseline,1,1,1.0\n", "baseline,1,1,1.0,7\n"), "benchmark.csv", ["cannot be read", "line 2"]),
-    (GOOD.replace("pr,1,1,0.8\n", "pr,1,1,0.8,7\n"), "benchmark.csv", ["cannot be read", "line 8"]),
-    ("arm,run,step,step_time_s\nbaseline,1,1,1.0\npr,1,1,0.8\n", "benchmark.csv arm 'baseline'",
-     ["no steady-state steps", "warmup_steps"]),
-    (GOOD + "pr,3,1,0.8\n", "benchmark.csv arm 'pr' run 3", ["no steady-state steps"]),
-    ("arm,run,step,step_time_s\nbaseline,1,1,1.0\nbaseline,1,2,1.0\n", "candidate", ["only the baseline"]),
-    (GOOD.replace("arm,run,step,step_time_s", "arm,run,step,step_time_s,peak_mem_gb").replace("\n", ",1\n")
-     .replace("arm,run,step,step_time_s,peak_mem_gb,1\n", "arm,run,step,step_time_s,peak_mem_gb\n")
-     .replace("pr,2,3,0.8,1", "pr,2,3,0.8,lots"), "benchmark.csv column 'peak_mem_gb'", ["line 13", "'lots'"]),
-])
+@pytest.mark.parametrize(
+    "text,field,words",
+    [
+        ("", "benchmark.csv", ["empty"]),
+        ("arm,run,step,step_time_s\n", "benchmark.csv", ["no rows"]),
+        ("arm,run,step_time_s\nbaseline,1,1.0\n", "benchmark.csv", ["'step'", "found columns: arm, run, step_time_s"]),
+        (GOOD.replace("pr,2,3,0.8", "pr,2,3,fast"), "benchmark.csv column 'step_time_s'", ["line 13", "'fast'"]),
+        (GOOD.replace("pr,2,3,0.8", "pr,2,3,NaN"), "benchmark.csv column 'step_time_s'", ["line 13", "'NaN'"]),
+        (GOOD.replace("pr,2,3,0.8", "pr,2,3,"), "benchmark.csv column 'step_time_s'", ["line 13", "empty"]),
+        (GOOD.replace("pr,2,3,0.8", "pr,2,3,inf"), "benchmark.csv column 'step_time_s'", ["line 13"]),
+        (GOOD.replace("pr,2,3,0.8", "pr,2,3,-0.8"), "benchmark.csv column 'step_time_s'", ["above 0", "line 13"]),
+        (GOOD.replace("pr,2,3,0.8", "pr,2,0,0.8"), "benchmark.csv column 'step'", [">= 1", "line 13"]),
+        (GOOD.replace("pr,2,3,0.8", "pr,2.5,3,0.8"), "benchmark.csv column 'run'", ["whole number", "line 13"]),
+        (GOOD.replace("pr,2,3,0.8", ",2,3,0.8"), "benchmark.csv column 'arm'", ["empty", "line 13"]),
+        (GOOD.replace("pr,2,3,0.8", "pr,2,2,0.8"), "benchmark.csv", ["arm 'pr', run 2, step 2", "lines 12, 13"]),
+        (GOOD.replace("baseline,1,1,1.0\n", "baseline,1,1,1.0,7\n"), "benchmark.csv", ["cannot be read", "line 2"]),
+        (GOOD.replace("pr,1,1,0.8\n", "pr,1,1,0.8,7\n"), "benchmark.csv", ["cannot be read", "line 8"]),
+        (
+            "arm,run,step,step_time_s\nbaseline,1,1,1.0\npr,1,1,0.8\n",
+            "benchmark.csv arm 'baseline'",
+            ["no steady-state steps", "warmup_steps"],
+        ),
+        (GOOD + "pr,3,1,0.8\n", "benchmark.csv arm 'pr' run 3", ["no steady-state steps"]),
+        ("arm,run,step,step_time_s\nbaseline,1,1,1.0\nbaseline,1,2,1.0\n", "candidate", ["only the baseline"]),
+        (
+            GOOD.replace("arm,run,step,step_time_s", "arm,run,step,step_time_s,peak_mem_gb")
+            .replace("\n", ",1\n")
+            .replace("arm,run,step,step_time_s,peak_mem_gb,1\n", "arm,run,step,step_time_s,peak_mem_gb\n")
+            .replace("pr,2,3,0.8,1", "pr,2,3,0.8,lots"),
+            "benchmark.csv column 'peak_mem_gb'",
+            ["line 13", "'lots'"],
+        ),
+    ],
+)
 def test_bad_benchmark_files(tmp_path, text, field, words):
     path = csv_text(tmp_path / "c", text)
     with pytest.raises(InputError) as err:
@@ -512,14 +582,17 @@ def test_nan_in_an_extra_metric_names_the_line(tmp_path):
     assert err.value.field == "benchmark.csv column 'tokens_per_s'" and "line 6" in str(err.value)
 
 
-@pytest.mark.parametrize("kwargs,field,words", [
-    ({"baseline": "base"}, "baseline", ["no arm 'base'", "baseline, pr"]),
-    ({"candidate": "nope"}, "candidate", ["no arm 'nope'"]),
-    ({"candidate": "baseline"}, "candidate", ["also the baseline"]),
-    ({"columns": {"time": "t"}}, "columns", ["unknown role 'time'"]),
-    ({"columns": {"step_time_s": "t"}}, "columns", ["'t'", "found: arm, run, step, step_time_s"]),
-    ({"columns": {"step": "run"}}, "columns", ["more than one role"]),
-])
+@pytest.mark.parametrize(
+    "kwargs,field,words",
+    [
+        ({"baseline": "base"}, "baseline", ["no arm 'base'", "baseline, pr"]),
+        ({"candidate": "nope"}, "candidate", ["no arm 'nope'"]),
+        ({"candidate": "baseline"}, "candidate", ["also the baseline"]),
+        ({"columns": {"time": "t"}}, "columns", ["unknown role 'time'"]),
+        ({"columns": {"step_time_s": "t"}}, "columns", ["'t'", "found: arm, run, step, step_time_s"]),
+        ({"columns": {"step": "run"}}, "columns", ["more than one role"]),
+    ],
+)
 def test_bad_parameters(tmp_path, kwargs, field, words):
     path = csv_text(tmp_path / "c", GOOD)
     with pytest.raises(InputError) as err:
@@ -543,24 +616,45 @@ def test_missing_campaign_and_missing_benchmark(tmp_path):
     assert "not a folder" in str(err.value)
 
 
-@pytest.mark.parametrize("line,field,words", [
-    ('{"sha": "abc1234", "title": "t", "shipped": true', "records/candidates.jsonl line 2", ["not valid JSON"]),
-    ('["abc1234"]', "records/candidates.jsonl line 2", ["not an object"]),
-    ('{"sha": "abc1234", "title": "t"}', "records/candidates.jsonl line 2", ["no 'shipped'"]),
-    ('{"title": "t", "shipped": true}', "records/candidates.jsonl line 2", ["no 'sha'"]),
-    ('{"sha": "abc1234", "title": "t", "shipped": "yes"}', "records/candidates.jsonl line 2 field 'shipped'",
-     ["true or false"]),
-    ('{"sha": "abc1234", "title": "t", "shipped": true, "before": 1, "after": 0.9}',
-     "records/candidates.jsonl line 2", ["baseline"]),
-    ('{"sha": "abc1234", "title": "t", "shipped": true, "baseline": "b", "after": "fast"}',
-     "records/candidates.jsonl line 2 field 'after'", ["finite number"]),
-    ('{"sha": "../../etc", "title": "t", "shipped": true}', "records/candidates.jsonl line 2 field 'sha'",
-     ["not a commit sha"]),
-    ('{"sha": "abc1234", "title": "t", "shipped": true, "report": "../outside.md"}',
-     "records/candidates.jsonl line 2 field 'report'", ["not a path inside"]),
-    ('{"sha": "abc1234", "title": "t", "shipped": true, "report": "/etc/passwd"}',
-     "records/candidates.jsonl line 2 field 'report'", ["not a path inside"]),
-])
+@pytest.mark.parametrize(
+    "line,field,words",
+    [
+        ('{"sha": "abc1234", "title": "t", "shipped": true', "records/candidates.jsonl line 2", ["not valid JSON"]),
+        ('["abc1234"]', "records/candidates.jsonl line 2", ["not an object"]),
+        ('{"sha": "abc1234", "title": "t"}', "records/candidates.jsonl line 2", ["no 'shipped'"]),
+        ('{"title": "t", "shipped": true}', "records/candidates.jsonl line 2", ["no 'sha'"]),
+        (
+            '{"sha": "abc1234", "title": "t", "shipped": "yes"}',
+            "records/candidates.jsonl line 2 field 'shipped'",
+            ["true or false"],
+        ),
+        (
+            '{"sha": "abc1234", "title": "t", "shipped": true, "before": 1, "after": 0.9}',
+            "records/candidates.jsonl line 2",
+            ["baseline"],
+        ),
+        (
+            '{"sha": "abc1234", "title": "t", "shipped": true, "baseline": "b", "after": "fast"}',
+            "records/candidates.jsonl line 2 field 'after'",
+            ["finite number"],
+        ),
+        (
+            '{"sha": "../../etc", "title": "t", "shipped": true}',
+            "records/candidates.jsonl line 2 field 'sha'",
+            ["not a commit sha"],
+        ),
+        (
+            '{"sha": "abc1234", "title": "t", "shipped": true, "report": "../outside.md"}',
+            "records/candidates.jsonl line 2 field 'report'",
+            ["not a path inside"],
+        ),
+        (
+            '{"sha": "abc1234", "title": "t", "shipped": true, "report": "/etc/passwd"}',
+            "records/candidates.jsonl line 2 field 'report'",
+            ["not a path inside"],
+        ),
+    ],
+)
 def test_bad_candidates(small, line, field, words):
     write_candidates(small, [{"sha": "abc1234", "title": "fine", "shipped": False}, line])
     with pytest.raises(InputError) as err:
@@ -623,8 +717,9 @@ def test_symlinks_that_stay_inside_are_fine(small):
 
 
 GOOD_CELL = st.floats(0.5, 2.0).map(lambda v: ("ok", f"{v:.4f}"))
-BAD_CELL = st.sampled_from([("bad", ""), ("bad", "nan"), ("bad", "NaN"), ("bad", "fast"), ("bad", "-1"),
-                            ("bad", "inf"), ("bad", "0")])
+BAD_CELL = st.sampled_from(
+    [("bad", ""), ("bad", "nan"), ("bad", "NaN"), ("bad", "fast"), ("bad", "-1"), ("bad", "inf"), ("bad", "0")]
+)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -641,10 +736,15 @@ def test_any_bad_cell_is_an_error_and_clean_files_are_right(tmp_path_factory, ce
     if bad:
         with pytest.raises(InputError) as err:
             read_benchmark(str(path))
-        assert err.value.field == "benchmark.csv column 'step_time_s'" and f"line{'s' if len(bad) > 1 else ''} {bad[0]}" in str(err.value)
+        assert (
+            err.value.field == "benchmark.csv column 'step_time_s'"
+            and f"line{'s' if len(bad) > 1 else ''} {bad[0]}" in str(err.value)
+        )
         return
     res = read_benchmark(str(path))
     values = {k: float(c[1]) for k, c in zip(keys, cells)}
     for arm in res.arms:
         x = [v for (a, _, s), v in values.items() if a == arm.name and s > 1]
-        assert arm.mean.value == pytest.approx(statistics.fmean(x)) and arm.median.value == pytest.approx(statistics.median(x))
+        assert arm.mean.value == pytest.approx(statistics.fmean(x)) and arm.median.value == pytest.approx(
+            statistics.median(x)
+        )

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import anyio
 from mcp import Client
-
 from perfkit.benchmark.read import read_benchmark
 from perfkit.server import build_server
 
@@ -36,8 +35,9 @@ def test_mcp_cli_and_core_return_the_same_model(tmp_path):
     tool, res = mcp_call("read_benchmark", args)
     assert not res.is_error, res.content[0].text
     assert res.structured_content == core
-    proc = perfkit("read-benchmark", str(EXAMPLE), "--warmup-steps", "2", "--columns",
-                   '{"step_time_s": "step_time_s"}', "--json")
+    proc = perfkit(
+        "read-benchmark", str(EXAMPLE), "--warmup-steps", "2", "--columns", '{"step_time_s": "step_time_s"}', "--json"
+    )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == core
     assert tool.annotations.read_only_hint is True and tool.annotations.destructive_hint is False
@@ -71,7 +71,9 @@ def test_bad_input_is_one_line_on_both_surfaces(tmp_path):
     assert proc.stderr.startswith("perfkit: error: benchmark.csv column 'step_time_s': ")
     assert "line 3" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
     _, res = mcp_call("read_benchmark", {"campaign_dir": str(tmp_path / "c")})
-    assert res.is_error and "benchmark.csv column 'step_time_s'" in res.content[0].text and "line 3" in res.content[0].text
+    assert (
+        res.is_error and "benchmark.csv column 'step_time_s'" in res.content[0].text and "line 3" in res.content[0].text
+    )
     _, res = mcp_call("read_benchmark", {"campaign_dir": str(EXAMPLE), "warmup_steps": -1})
     assert res.is_error and "warmup_steps" in res.content[0].text
     proc = perfkit("read-benchmark", str(EXAMPLE), "--slow-threshold-s", "0")

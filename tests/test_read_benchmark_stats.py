@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from perfkit.benchmark import stats
 
 
@@ -25,8 +24,19 @@ def t_cdf_by_integration(t: float, df: int, steps: int = 4000) -> float:
 
 
 # Two-sided 95% critical values of Student's t, as printed in statistics textbooks.
-T_TABLE = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 7: 2.365, 10: 2.228, 20: 2.086, 30: 2.042,
-           60: 2.000, 120: 1.980}
+T_TABLE = {
+    1: 12.706,
+    2: 4.303,
+    3: 3.182,
+    4: 2.776,
+    5: 2.571,
+    7: 2.365,
+    10: 2.228,
+    20: 2.086,
+    30: 2.042,
+    60: 2.000,
+    120: 1.980,
+}
 
 
 @pytest.mark.parametrize("df,expected", sorted(T_TABLE.items()))
@@ -110,12 +120,15 @@ def pairs_u(a: list[float], b: list[float]) -> float:
     return sum(1.0 if x > y else 0.5 if x == y else 0.0 for x in a for y in b)
 
 
-@pytest.mark.parametrize("a,b", [
-    ([1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]),
-    ([1.0, 5.0, 3.0, 7.0, 9.0], [2.0, 4.0, 6.0, 8.0, 10.0]),
-    ([1.0, 1.0, 2.0], [1.0, 2.0, 2.0, 3.0]),
-    ([0.91, 0.95, 0.93], [0.80, 0.81]),
-])
+@pytest.mark.parametrize(
+    "a,b",
+    [
+        ([1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]),
+        ([1.0, 5.0, 3.0, 7.0, 9.0], [2.0, 4.0, 6.0, 8.0, 10.0]),
+        ([1.0, 1.0, 2.0], [1.0, 2.0, 2.0, 3.0]),
+        ([0.91, 0.95, 0.93], [0.80, 0.81]),
+    ],
+)
 def test_u_test_matches_enumeration(a, b):
     res = stats.mann_whitney_u(a, b)
     assert res.exact
@@ -134,8 +147,14 @@ def test_u_test_with_ties_matches_enumeration(a, b):
 
 def test_u_min_p_matches_benchstat_table():
     # golang.org/x/perf benchmath uTestMinP for equal sample sizes.
-    table = {1: 1, 2: 0.3333333333333333, 3: 0.1, 4: 0.02857142857142857, 5: 0.007936507936507936,
-             6: 0.0021645021645021645}
+    table = {
+        1: 1,
+        2: 0.3333333333333333,
+        3: 0.1,
+        4: 0.02857142857142857,
+        5: 0.007936507936507936,
+        6: 0.0021645021645021645,
+    }
     for n, p in table.items():
         assert stats.u_min_p(n, n) == pytest.approx(p)
         fully_separated = stats.mann_whitney_u([float(i) for i in range(n)], [float(i + 100) for i in range(n)])
@@ -173,13 +192,16 @@ def test_slow_cluster_found_and_counted():
     assert threshold == shape.split_s and "valley" in rule
 
 
-@pytest.mark.parametrize("name,make", [
-    ("normal", lambda r: r.normal(1.0, 0.03, 400)),
-    ("lognormal", lambda r: np.exp(r.normal(0, 0.3, 400))),
-    ("shifted exponential", lambda r: 1 + r.exponential(0.1, 400)),
-    ("uniform", lambda r: r.uniform(1.0, 1.5, 400)),
-    ("normal with two outliers", lambda r: np.concatenate([r.normal(1.0, 0.02, 398), [1.6, 2.1]])),
-])
+@pytest.mark.parametrize(
+    "name,make",
+    [
+        ("normal", lambda r: r.normal(1.0, 0.03, 400)),
+        ("lognormal", lambda r: np.exp(r.normal(0, 0.3, 400))),
+        ("shifted exponential", lambda r: 1 + r.exponential(0.1, 400)),
+        ("uniform", lambda r: r.uniform(1.0, 1.5, 400)),
+        ("normal with two outliers", lambda r: np.concatenate([r.normal(1.0, 0.02, 398), [1.6, 2.1]])),
+    ],
+)
 def test_unimodal_shapes_are_not_bimodal(name, make):
     for seed in range(20):
         x = np.sort(make(np.random.default_rng(seed)))

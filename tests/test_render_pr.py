@@ -15,7 +15,6 @@ from pathlib import Path
 
 import anyio
 import pytest
-
 from helpers.gitbuild import Repo
 from perfkit.errors import InputError
 from perfkit.lint.rules import PR_TITLE_RE
@@ -36,8 +35,9 @@ def step_time(arm: str, run: int, step: int) -> float:
     return round(base, 4)
 
 
-def make_campaign(path: Path, arms=("baseline", "pr", "alone"), runs: int = 4, steps: int = 25,
-                  candidates: bool = True) -> Path:
+def make_campaign(
+    path: Path, arms=("baseline", "pr", "alone"), runs: int = 4, steps: int = 25, candidates: bool = True
+) -> Path:
     path.mkdir(parents=True)
     rows = ["arm,run,step,step_time_s,peak_mem_gb"]
     for run in range(1, runs + 1):
@@ -49,19 +49,41 @@ def make_campaign(path: Path, arms=("baseline", "pr", "alone"), runs: int = 4, s
     if candidates:
         (path / "records").mkdir()
         recs = [
-            {"sha": SHIPPED_A, "title": "Cache the attention mask", "shipped": True, "baseline": "old0base1234",
-             "metric": "step_time_s", "before": 1.25, "after": 1.2},
-            {"sha": SHIPPED_B, "title": "Pad batches to fixed lengths", "shipped": True, "baseline": "newbase56789",
-             "metric": "step_time_s", "before": 1.2, "after": 0.9},
-            {"sha": DROPPED, "title": "Channels-last front end", "shipped": False, "baseline": "newbase56789",
-             "metric": "step_time_s", "before": 1.2, "after": 1.21},
+            {
+                "sha": SHIPPED_A,
+                "title": "Cache the attention mask",
+                "shipped": True,
+                "baseline": "old0base1234",
+                "metric": "step_time_s",
+                "before": 1.25,
+                "after": 1.2,
+            },
+            {
+                "sha": SHIPPED_B,
+                "title": "Pad batches to fixed lengths",
+                "shipped": True,
+                "baseline": "newbase56789",
+                "metric": "step_time_s",
+                "before": 1.2,
+                "after": 0.9,
+            },
+            {
+                "sha": DROPPED,
+                "title": "Channels-last front end",
+                "shipped": False,
+                "baseline": "newbase56789",
+                "metric": "step_time_s",
+                "before": 1.2,
+                "after": 1.21,
+            },
         ]
         (path / "records" / "candidates.jsonl").write_text("\n".join(json.dumps(r) for r in recs) + "\n")
         for sha in (SHIPPED_A, SHIPPED_B):
             (path / "commits" / sha / "trace").mkdir(parents=True)
             (path / "commits" / sha / "report.md").write_text(f"# report {sha[:8]}\n")
-    (path / "latest-report.md").write_text("# Campaign report\n\nVerification: largest difference 0.0021, "
-                                           "tolerance 0.01, 3 steps above it.\n")
+    (path / "latest-report.md").write_text(
+        "# Campaign report\n\nVerification: largest difference 0.0021, tolerance 0.01, 3 steps above it.\n"
+    )
     return path
 
 
@@ -76,20 +98,46 @@ def make_repo(path: Path, files: dict[str, str]) -> Path:
 
 
 DRAFT = {
-    "job": "speech fine-tuning", "gpu": "H100", "gpu_count": 8, "largest_cause": "recompiles",
+    "job": "speech fine-tuning",
+    "gpu": "H100",
+    "gpu_count": 8,
+    "largest_cause": "recompiles",
     "summary": "Some steps take 2 s instead of about 1 s.",
-    "changes": [{"name": "Buckets", "problem": "New lengths recompile.", "does": "Batches are padded.",
-                 "limit": "An empty list turns it off."},
-                {"name": "Mask cache", "arm": "alone", "problem": "The mask is rebuilt.", "does": "It is cached.",
-                 "limit": "It holds one mask per length."}],
-    "correctness": {"ran": "I trained both versions on the same batches.", "compared": "I compared the loss.",
-                    "checks": [{"recorded": "loss at each step", "when": "step", "compared": "largest difference 0.0021",
-                                "tolerance": "0.01", "exceeded": 3},
-                               {"recorded": "validation loss", "when": "end", "compared": "identical",
-                                "tolerance": "0.01"}]},
+    "changes": [
+        {
+            "name": "Buckets",
+            "problem": "New lengths recompile.",
+            "does": "Batches are padded.",
+            "limit": "An empty list turns it off.",
+        },
+        {
+            "name": "Mask cache",
+            "arm": "alone",
+            "problem": "The mask is rebuilt.",
+            "does": "It is cached.",
+            "limit": "It holds one mask per length.",
+        },
+    ],
+    "correctness": {
+        "ran": "I trained both versions on the same batches.",
+        "compared": "I compared the loss.",
+        "checks": [
+            {
+                "recorded": "loss at each step",
+                "when": "step",
+                "compared": "largest difference 0.0021",
+                "tolerance": "0.01",
+                "exceeded": 3,
+            },
+            {"recorded": "validation loss", "when": "end", "compared": "identical", "tolerance": "0.01"},
+        ],
+    },
     "benchmark": {"slow_threshold_s": 1.5},
-    "issue": {"title": "Speech fine-tuning on H100 recompiles for each new length",
-              "observed": "I profiled the job.", "logs_said": "The log was silent."},
+    "issue": {
+        "title": "Speech fine-tuning on H100 recompiles for each new length",
+        "observed": "I profiled the job.",
+        "logs_said": "The log was silent.",
+    },
 }
 
 MAPPED_TEMPLATE = """\
@@ -138,10 +186,18 @@ def _headings(text: str) -> list[str]:
 def test_sections_order_tables_and_title(tmp_path):
     res, pr, issue = _render(tmp_path, {".github/PULL_REQUEST_TEMPLATE.md": MAPPED_TEMPLATE})
     heads = _headings(pr)
-    assert heads[1:] == ["## Summary", "### Speedup Result", "## Correctness Verification", "## Test plan",
-                         "## Checklist"]
-    assert pr.index("## Checklist") < pr.index("<details><summary>Details: hardware, model, full command, traces"
-                                               "</summary>") < pr.rindex("</details>")
+    assert heads[1:] == [
+        "## Summary",
+        "### Speedup Result",
+        "## Correctness Verification",
+        "## Test plan",
+        "## Checklist",
+    ]
+    assert (
+        pr.index("## Checklist")
+        < pr.index("<details><summary>Details: hardware, model, full command, traces</summary>")
+        < pr.rindex("</details>")
+    )
     assert pr.rstrip().endswith("</details>")
     m = PR_TITLE_RE.match(pr.split("\n")[0])
     assert m and m.group("hw") == "8 H100" and m.group("ws") == "world size 8" and m.group("cause") == "recompiles"
@@ -168,17 +224,21 @@ def test_sections_order_tables_and_title(tmp_path):
     assert "**" not in cv
     # the covered headings are reported as skipped, with why
     skipped = {s.heading: s.reason for s in res.pr_template.skipped_headings}
-    assert skipped == {"What does this PR do?": "covered by Summary",
-                       "Test Result": "covered by Speedup Result and Correctness Verification"}
+    assert skipped == {
+        "What does this PR do?": "covered by Summary",
+        "Test Result": "covered by Speedup Result and Correctness Verification",
+    }
     assert res.pr_template.kept_headings == ["Test plan", "Checklist"]
     assert res.pr_title == pr.split("\n")[0][2:]
     assert Path(res.pr_path).parent == tmp_path / "campaign"
 
 
 def test_template_folder_picks_performance_and_honours_choice(tmp_path):
-    files = {".github/PULL_REQUEST_TEMPLATE/bug_fix.md": "## Bug\n\nWhich bug?\n",
-             ".github/PULL_REQUEST_TEMPLATE/performance.md": "## Benchmark\n\nNumbers.\n\n## Risks\n\nAny?\n",
-             ".github/PULL_REQUEST_TEMPLATE/docs.md": "## Pages\n\nWhich pages?\n"}
+    files = {
+        ".github/PULL_REQUEST_TEMPLATE/bug_fix.md": "## Bug\n\nWhich bug?\n",
+        ".github/PULL_REQUEST_TEMPLATE/performance.md": "## Benchmark\n\nNumbers.\n\n## Risks\n\nAny?\n",
+        ".github/PULL_REQUEST_TEMPLATE/docs.md": "## Pages\n\nWhich pages?\n",
+    }
     res, pr, _ = _render(tmp_path, files)
     assert res.pr_template.path == ".github/PULL_REQUEST_TEMPLATE/performance.md"
     assert len(res.pr_template.candidates) == 3
@@ -191,8 +251,9 @@ def test_template_folder_picks_performance_and_honours_choice(tmp_path):
 
 
 def test_lowercase_docs_and_root_locations(tmp_path):
-    for i, where in enumerate(["pull_request_template.md", "docs/pull_request_template.md",
-                               ".github/pull_request_template.md"]):
+    for i, where in enumerate(
+        ["pull_request_template.md", "docs/pull_request_template.md", ".github/pull_request_template.md"]
+    ):
         sub = tmp_path / str(i)
         sub.mkdir()
         res, pr, _ = _render(sub, {where: "## Reviewer notes\n\nAnything?\n"})
@@ -213,11 +274,18 @@ def test_template_without_headings_is_carried_verbatim(tmp_path):
 
 
 def test_confirm_box_policy_and_unbacked_boxes(tmp_path):
-    text = ("## Checklist\n\n- [ ] I ran the tests\n- [x] I updated the docs\n"
-            "- [ ] I confirm this is not an agent/AI PR\n- [ ] Signed the CLA\n")
-    draft = dict(DRAFT, checkboxes=[{"text": "I ran the tests", "tick": True},
-                                    {"text": "not an agent/AI PR", "tick": True},
-                                    {"text": "Signed the CLA", "reason": "not ticked: the user signs it"}])
+    text = (
+        "## Checklist\n\n- [ ] I ran the tests\n- [x] I updated the docs\n"
+        "- [ ] I confirm this is not an agent/AI PR\n- [ ] Signed the CLA\n"
+    )
+    draft = dict(
+        DRAFT,
+        checkboxes=[
+            {"text": "I ran the tests", "tick": True},
+            {"text": "not an agent/AI PR", "tick": True},
+            {"text": "Signed the CLA", "reason": "not ticked: the user signs it"},
+        ],
+    )
     res, pr, _ = _render(tmp_path, {".github/PULL_REQUEST_TEMPLATE.md": text}, draft=draft)
     assert "- [x] I ran the tests\n" in pr
     assert "- [ ] I updated the docs <tick if true, else say why not>" in pr  # template pre-ticked, draft silent
@@ -225,16 +293,20 @@ def test_confirm_box_policy_and_unbacked_boxes(tmp_path):
     assert "- [ ] Signed the CLA (not ticked: the user signs it)" in pr
     boxes = {b.text: b for b in res.checkboxes}
     assert boxes["I ran the tests"].ticked and not boxes["I updated the docs"].ticked
-    assert "pre-ticked" in (boxes["I updated the docs"].note or "") or "had it ticked" in boxes["I updated the docs"].note
+    assert (
+        "pre-ticked" in (boxes["I updated the docs"].note or "") or "had it ticked" in boxes["I updated the docs"].note
+    )
     assert "asked to tick" in boxes["I confirm this is not an agent/AI PR"].note
     assert [c.text for c in res.policy_conflicts] == ["I confirm this is not an agent/AI PR"]
     assert res.policy_conflicts[0].line == 5
 
 
 def test_jinja_comments_and_details_are_data(tmp_path):
-    text = ("## Environment {{ env }}\n\n{% if user %}Hello {{ user.name }}{% endif %} {# note #}\n"
-            "<!--\n## Hidden heading\n- [ ] hidden box\n-->\n\n<details>\n<summary>Logs</summary>\n\n"
-            "{{ logs }}\n\n</details>\n\n```\n## not a heading {{ x }}\n```\n\n## Checklist\n\n- [ ] done\n")
+    text = (
+        "## Environment {{ env }}\n\n{% if user %}Hello {{ user.name }}{% endif %} {# note #}\n"
+        "<!--\n## Hidden heading\n- [ ] hidden box\n-->\n\n<details>\n<summary>Logs</summary>\n\n"
+        "{{ logs }}\n\n</details>\n\n```\n## not a heading {{ x }}\n```\n\n## Checklist\n\n- [ ] done\n"
+    )
     res, pr, _ = _render(tmp_path, {".github/PULL_REQUEST_TEMPLATE.md": text})
     carried = pr.split("\n## Correctness Verification\n", 1)[1]
     for line in text.split("\n"):
@@ -246,9 +318,11 @@ def test_jinja_comments_and_details_are_data(tmp_path):
 
 
 def test_level_one_headings_and_contributing_notes(tmp_path):
-    files = {".github/PULL_REQUEST_TEMPLATE.md": "# Description\n\nWhat?\n\n# Risks\n\nAny?\n",
-             "CONTRIBUTING.md": "# Contributing\n\nPR titles must start with [component].\n\n"
-                                "We do not accept AI-generated pull requests.\n\nSign off with DCO.\n"}
+    files = {
+        ".github/PULL_REQUEST_TEMPLATE.md": "# Description\n\nWhat?\n\n# Risks\n\nAny?\n",
+        "CONTRIBUTING.md": "# Contributing\n\nPR titles must start with [component].\n\n"
+        "We do not accept AI-generated pull requests.\n\nSign off with DCO.\n",
+    }
     res, pr, _ = _render(tmp_path, files)
     assert "# Description" not in pr and "\n# Risks\n" in pr
     kinds = {n.kind for n in res.repo_notes}
@@ -267,7 +341,9 @@ def test_no_draft_fills_figures_and_marks_every_prose_slot(tmp_path):
     texts = {p.text for p in res.placeholders}
     for ph in ("<job>", "<GPU>", "<n>", "<share link>", "<fork verify branch>", "<PR>", "<full command, this PR>"):
         assert ph in texts, ph
-    assert "| mean step time (per run) |" in pr and "<" not in pr.split("| mean step time (per run) |")[1].split("\n")[0]
+    assert (
+        "| mean step time (per run) |" in pr and "<" not in pr.split("| mean step time (per run) |")[1].split("\n")[0]
+    )
     assert all(p.file in ("pr", "issue") and p.line >= 1 for p in res.placeholders)
     lines = pr.split("\n")
     for p in res.placeholders:
@@ -276,14 +352,18 @@ def test_no_draft_fills_figures_and_marks_every_prose_slot(tmp_path):
 
 
 def test_issue_form_preference_and_layout(tmp_path):
-    form = ("name: {name}\ndescription: d\ntitle: \"[{tag}]: \"\nlabels: [\"{tag}\"]\nbody:\n"
-            "  - type: textarea\n    attributes:\n      label: Describe it\n    validations:\n      required: true\n"
-            "  - type: textarea\n    attributes:\n      label: Expected behavior\n"
-            "  - type: input\n    attributes:\n      label: Version\n    validations:\n      required: true\n"
-            "  - type: textarea\n    attributes:\n      label: Additional context\n")
-    files = {".github/ISSUE_TEMPLATE/bug.yml": form.format(name="Bug report", tag="Bug"),
-             ".github/ISSUE_TEMPLATE/question.yml": form.format(name="Question", tag="Question"),
-             ".github/ISSUE_TEMPLATE/config.yml": "blank_issues_enabled: false\n"}
+    form = (
+        'name: {name}\ndescription: d\ntitle: "[{tag}]: "\nlabels: ["{tag}"]\nbody:\n'
+        "  - type: textarea\n    attributes:\n      label: Describe it\n    validations:\n      required: true\n"
+        "  - type: textarea\n    attributes:\n      label: Expected behavior\n"
+        "  - type: input\n    attributes:\n      label: Version\n    validations:\n      required: true\n"
+        "  - type: textarea\n    attributes:\n      label: Additional context\n"
+    )
+    files = {
+        ".github/ISSUE_TEMPLATE/bug.yml": form.format(name="Bug report", tag="Bug"),
+        ".github/ISSUE_TEMPLATE/question.yml": form.format(name="Question", tag="Question"),
+        ".github/ISSUE_TEMPLATE/config.yml": "blank_issues_enabled: false\n",
+    }
     res, _, issue = _render(tmp_path / "a", files)
     assert res.issue_form.path == ".github/ISSUE_TEMPLATE/question.yml"
     assert res.issue_form.labels == ["Question"]
@@ -303,8 +383,10 @@ def test_issue_form_preference_and_layout(tmp_path):
 
 
 def test_markdown_issue_template_and_no_form(tmp_path):
-    md = "---\nname: Performance\nabout: Slow things\ntitle: ''\nlabels: perf\n---\n\n## Problem\n\n" \
-         "<!-- what -->\n\n## Context\n"
+    md = (
+        "---\nname: Performance\nabout: Slow things\ntitle: ''\nlabels: perf\n---\n\n## Problem\n\n"
+        "<!-- what -->\n\n## Context\n"
+    )
     res, _, issue = _render(tmp_path / "a", {".github/ISSUE_TEMPLATE/perf.md": md})
     assert res.issue_form.name == "Performance" and res.issue_form.labels == ["perf"]
     assert "## Problem\n\n<!-- what -->\n\nI profiled the job." in issue
@@ -312,8 +394,9 @@ def test_markdown_issue_template_and_no_form(tmp_path):
     assert res2.issue_form.path is None
     paras = issue2.strip().split("\n\n")
     assert paras[0].startswith("# Speech fine-tuning on H100") and len(paras) == 4
-    assert paras[1].startswith("I profiled the job. On 8 H100, the change that removes it takes the mean step "
-                               "time from 1.20 s to 0.900 s")
+    assert paras[1].startswith(
+        "I profiled the job. On 8 H100, the change that removes it takes the mean step time from 1.20 s to 0.900 s"
+    )
     assert paras[3].startswith("I opened #<PR> ")
 
 
@@ -321,9 +404,13 @@ def test_nothing_written_on_error(tmp_path):
     campaign = make_campaign(tmp_path / "campaign")
     repo = make_repo(tmp_path / "repo", {})
     out = tmp_path / "out"
-    bad = [({"sumary": "x"}, "draft.sumary"), (dict(DRAFT, changes=[{"arm": "nope"}]), "draft.changes.arm"),
-           (dict(DRAFT, issue={"cause_arm": "nope"}), "draft.issue.cause_arm"), ("{not json", "draft"),
-           (str(tmp_path / "missing.json"), "draft")]
+    bad = [
+        ({"sumary": "x"}, "draft.sumary"),
+        (dict(DRAFT, changes=[{"arm": "nope"}]), "draft.changes.arm"),
+        (dict(DRAFT, issue={"cause_arm": "nope"}), "draft.issue.cause_arm"),
+        ("{not json", "draft"),
+        (str(tmp_path / "missing.json"), "draft"),
+    ]
     for draft, field in bad:
         with pytest.raises(InputError) as err:
             render_pr(str(campaign), str(repo), draft=draft, out_dir=str(out))
@@ -342,19 +429,21 @@ def test_draft_file_json_yaml_and_object_agree(tmp_path):
     campaign = make_campaign(tmp_path / "campaign")
     repo = make_repo(tmp_path / "repo", {})
     (tmp_path / "d.json").write_text(json.dumps(DRAFT))
-    yaml = ("job: speech fine-tuning\ngpu: H100\ngpu_count: 8\nlargest_cause: recompiles\n"
-            "summary: Some steps take 2 s instead of about 1 s.\nchanges:\n"
-            "  - name: Buckets\n    problem: New lengths recompile.\n    does: Batches are padded.\n"
-            "    limit: An empty list turns it off.\n"
-            "  - name: Mask cache\n    arm: alone\n    problem: The mask is rebuilt.\n    does: It is cached.\n"
-            "    limit: It holds one mask per length.\n"
-            "correctness:\n  ran: I trained both versions on the same batches.\n  compared: I compared the loss.\n"
-            "  checks:\n    - recorded: loss at each step\n      when: step\n      compared: largest difference 0.0021\n"
-            "      tolerance: \"0.01\"\n      exceeded: 3\n"
-            "    - {recorded: validation loss, when: end, compared: identical, tolerance: \"0.01\"}\n"
-            "benchmark:\n  slow_threshold_s: 1.5\n"
-            "issue:\n  title: Speech fine-tuning on H100 recompiles for each new length\n"
-            "  observed: I profiled the job.\n  logs_said: The log was silent.\n")
+    yaml = (
+        "job: speech fine-tuning\ngpu: H100\ngpu_count: 8\nlargest_cause: recompiles\n"
+        "summary: Some steps take 2 s instead of about 1 s.\nchanges:\n"
+        "  - name: Buckets\n    problem: New lengths recompile.\n    does: Batches are padded.\n"
+        "    limit: An empty list turns it off.\n"
+        "  - name: Mask cache\n    arm: alone\n    problem: The mask is rebuilt.\n    does: It is cached.\n"
+        "    limit: It holds one mask per length.\n"
+        "correctness:\n  ran: I trained both versions on the same batches.\n  compared: I compared the loss.\n"
+        "  checks:\n    - recorded: loss at each step\n      when: step\n      compared: largest difference 0.0021\n"
+        '      tolerance: "0.01"\n      exceeded: 3\n'
+        '    - {recorded: validation loss, when: end, compared: identical, tolerance: "0.01"}\n'
+        "benchmark:\n  slow_threshold_s: 1.5\n"
+        "issue:\n  title: Speech fine-tuning on H100 recompiles for each new length\n"
+        "  observed: I profiled the job.\n  logs_said: The log was silent.\n"
+    )
     (tmp_path / "d.yaml").write_text(yaml)
     texts = []
     for draft in (DRAFT, str(tmp_path / "d.json"), str(tmp_path / "d.yaml"), json.dumps(DRAFT)):
@@ -365,14 +454,27 @@ def test_draft_file_json_yaml_and_object_agree(tmp_path):
 
 def test_mcp_and_cli_agree(tmp_path):
     from mcp import Client
-
     from perfkit.server import build_server
 
     campaign = make_campaign(tmp_path / "campaign")
     repo = make_repo(tmp_path / "repo", {".github/PULL_REQUEST_TEMPLATE.md": MAPPED_TEMPLATE})
     (tmp_path / "d.json").write_text(json.dumps(DRAFT))
-    proc = subprocess.run([sys.executable, "-m", "perfkit.cli", "render-pr", str(campaign), str(repo), "--draft",
-                           str(tmp_path / "d.json"), "--json"], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "perfkit.cli",
+            "render-pr",
+            str(campaign),
+            str(repo),
+            "--draft",
+            str(tmp_path / "d.json"),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     cli = json.loads(proc.stdout)
     cli_files = [(campaign / n).read_text() for n in (PR_FILE, ISSUE_FILE)]
@@ -382,8 +484,9 @@ def test_mcp_and_cli_agree(tmp_path):
     async def go():
         async with Client(build_server(), mode="legacy") as c:
             ok = await c.call_tool("render_pr", {"campaign_dir": str(campaign), "repo": str(repo), "draft": DRAFT})
-            bad = await c.call_tool("render_pr", {"campaign_dir": str(campaign), "repo": str(repo),
-                                                  "draft": {"gpu_count": 0}})
+            bad = await c.call_tool(
+                "render_pr", {"campaign_dir": str(campaign), "repo": str(repo), "draft": {"gpu_count": 0}}
+            )
             return ok, bad
 
     ok, bad = anyio.run(go)
@@ -391,16 +494,24 @@ def test_mcp_and_cli_agree(tmp_path):
     assert ok.structured_content == cli
     assert [(campaign / n).read_text() for n in (PR_FILE, ISSUE_FILE)] == cli_files
     assert bad.is_error and "draft.gpu_count" in bad.content[0].text
-    proc = subprocess.run([sys.executable, "-m", "perfkit.cli", "render-pr", str(campaign), str(repo), "--draft",
-                           '{"jobb": 1}'], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "perfkit.cli", "render-pr", str(campaign), str(repo), "--draft", '{"jobb": 1}'],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 2 and proc.stderr.startswith("perfkit: error: draft.jobb: ")
 
 
 def test_unreadable_yaml_is_refused_with_its_line(tmp_path):
     campaign = make_campaign(tmp_path / "campaign")
-    repo = make_repo(tmp_path / "repo", {
-        ".github/ISSUE_TEMPLATE/perf.yml": "name: Perf\nbody:\n  - type: textarea\n    attributes: &a\n      label: X\n",
-        ".github/ISSUE_TEMPLATE/question.md": "---\nname: Question\n---\n\n## Question\n"})
+    repo = make_repo(
+        tmp_path / "repo",
+        {
+            ".github/ISSUE_TEMPLATE/perf.yml": "name: Perf\nbody:\n  - type: textarea\n    attributes: &a\n      label: X\n",
+            ".github/ISSUE_TEMPLATE/question.md": "---\nname: Question\n---\n\n## Question\n",
+        },
+    )
     (tmp_path / "d.yaml").write_text("job: x\ngpu: &g H100\n")
     with pytest.raises(InputError) as err:
         render_pr(str(campaign), str(repo), draft=str(tmp_path / "d.yaml"), out_dir=str(tmp_path / "out"))

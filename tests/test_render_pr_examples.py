@@ -17,12 +17,17 @@ def test_examples_are_current_clean_and_report_what_is_left(tmp_path):
     result, campaign, repo = make_examples.render(tmp_path)
     for produced, example in make_examples.OUTPUTS.items():
         fresh = (tmp_path / "out" / produced).read_text()
-        assert (ROOT / "templates" / example).read_text() == fresh, \
+        assert (ROOT / "templates" / example).read_text() == fresh, (
             f"templates/{example} is stale: run python examples/publish/make_examples.py"
+        )
     assert result.lint_pr == [] and result.lint_issue == []
     for example in make_examples.OUTPUTS.values():
-        res = lint_wording(path=str(ROOT / "templates" / example), campaign_dir=str(campaign), repo=str(repo),
-                           draft=str(ROOT / "examples" / "publish" / "draft.json"))
+        res = lint_wording(
+            path=str(ROOT / "templates" / example),
+            campaign_dir=str(campaign),
+            repo=str(repo),
+            draft=str(ROOT / "examples" / "publish" / "draft.json"),
+        )
         assert res.findings == [], [(f.rule, f.line, f.excerpt) for f in res.findings]
         assert res.rules_skipped == [] and res.figures > 100
     assert {p.text for p in result.placeholders} == {"<fork verify branch>", "<share link>", "<PR>"}
@@ -38,7 +43,10 @@ def test_example_numbers_are_checked(tmp_path):
     import shutil
 
     shutil.rmtree(campaign / "verify")
-    res = lint_wording(path=str(ROOT / "templates" / "pr-description.example.md"), campaign_dir=str(campaign),
-                       draft=str(ROOT / "examples" / "publish" / "draft.json"))
+    res = lint_wording(
+        path=str(ROOT / "templates" / "pr-description.example.md"),
+        campaign_dir=str(campaign),
+        draft=str(ROOT / "examples" / "publish" / "draft.json"),
+    )
     unbacked = {f.excerpt for f in res.findings if f.rule == "unbacked-number"}
     assert {"382", "1,177", "0.0004", "0.00031", "412"} <= unbacked

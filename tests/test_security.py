@@ -19,16 +19,36 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
 from helpers.gitbuild import run_git
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVER = ROOT / "server" / "perfkit"
-HOOKS = ["applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit", "pre-merge-commit",
-         "prepare-commit-msg", "commit-msg", "post-commit", "pre-rebase", "post-checkout", "post-merge", "pre-push",
-         "pre-receive", "update", "proc-receive", "post-receive", "post-update", "reference-transaction",
-         "push-to-checkout", "pre-auto-gc", "post-rewrite", "sendemail-validate", "fsmonitor-watchman",
-         "post-index-change"]
+HOOKS = [
+    "applypatch-msg",
+    "pre-applypatch",
+    "post-applypatch",
+    "pre-commit",
+    "pre-merge-commit",
+    "prepare-commit-msg",
+    "commit-msg",
+    "post-commit",
+    "pre-rebase",
+    "post-checkout",
+    "post-merge",
+    "pre-push",
+    "pre-receive",
+    "update",
+    "proc-receive",
+    "post-receive",
+    "post-update",
+    "reference-transaction",
+    "push-to-checkout",
+    "pre-auto-gc",
+    "post-rewrite",
+    "sendemail-validate",
+    "fsmonitor-watchman",
+    "post-index-change",
+]
 
 
 def shelly(tag: str) -> str:
@@ -56,9 +76,17 @@ SHELL_ALLOWED = {
     ("demo/precision_act.py", "precision_act"),
 }
 SUBPROCESS = {"run", "Popen", "call", "check_call", "check_output"}
-FORBIDDEN = {("os", "system"), ("os", "popen"), ("subprocess", "getoutput"), ("subprocess", "getstatusoutput"),
-             ("asyncio", "create_subprocess_shell"), ("os", "execl"), ("os", "execlp"), ("os", "spawnl"),
-             ("pty", "spawn")}
+FORBIDDEN = {
+    ("os", "system"),
+    ("os", "popen"),
+    ("subprocess", "getoutput"),
+    ("subprocess", "getstatusoutput"),
+    ("asyncio", "create_subprocess_shell"),
+    ("os", "execl"),
+    ("os", "execlp"),
+    ("os", "spawnl"),
+    ("pty", "spawn"),
+}
 SHELLS = {"sh", "bash", "/bin/sh", "/bin/bash", "zsh", "dash"}
 
 
@@ -78,8 +106,13 @@ def _owner(tree: ast.AST, target: ast.AST) -> str:
 
 def _list_bound(fn: ast.AST, name: str) -> bool:
     """name is assigned a list display (and nothing else) in fn."""
-    values = [n.value for n in ast.walk(fn) if isinstance(n, ast.Assign)
-              for t in n.targets if isinstance(t, ast.Name) and t.id == name]
+    values = [
+        n.value
+        for n in ast.walk(fn)
+        if isinstance(n, ast.Assign)
+        for t in n.targets
+        if isinstance(t, ast.Name) and t.id == name
+    ]
     return bool(values) and all(isinstance(v, ast.List) for v in values)
 
 
@@ -99,17 +132,28 @@ def test_no_shell_string_is_built_from_data():
                 if mod == "subprocess" and name in SUBPROCESS:
                     shell = [k for k in node.keywords if k.arg == "shell"]
                     owner = (rel, _owner(tree, node))
-                    if shell and not (isinstance(shell[0].value, ast.Constant) and shell[0].value.value is False) \
-                            and owner not in SHELL_ALLOWED:
+                    if (
+                        shell
+                        and not (isinstance(shell[0].value, ast.Constant) and shell[0].value.value is False)
+                        and owner not in SHELL_ALLOWED
+                    ):
                         problems.append(f"{where}: shell=True")
                     first = node.args[0] if node.args else None
                     fn = next((f for f in _functions(tree) if f.name == owner[1]), tree)
-                    if not (isinstance(first, ast.List) or (isinstance(first, ast.Name) and _list_bound(fn, first.id))
-                            or (shell and owner in SHELL_ALLOWED)):
+                    if not (
+                        isinstance(first, ast.List)
+                        or (isinstance(first, ast.Name) and _list_bound(fn, first.id))
+                        or (shell and owner in SHELL_ALLOWED)
+                    ):
                         problems.append(f"{where}: the command is not an argument list")
             # a list that starts with a shell (['bash', '-c', ...]) only where user commands run
-            if isinstance(node, ast.List) and node.elts and isinstance(node.elts[0], ast.Constant) \
-                    and node.elts[0].value in SHELLS and (rel, _owner(tree, node)) not in SHELL_ALLOWED:
+            if (
+                isinstance(node, ast.List)
+                and node.elts
+                and isinstance(node.elts[0], ast.Constant)
+                and node.elts[0].value in SHELLS
+                and (rel, _owner(tree, node)) not in SHELL_ALLOWED
+            ):
                 problems.append(f"{rel}:{node.lineno}: a shell command line")
     assert not problems, "\n".join(problems)
 
@@ -125,6 +169,7 @@ def test_the_tool_descriptions_say_which_commands_run_through_a_shell():
 
 
 # ---- 2. a hostile project through every tool -----------------------------------------------------
+
 
 @dataclass
 class Hostile:
@@ -146,17 +191,20 @@ class Hostile:
             p.unlink()
 
 
-def _fast_import(path: Path, commits: list[tuple[str, dict[str, tuple[str, str]], dict[str, str]]],
-                 author: str) -> list[str]:
+def _fast_import(
+    path: Path, commits: list[tuple[str, dict[str, tuple[str, str]], dict[str, str]]], author: str
+) -> list[str]:
     """(message, {path: (mode, text)}, {path: gitlink sha}) commits on main, in one stream."""
     path.mkdir(parents=True)
     run_git(path, "init", "-q", "-b", "main")
     chunks = []
     for i, (message, files, links) in enumerate(commits, start=1):
         when = 1_700_000_000 + i * 60
-        parts = [f"commit refs/heads/main\nmark :{i}\nauthor {author} <eve@example.com> {when} +0000\n"
-                 f"committer {author} <eve@example.com> {when} +0000\n"
-                 f"data {len(message.encode())}\n{message}\n"]
+        parts = [
+            f"commit refs/heads/main\nmark :{i}\nauthor {author} <eve@example.com> {when} +0000\n"
+            f"committer {author} <eve@example.com> {when} +0000\n"
+            f"data {len(message.encode())}\n{message}\n"
+        ]
         if i > 1:
             parts.append(f"from :{i - 1}\n")
         parts += [f"M 160000 {sha} {p}\n" for p, sha in links.items()]
@@ -168,8 +216,12 @@ def _fast_import(path: Path, commits: list[tuple[str, dict[str, tuple[str, str]]
         chunks.append("".join(parts))
     marks = path / ".git" / "marks"
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")} | {"GIT_CONFIG_NOSYSTEM": "1"}
-    subprocess.run(["git", "-C", str(path), "fast-import", "--quiet", f"--export-marks={marks}"],
-                   input="".join(chunks).encode(), check=True, env=env)
+    subprocess.run(
+        ["git", "-C", str(path), "fast-import", "--quiet", f"--export-marks={marks}"],
+        input="".join(chunks).encode(),
+        check=True,
+        env=env,
+    )
     shas = dict(line.split() for line in marks.read_text().splitlines())
     marks.unlink()
     run_git(path, "reset", "-q", "--hard", "main")
@@ -180,8 +232,10 @@ def _hook(markers: Path, tag: str) -> str:
     return f"#!/bin/sh\ntouch '{markers}/{tag}'\nexit 0\n"
 
 
-PR_TEMPLATE = ("## Reviewer notes\n\n{{ 7*7 }} {% if true %}jinja{% endif %} " + shelly("template") + "\n\n"
-               "## Checklist\n\n- [ ] Tests pass\n")
+PR_TEMPLATE = (
+    "## Reviewer notes\n\n{{ 7*7 }} {% if true %}jinja{% endif %} " + shelly("template") + "\n\n"
+    "## Checklist\n\n- [ ] Tests pass\n"
+)
 
 
 @pytest.fixture(scope="module")
@@ -195,17 +249,26 @@ def hostile(tmp_path_factory) -> Hostile:
     cwd.mkdir()
     author = "Eve " + shelly("author").replace("`", "'")  # a name may hold $( ) but no angle brackets
     origin = tmp / f"simpler {shelly('subdir')}"
-    r = _fast_import(origin, [(f"runtime change {i} {shelly('rmsg')}", {"kernel.cpp": ("100644", f"// v{i}\n")}, {})
-                              for i in range(4)], author)
+    r = _fast_import(
+        origin,
+        [(f"runtime change {i} {shelly('rmsg')}", {"kernel.cpp": ("100644", f"// v{i}\n")}, {}) for i in range(4)],
+        author,
+    )
     history_hooks = {f".githooks/{h}": ("100755", _hook(markers, f"history-{h}")) for h in HOOKS}
     gitmodules = f'[submodule "simpler"]\n\tpath = runtime\n\turl = {origin}\n'
     doc = f"docs/{shelly('fname')}.md"
     commits = [
-        (f"initial compiler {shelly('msg')}", {"src/codegen.py": ("100644", "v0\n"),
-                                                ".gitattributes": ("100644", "*.py filter=evil diff=evil\n"),
-                                                ".github/pull_request_template.md": ("100644", PR_TEMPLATE),
-                                                doc: ("100644", "doc\nremoved line\nsecond removed line\n"),
-                                                **history_hooks}, {}),
+        (
+            f"initial compiler {shelly('msg')}",
+            {
+                "src/codegen.py": ("100644", "v0\n"),
+                ".gitattributes": ("100644", "*.py filter=evil diff=evil\n"),
+                ".github/pull_request_template.md": ("100644", PR_TEMPLATE),
+                doc: ("100644", "doc\nremoved line\nsecond removed line\n"),
+                **history_hooks,
+            },
+            {},
+        ),
         (f"chore(runtime): add simpler {shelly('msg1')}", {".gitmodules": ("100644", gitmodules)}, {"runtime": r[0]}),
         (f"tidy docs {shelly('msg2')}", {doc: ("100644", "doc\n")}, {}),
         (f"compiler change {shelly('msg3')}", {"src/codegen.py": ("100644", "v3\n")}, {}),
@@ -228,14 +291,18 @@ def hostile(tmp_path_factory) -> Hostile:
     fsmonitor = tmp / "fsmonitor.sh"
     fsmonitor.write_text(f"#!/bin/sh\ntouch '{markers}/fsmonitor'\necho\n")
     fsmonitor.chmod(0o755)
-    for key, value in (("core.hooksPath", ".githooks"), ("core.fsmonitor", str(fsmonitor)),
-                       ("filter.evil.smudge", f"sh -c 'touch \"{markers}/smudge\"; cat'"),
-                       ("filter.evil.clean", f"sh -c 'touch \"{markers}/clean\"; cat'"),
-                       ("diff.evil.textconv", f"sh -c 'touch \"{markers}/textconv\"; cat \"$0\"'"),
-                       ("diff.external", f"sh -c 'touch \"{markers}/external\"'")):
+    for key, value in (
+        ("core.hooksPath", ".githooks"),
+        ("core.fsmonitor", str(fsmonitor)),
+        ("filter.evil.smudge", f"sh -c 'touch \"{markers}/smudge\"; cat'"),
+        ("filter.evil.clean", f"sh -c 'touch \"{markers}/clean\"; cat'"),
+        ("diff.evil.textconv", f'sh -c \'touch "{markers}/textconv"; cat "$0"\''),
+        ("diff.external", f"sh -c 'touch \"{markers}/external\"'"),
+    ):
         run_git(repo, "config", key, value)
     (repo / ".git" / "modules" / "simpler" / "config").open("a").write(
-        f"[core]\n\tfsmonitor = {fsmonitor}\n\thooksPath = {repo / '.git' / 'hooks'}\n")
+        f"[core]\n\tfsmonitor = {fsmonitor}\n\thooksPath = {repo / '.git' / 'hooks'}\n"
+    )
 
     campaign = tmp / f"campaign {shelly('camp')}"
     (campaign / "records").mkdir(parents=True)
@@ -243,11 +310,22 @@ def hostile(tmp_path_factory) -> Hostile:
     for run in (1, 2, 3):
         for arm, t in (("baseline", 1.0), ("pr", 0.8)):
             for step in range(1, 6):
-                rows.append(f"{arm},{run},{step},{t + 0.01 * ((step + run) % 3)},\"{shelly('cell')}\"")
+                rows.append(f'{arm},{run},{step},{t + 0.01 * ((step + run) % 3)},"{shelly("cell")}"')
     (campaign / "benchmark.csv").write_text("\n".join(rows) + "\n")
-    (campaign / "records" / "candidates.jsonl").write_text(json.dumps(
-        {"sha": "a1" * 20, "title": shelly("title") + " {{ 7*7 }}", "shipped": True, "baseline": "b1b1b1b1",
-         "before": 1.0, "after": 0.8, "note": shelly("note")}) + "\n")
+    (campaign / "records" / "candidates.jsonl").write_text(
+        json.dumps(
+            {
+                "sha": "a1" * 20,
+                "title": shelly("title") + " {{ 7*7 }}",
+                "shipped": True,
+                "baseline": "b1b1b1b1",
+                "before": 1.0,
+                "after": 0.8,
+                "note": shelly("note"),
+            }
+        )
+        + "\n"
+    )
     (campaign / "latest-report.md").write_text(f"# report {shelly('report')}\n")
 
     builds = tmp / "builds"
@@ -265,9 +343,9 @@ def test_analysis_tools_run_no_repository_program_and_no_data(hostile, monkeypat
     from perfkit.changes.blame import git_blame_removal
     from perfkit.changes.classify import classify_changes
     from perfkit.culprit.evaluate import evaluate_culprit
+    from perfkit.errors import InputError
     from perfkit.lint.lint import lint_wording
     from perfkit.publish.render import render_pr
-    from perfkit.errors import InputError
     from perfkit.triage.compare import triage_builds
 
     h = hostile
@@ -294,12 +372,22 @@ def test_analysis_tools_run_no_repository_program_and_no_data(hostile, monkeypat
     victim = h.tmp / "victim.txt"
     victim.write_text("keep me\n")
     (out / "proposed-pr-description.md").symlink_to(victim)  # a link planted where the output goes
-    res = render_pr(str(h.campaign), repo, draft={"job": shelly("draft") + " {{ 7*7 }}",
-                                                   "template_answers": {"Reviewer notes": "{% raw %}" + shelly("ans")}},
-                    out_dir=str(out))
+    res = render_pr(
+        str(h.campaign),
+        repo,
+        draft={
+            "job": shelly("draft") + " {{ 7*7 }}",
+            "template_answers": {"Reviewer notes": "{% raw %}" + shelly("ans")},
+        },
+        out_dir=str(out),
+    )
     text = Path(res.pr_path).read_text()
-    for literal in (shelly("template"), "{{ 7*7 }} {% if true %}jinja{% endif %}", shelly("draft"),
-                    "{% raw %}" + shelly("ans")):
+    for literal in (
+        shelly("template"),
+        "{{ 7*7 }} {% if true %}jinja{% endif %}",
+        shelly("draft"),
+        "{% raw %}" + shelly("ans"),
+    ):
         assert literal in text, literal
     assert "49" not in text.split("\n", 1)[0]
     assert victim.read_text() == "keep me\n" and not Path(res.pr_path).is_symlink()  # replaced, not followed
@@ -324,8 +412,9 @@ def test_bisect_runs_no_hook_and_no_data_and_says_which_filters_run(hostile, mon
     monkeypatch.chdir(h.cwd)
     run = 'grep -q BUG "$PERFKIT_CHECKOUT/src/codegen.py" && { echo "check FAIL"; exit 1; }; echo "check PASS"'
     h.clear()
-    bisect_start(str(h.repo), h.c["add"], run=run, install=_install(h),
-                 install_submodule=[f'echo "$PWD" > {h.env}/sub.path'])
+    bisect_start(
+        str(h.repo), h.c["add"], run=run, install=_install(h), install_submodule=[f'echo "$PWD" > {h.env}/sub.path']
+    )
     assert h.marks() == set()
     res = bisect_run(str(h.repo))
     assert res.culprit.commit == h.c["bug"] and res.culprit.subject == f"break codegen {shelly('msg5')}"
@@ -344,8 +433,11 @@ def test_bisect_runs_no_hook_and_no_data_and_says_which_filters_run(hostile, mon
     proc = subprocess.run(["bash", "-c", script], cwd=h.cwd, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1 and "check FAIL" in proc.stdout, proc.stderr
     assert not pwned(h.tmp), pwned(h.tmp)
-    made = [line[len("worktree "):] for line in run_git(h.repo, "worktree", "list", "--porcelain").splitlines()
-            if line.startswith("worktree ")][1:]
+    made = [
+        line[len("worktree ") :]
+        for line in run_git(h.repo, "worktree", "list", "--porcelain").splitlines()
+        if line.startswith("worktree ")
+    ][1:]
     for wt in made:
         run_git(h.repo, "worktree", "remove", "--force", "--force", wt)
     h.clear()
@@ -367,20 +459,31 @@ def test_a_line_break_in_a_path_never_escapes_the_reproduce_script(tmp_path):
     for tool, body in (("git", "exit 0"), ("bash", "exit 0"), ("mktemp", f"echo '{base}'")):
         (stubs / tool).write_text(f"#!/bin/sh\n{body}\n")
         (stubs / tool).chmod(0o755)
-    st = State(id="x", repo=str(repo), good="a" * 40, bad="b" * 40, created="now",
-               settings=BisectSettings(run="true", submodule=evil, install=["true"], install_submodule=["true"]),
-               submodule_source=str(tmp_path / "src\ntouch pwned-src #"), level1=PhaseData(name="level1", items=[]),
-               phase="done", outcome="found", reproduce_point=("c" * 40, "d" * 40))
+    st = State(
+        id="x",
+        repo=str(repo),
+        good="a" * 40,
+        bad="b" * 40,
+        created="now",
+        settings=BisectSettings(run="true", submodule=evil, install=["true"], install_submodule=["true"]),
+        submodule_source=str(tmp_path / "src\ntouch pwned-src #"),
+        level1=PhaseData(name="level1", items=[]),
+        phase="done",
+        outcome="found",
+        reproduce_point=("c" * 40, "d" * 40),
+    )
     script = reproduce_script(st, repo)
     work = tmp_path / "work"
     work.mkdir()
-    proc = subprocess.run(["/bin/sh", "-c", script], cwd=work, capture_output=True, text=True,
-                          env={"PATH": f"{stubs}:/usr/bin:/bin"})
+    proc = subprocess.run(
+        ["/bin/sh", "-c", script], cwd=work, capture_output=True, text=True, env={"PATH": f"{stubs}:/usr/bin:/bin"}
+    )
     assert proc.returncode == 0, proc.stderr  # it ran to the end
     assert not pwned(tmp_path), (pwned(tmp_path), script, proc.stderr)
 
 
 # ---- 3. templates ---------------------------------------------------------------------------------
+
 
 def test_only_perfkit_templates_are_rendered_and_in_a_sandbox():
     """Every Jinja environment in the code is sandboxed and loads perfkit's own template folder."""
@@ -401,7 +504,6 @@ def test_only_perfkit_templates_are_rendered_and_in_a_sandbox():
     assert not problems, "\n".join(problems)
 
     from jinja2.sandbox import SandboxedEnvironment, SecurityError
-
     from perfkit.publish.render import _environment
     from perfkit.publish.templates_dir import templates_dir
 

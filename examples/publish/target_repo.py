@@ -111,10 +111,18 @@ def build(path: Path) -> Path:
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(text)
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update({"GIT_AUTHOR_NAME": "Example", "GIT_AUTHOR_EMAIL": "example@example.com",
-                "GIT_COMMITTER_NAME": "Example", "GIT_COMMITTER_EMAIL": "example@example.com",
-                "GIT_AUTHOR_DATE": "1700000000 +0000", "GIT_COMMITTER_DATE": "1700000000 +0000",
-                "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(path.parent)})
+    env.update(
+        {
+            "GIT_AUTHOR_NAME": "Example",
+            "GIT_AUTHOR_EMAIL": "example@example.com",
+            "GIT_COMMITTER_NAME": "Example",
+            "GIT_COMMITTER_EMAIL": "example@example.com",
+            "GIT_AUTHOR_DATE": "1700000000 +0000",
+            "GIT_COMMITTER_DATE": "1700000000 +0000",
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "HOME": str(path.parent),
+        }
+    )
     for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "Example target repository"]):
         subprocess.run(["git", "-C", str(path), *args], check=True, env=env, capture_output=True)
     return path

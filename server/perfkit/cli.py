@@ -61,14 +61,21 @@ def _add_param(parser: argparse.ArgumentParser, p: inspect.Parameter) -> None:
         return
     flag = "--" + p.name.replace("_", "-")
     if _is(tp, bool) and not _is(tp, str):
-        parser.add_argument(flag, dest=p.name, action=argparse.BooleanOptionalAction, default=None,
-                            help=f"{help_text} (default: {p.default})")
+        parser.add_argument(
+            flag,
+            dest=p.name,
+            action=argparse.BooleanOptionalAction,
+            default=None,
+            help=f"{help_text} (default: {p.default})",
+        )
     elif _is(tp, list) and not _is(tp, str):
-        parser.add_argument(flag, dest=p.name, action="append", default=None, metavar="VALUE",
-                            help=f"{help_text} (repeat for several)")
+        parser.add_argument(
+            flag, dest=p.name, action="append", default=None, metavar="VALUE", help=f"{help_text} (repeat for several)"
+        )
     else:
-        parser.add_argument(flag, dest=p.name, default=None, metavar="VALUE",
-                            help=f"{help_text} (default: {p.default})")
+        parser.add_argument(
+            flag, dest=p.name, default=None, metavar="VALUE", help=f"{help_text} (default: {p.default})"
+        )
 
 
 def _coerce(tp: Any, value: Any) -> Any:
@@ -120,8 +127,10 @@ def _run_tool(spec: ToolSpec, ns: argparse.Namespace) -> int:
 
 def build_parser(specs: list[ToolSpec]) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="perfkit", description="Publish performance campaigns and bisect precision regressions.",
-        epilog="Every tool command accepts --json to print the tool's structured result exactly as MCP returns it.")
+        prog="perfkit",
+        description="Publish performance campaigns and bisect precision regressions.",
+        epilog="Every tool command accepts --json to print the tool's structured result exactly as MCP returns it.",
+    )
     parser.add_argument("--version", action="version", version=f"perfkit {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.add_parser("serve", help="run the MCP server on stdio (what Claude Code starts)")
@@ -130,9 +139,12 @@ def build_parser(specs: list[ToolSpec]) -> argparse.ArgumentParser:
         fn(extra)
     for spec in specs:
         first = spec.description.split("\n\n")[0].replace("\n", " ")
-        p = sub.add_parser(spec.cli_name, help=first.split(". ")[0].replace("%", "%%"),
-                           description=spec.description.replace("%", "%%"),
-                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        p = sub.add_parser(
+            spec.cli_name,
+            help=first.split(". ")[0].replace("%", "%%"),
+            description=spec.description.replace("%", "%%"),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
         for param in spec.parameters():
             _add_param(p, param)
         p.add_argument("--json", action="store_true", help="print the structured result as JSON")
@@ -180,8 +192,10 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # a bug: one line for users, the traceback on request
         if os.environ.get("PERFKIT_DEBUG"):
             raise
-        print(f"perfkit: internal error: {type(exc).__name__}: {exc} (set PERFKIT_DEBUG=1 for the traceback)",
-              file=sys.stderr)
+        print(
+            f"perfkit: internal error: {type(exc).__name__}: {exc} (set PERFKIT_DEBUG=1 for the traceback)",
+            file=sys.stderr,
+        )
         return EXIT_FAILURE
 
 

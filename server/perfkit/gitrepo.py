@@ -36,14 +36,35 @@ def git_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
-def git(repo: str | Path, *args: str, check: bool = True, input: str | None = None,
-        env: dict[str, str] | None = None, timeout: float | None = 600) -> str:
+def git(
+    repo: str | Path,
+    *args: str,
+    check: bool = True,
+    input: str | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float | None = 600,
+) -> str:
     """Run git in repo and return stdout (decoded leniently: histories hold any bytes)."""
-    cmd = ["git", "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "core.quotepath=off",
-           "-C", str(repo), *args]
-    proc = subprocess.run(cmd, input=input.encode() if input is not None else None,
-                          stdin=None if input is not None else subprocess.DEVNULL,
-                          capture_output=True, env=git_env(env), timeout=timeout)
+    cmd = [
+        "git",
+        "-c",
+        "core.hooksPath=/dev/null",
+        "-c",
+        "core.fsmonitor=false",
+        "-c",
+        "core.quotepath=off",
+        "-C",
+        str(repo),
+        *args,
+    ]
+    proc = subprocess.run(
+        cmd,
+        input=input.encode() if input is not None else None,
+        stdin=None if input is not None else subprocess.DEVNULL,
+        capture_output=True,
+        env=git_env(env),
+        timeout=timeout,
+    )
     if check and proc.returncode != 0:
         err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
         raise ToolFailure(f"git {' '.join(args[:3])} failed: {err[-1] if err else 'exit ' + str(proc.returncode)}")
@@ -88,13 +109,23 @@ def resolve_commit(repo: Path, rev: str, field: str) -> str:
     try:
         return git(repo, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}").strip()
     except ToolFailure:
-        raise InputError(field, f"'{rev}' is not a commit in {repo.name}",
-                         "check the sha with `git log`, or fetch the missing history") from None
+        raise InputError(
+            field,
+            f"'{rev}' is not a commit in {repo.name}",
+            "check the sha with `git log`, or fetch the missing history",
+        ) from None
 
 
 def is_ancestor(repo: Path, older: str, newer: str) -> bool:
-    return subprocess.run(["git", "-C", str(repo), "merge-base", "--is-ancestor", older, newer],
-                          env=git_env(), capture_output=True, stdin=subprocess.DEVNULL).returncode == 0
+    return (
+        subprocess.run(
+            ["git", "-C", str(repo), "merge-base", "--is-ancestor", older, newer],
+            env=git_env(),
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+        ).returncode
+        == 0
+    )
 
 
 def is_shallow(repo: Path) -> bool:
@@ -150,7 +181,7 @@ def submodule_paths(repo: Path, commit: str) -> dict[str, str]:
     paths = {}
     for line in out.splitlines():
         key, _, value = line.partition(" ")
-        paths[value.strip()] = key[len("submodule."):-len(".path")]
+        paths[value.strip()] = key[len("submodule.") : -len(".path")]
     return paths
 
 

@@ -43,8 +43,18 @@ def markdown() -> str:
     out = [START, ""]
     for t in tools:
         a = t.annotations
-        hints = ", ".join(h for h, on in [("read-only", a.read_only_hint), ("destructive", a.destructive_hint),
-                                          ("idempotent", a.idempotent_hint)] if on) or "writes"
+        hints = (
+            ", ".join(
+                h
+                for h, on in [
+                    ("read-only", a.read_only_hint),
+                    ("destructive", a.destructive_hint),
+                    ("idempotent", a.idempotent_hint),
+                ]
+                if on
+            )
+            or "writes"
+        )
         cli = t.name.replace("_", "-")
         out += [f"### `{t.name}`", "", f"CLI: `perfkit {cli}`. Hints: {hints}.", "", t.description.strip(), ""]
         props = t.input_schema.get("properties", {})
@@ -53,8 +63,10 @@ def markdown() -> str:
             out += ["| parameter | type | required | description |", "|---|---|---|---|"]
             for name, prop in props.items():
                 default = "" if name in required else f" Default: `{prop.get('default')}`."
-                out.append(f"| `{name}` | {_type(prop)} | {'yes' if name in required else 'no'} "
-                           f"| {_cell(prop.get('description', ''))}{default} |")
+                out.append(
+                    f"| `{name}` | {_type(prop)} | {'yes' if name in required else 'no'} "
+                    f"| {_cell(prop.get('description', ''))}{default} |"
+                )
             out.append("")
         fields = list((t.output_schema or {}).get("properties", {}))
         out += [f"Returns: {', '.join(f'`{f}`' for f in fields)}.", ""]

@@ -40,11 +40,13 @@ def _wrap(spec: ToolSpec):
     async def tool(ctx: Context, **kwargs: Any):
         progress = None
         if spec.wants_progress:
+
             def progress(done: float, total: float | None = None, message: str | None = None) -> None:
                 try:
                     anyio.from_thread.run(ctx.report_progress, done, total, message)
                 except Exception:  # a client that went away must not stop the work
                     log.debug("progress notification dropped", exc_info=True)
+
         try:
             return await anyio.to_thread.run_sync(functools.partial(spec.call, kwargs, progress))
         except InputError as exc:
@@ -65,10 +67,17 @@ def build_server(specs: list[ToolSpec] | None = None) -> MCPServer:
     server = MCPServer("perfkit", version=__version__, instructions=INSTRUCTIONS)
     for spec in specs if specs is not None else all_tools():
         server.add_tool(
-            _wrap(spec), name=spec.name, title=spec.title, description=spec.description,
-            annotations=ToolAnnotations(title=spec.title, read_only_hint=spec.read_only,
-                                        destructive_hint=spec.destructive, idempotent_hint=spec.idempotent,
-                                        open_world_hint=spec.open_world),
+            _wrap(spec),
+            name=spec.name,
+            title=spec.title,
+            description=spec.description,
+            annotations=ToolAnnotations(
+                title=spec.title,
+                read_only_hint=spec.read_only,
+                destructive_hint=spec.destructive,
+                idempotent_hint=spec.idempotent,
+                open_world_hint=spec.open_world,
+            ),
             structured_output=True,
         )
     return server

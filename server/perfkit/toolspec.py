@@ -71,8 +71,7 @@ class ToolSpec:
                 raise
             from perfkit.errors import InputError
 
-            raise InputError(field, "names a path longer than this system allows",
-                             "pass a shorter path") from None
+            raise InputError(field, "names a path longer than this system allows", "pass a shorter path") from None
 
 
 def _too_long(exc: OSError, arguments: dict[str, Any]) -> str | None:
@@ -83,7 +82,9 @@ def _too_long(exc: OSError, arguments: dict[str, Any]) -> str | None:
         return None
     for name, value in arguments.items():
         for v in value if isinstance(value, list) else [value]:
-            if isinstance(v, str) and (len(v.encode(errors="replace")) >= 4096
-                                       or any(len(part.encode(errors="replace")) > 255 for part in v.split("/"))):
+            if isinstance(v, str) and (
+                len(v.encode(errors="replace")) >= 4096
+                or any(len(part.encode(errors="replace")) > 255 for part in v.split("/"))
+            ):
                 return name
     return None

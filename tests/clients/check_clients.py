@@ -35,8 +35,9 @@ def check(cond: bool, what: str, detail: str = "") -> None:
 
 
 def run(cmd: list[str], cwd: Path, env: dict[str, str], timeout: int = 300) -> subprocess.CompletedProcess:
-    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout,
-                          stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
+    )
 
 
 def inspector(env: dict[str, str], work: Path, *args: str) -> subprocess.CompletedProcess:
@@ -48,8 +49,13 @@ def main() -> None:
     from perfkit.registry import all_tools
 
     work = Path(tempfile.mkdtemp(prefix="perfkit-clients-"))
-    env = dict(os.environ, HOME=str(work / "home"), CI="true", DISABLE_AUTOUPDATER="1",
-               CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1")
+    env = dict(
+        os.environ,
+        HOME=str(work / "home"),
+        CI="true",
+        DISABLE_AUTOUPDATER="1",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+    )
     (work / "home").mkdir()
     try:
         listed = inspector(env, work, "--method", "tools/list")
@@ -70,31 +76,61 @@ def main() -> None:
         sup.commit("add runtime")
         sup.set_submodule("runtime", r1)
         bump = sup.commit("bump runtime (#7)")
-        called = inspector(env, work, "--method", "tools/call", "--tool-name", "evaluate_culprit",
-                           "--tool-arg", f"repo={sup.path}", "--tool-arg", f"commit={bump}")
+        called = inspector(
+            env,
+            work,
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "evaluate_culprit",
+            "--tool-arg",
+            f"repo={sup.path}",
+            "--tool-arg",
+            f"commit={bump}",
+        )
         check(called.returncode == 0, "inspector tools/call evaluate_culprit", called.stderr)
         result = json.loads(called.stdout)
-        check(result.get("structuredContent", {}).get("kind") == "submodule_bump",
-              "inspector sees structuredContent.kind == submodule_bump", called.stdout)
-        bad = inspector(env, work, "--method", "tools/call", "--tool-name", "evaluate_culprit",
-                        "--tool-arg", f"repo={work / 'missing'}", "--tool-arg", "commit=HEAD")
+        check(
+            result.get("structuredContent", {}).get("kind") == "submodule_bump",
+            "inspector sees structuredContent.kind == submodule_bump",
+            called.stdout,
+        )
+        bad = inspector(
+            env,
+            work,
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "evaluate_culprit",
+            "--tool-arg",
+            f"repo={work / 'missing'}",
+            "--tool-arg",
+            "commit=HEAD",
+        )
         text = bad.stdout + bad.stderr
-        check("does not exist" in text and ("isError" in text or bad.returncode != 0),
-              "inspector sees a bad-input error naming the field", text)
+        check(
+            "does not exist" in text and ("isError" in text or bad.returncode != 0),
+            "inspector sees a bad-input error naming the field",
+            text,
+        )
 
         claude = str(BIN / "claude")
         for target in (".claude-plugin/plugin.json", "."):
             v = run([claude, "plugin", "validate", target], ROOT, env)
-            check(v.returncode == 0 and "Validation passed" in v.stdout,
-                  f"claude plugin validate {target}", v.stdout + v.stderr)
+            check(
+                v.returncode == 0 and "Validation passed" in v.stdout,
+                f"claude plugin validate {target}",
+                v.stdout + v.stderr,
+            )
         if not shutil.which("uv"):
             check(False, "uv on PATH (the plugin's .mcp.json starts the server with uv run)")
         sync = run(["uv", "sync", "--frozen", "--quiet", "--directory", str(ROOT)], ROOT, env, timeout=600)
         check(sync.returncode == 0, "uv sync --frozen (the environment .mcp.json runs in)", sync.stderr)
         listed = run([claude, "--plugin-dir", str(ROOT), "mcp", "list"], work, env)
         line = next((ln for ln in listed.stdout.splitlines() if ln.startswith("plugin:perfkit:perfkit")), "")
-        check("Connected" in line, "claude --plugin-dir . mcp list shows perfkit Connected",
-              listed.stdout + listed.stderr)
+        check(
+            "Connected" in line, "claude --plugin-dir . mcp list shows perfkit Connected", listed.stdout + listed.stderr
+        )
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(f"{passed} passed, 0 failed")

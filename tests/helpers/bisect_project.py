@@ -17,7 +17,7 @@ from helpers.gitbuild import Repo, run_git
 # bad when: the compiler has BUG; the runtime has BROKEN; the compiler NEEDS_FIX and the runtime
 # lacks FIX; both carry TOGETHER. CRASH segfaults, HANG sleeps, NOVERDICT exits 3 silently,
 # FLOOD prints megabytes first, DAEMON leaves a background child and passes.
-CHECK = r'''
+CHECK = r"""
 src="$PERFKIT_CHECKOUT/src/codegen.py"; k="$PERFKIT_SUBMODULE/kernel.cpp"
 has() { grep -q "$1" "$2" 2>/dev/null; }
 echo "$PERFKIT_COMMIT $PERFKIT_SUBMODULE_COMMIT" >> "$BISECT_ENV/runs.log"
@@ -33,7 +33,7 @@ has NEEDS_FIX "$src" && ! has FIX "$k" && bad=1
 has TOGETHER "$src" && has TOGETHER "$k" && bad=1
 if [ $bad = 1 ]; then echo "check max_abs_err=0.25 FAIL"; exit 1; fi
 echo "check max_abs_err=0.001 PASS"
-'''
+"""
 
 
 @dataclass
@@ -41,9 +41,9 @@ class Project:
     sup: Repo
     runtime: Repo
     env: Path
-    r: list[str]                      # runtime commits in order
+    r: list[str]  # runtime commits in order
     c: dict[str, str] = field(default_factory=dict)  # labelled superproject commits
-    order: list[str] = field(default_factory=list)   # superproject commits in order
+    order: list[str] = field(default_factory=list)  # superproject commits in order
 
     @property
     def path(self) -> str:
@@ -74,8 +74,12 @@ class Project:
         k = self.content(sub, "kernel.cpp", self.runtime) if sub else ""
         if "CRASH" in src or "HANG" in src or "NOVERDICT" in src:
             return "skip"
-        bad = ("BUG" in src or "BROKEN" in k or ("NEEDS_FIX" in src and "FIX" not in k.replace("NEEDS_FIX", ""))
-               or ("TOGETHER" in src and "TOGETHER" in k))
+        bad = (
+            "BUG" in src
+            or "BROKEN" in k
+            or ("NEEDS_FIX" in src and "FIX" not in k.replace("NEEDS_FIX", ""))
+            or ("TOGETHER" in src and "TOGETHER" in k)
+        )
         return "bad" if bad else "good"
 
 
@@ -86,18 +90,24 @@ def _fast_import(path: Path, commits: list[tuple[str, dict[str, str], dict[str, 
     chunks = []
     for i, (message, files, links) in enumerate(commits, start=1):
         when = 1_700_000_000 + i * 60
-        parts = [f"commit refs/heads/main\nmark :{i}\n"
-                 f"author Test Author <author@example.com> {when} +0000\n"
-                 f"committer Test Committer <committer@example.com> {when} +0000\n"
-                 f"data {len(message.encode())}\n{message}\n"]
+        parts = [
+            f"commit refs/heads/main\nmark :{i}\n"
+            f"author Test Author <author@example.com> {when} +0000\n"
+            f"committer Test Committer <committer@example.com> {when} +0000\n"
+            f"data {len(message.encode())}\n{message}\n"
+        ]
         if i > 1:
             parts.append(f"from :{i - 1}\n")
         parts += [f"M 160000 {sha} {p}\n" for p, sha in links.items()]
         parts += [f"M 100644 inline {p}\ndata {len(t.encode())}\n{t}\n" for p, t in files.items()]
         chunks.append("".join(parts))
     marks = path / ".git" / "marks"
-    subprocess.run(["git", "-C", str(path), "fast-import", "--quiet", f"--export-marks={marks}"],
-                   input="".join(chunks).encode(), check=True, env=_env())
+    subprocess.run(
+        ["git", "-C", str(path), "fast-import", "--quiet", f"--export-marks={marks}"],
+        input="".join(chunks).encode(),
+        check=True,
+        env=_env(),
+    )
     shas = dict(line.split() for line in marks.read_text().splitlines())
     marks.unlink()
     run_git(path, "reset", "-q", "--hard", "main")
@@ -113,11 +123,14 @@ def build(tmp: Path, kernel: list[str], plan: list[tuple]) -> Project:
     source; ("ptr", i[, label]) moves only the pointer to runtime commit i; ("mixed", i, markers[, label])
     does both in one commit. The user's checkout ends with work in progress of every kind."""
     origin = tmp / "simpler-origin"
-    r = _fast_import(origin, [(f"runtime: change {i}", {"kernel.cpp": f"// v{i} {m}\n"}, {})
-                              for i, m in enumerate(kernel)])
+    r = _fast_import(
+        origin, [(f"runtime: change {i}", {"kernel.cpp": f"// v{i} {m}\n"}, {}) for i, m in enumerate(kernel)]
+    )
     gitmodules = f'[submodule "simpler"]\n\tpath = runtime\n\turl = {origin}\n'
-    commits = [("initial compiler", {"src/codegen.py": "v0\n"}, {}),
-               ("chore(runtime): add simpler as submodule", {".gitmodules": gitmodules}, {"runtime": r[0]})]
+    commits = [
+        ("initial compiler", {"src/codegen.py": "v0\n"}, {}),
+        ("chore(runtime): add simpler as submodule", {".gitmodules": gitmodules}, {"runtime": r[0]}),
+    ]
     labels = {0: "init", 1: "add"}
     for n, step in enumerate(plan):
         kind = step[0]
@@ -129,8 +142,13 @@ def build(tmp: Path, kernel: list[str], plan: list[tuple]) -> Project:
             commits.append((f"chore(runtime): move simpler to {sha[:10]}", {}, {"runtime": sha}))
             label = step[2] if len(step) > 2 else None
         else:
-            commits.append((f"Bump runtime and adapt codegen ({n})", {"src/codegen.py": f"v{n + 1} {step[2]}\n"},
-                            {"runtime": r[step[1]]}))
+            commits.append(
+                (
+                    f"Bump runtime and adapt codegen ({n})",
+                    {"src/codegen.py": f"v{n + 1} {step[2]}\n"},
+                    {"runtime": r[step[1]]},
+                )
+            )
             label = step[3] if len(step) > 3 else None
         if label:
             labels[len(commits) - 1] = label

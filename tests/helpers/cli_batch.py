@@ -35,7 +35,6 @@ def _preload() -> None:
     import git  # noqa: F401
     import jinja2.sandbox  # noqa: F401
     import pandas  # noqa: F401
-
     import perfkit.benchmark.build  # noqa: F401
     import perfkit.bisect.session  # noqa: F401
     import perfkit.changes.blame  # noqa: F401
@@ -92,8 +91,13 @@ def run_one(case: dict) -> dict:
         seconds = time.monotonic() - started
         out.seek(0)
         err.seek(0)
-        return {"id": case["id"], "rc": rc, "stdout": out.read().decode("utf-8", "replace"),
-                "stderr": err.read().decode("utf-8", "replace"), "seconds": round(seconds, 3)}
+        return {
+            "id": case["id"],
+            "rc": rc,
+            "stdout": out.read().decode("utf-8", "replace"),
+            "stderr": err.read().decode("utf-8", "replace"),
+            "seconds": round(seconds, 3),
+        }
 
 
 def main() -> None:

@@ -7,9 +7,12 @@ import subprocess
 from pathlib import Path
 
 ENV = {
-    "GIT_AUTHOR_NAME": "Test Author", "GIT_AUTHOR_EMAIL": "author@example.com",
-    "GIT_COMMITTER_NAME": "Test Committer", "GIT_COMMITTER_EMAIL": "committer@example.com",
-    "GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0",
+    "GIT_AUTHOR_NAME": "Test Author",
+    "GIT_AUTHOR_EMAIL": "author@example.com",
+    "GIT_COMMITTER_NAME": "Test Committer",
+    "GIT_COMMITTER_EMAIL": "committer@example.com",
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_TERMINAL_PROMPT": "0",
 }
 
 
@@ -18,8 +21,13 @@ def run_git(repo: Path, *args: str, date: int | None = None) -> str:
     env["HOME"] = str(repo.parent)  # no user config leaks in
     if date is not None:
         env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = f"{date} +0000"
-    return subprocess.run(["git", "-c", "protocol.file.allow=always", "-C", str(repo), *args],
-                          check=True, capture_output=True, text=True, env=env).stdout.strip()
+    return subprocess.run(
+        ["git", "-c", "protocol.file.allow=always", "-C", str(repo), *args],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=env,
+    ).stdout.strip()
 
 
 class Repo:
@@ -61,7 +69,7 @@ class Repo:
     def git(self, *args: str) -> str:
         return run_git(self.path, *args)
 
-    def add_submodule(self, source: "Repo", path: str, name: str | None = None) -> None:
+    def add_submodule(self, source: Repo, path: str, name: str | None = None) -> None:
         args = ["submodule", "add", "-q"]
         if name:
             args += ["--name", name]

@@ -26,11 +26,17 @@ def open_campaign(campaign_dir: str) -> Path:
         raise InputError("campaign_dir", "is empty", "pass the campaign folder, the one that holds benchmark.csv")
     path = Path(campaign_dir).expanduser()
     if not path.exists():
-        raise InputError("campaign_dir", f"'{campaign_dir}' does not exist",
-                         "pass the campaign folder, the one that holds benchmark.csv")
+        raise InputError(
+            "campaign_dir",
+            f"'{campaign_dir}' does not exist",
+            "pass the campaign folder, the one that holds benchmark.csv",
+        )
     if not path.is_dir():
-        raise InputError("campaign_dir", f"'{campaign_dir}' is a file, not a folder",
-                         "pass the campaign folder, the one that holds benchmark.csv")
+        raise InputError(
+            "campaign_dir",
+            f"'{campaign_dir}' is a file, not a folder",
+            "pass the campaign folder, the one that holds benchmark.csv",
+        )
     return path.resolve()
 
 
@@ -38,13 +44,15 @@ def inside(root: Path, rel: str, field: str) -> Path:
     """The path of rel under root, refusing anything that would leave root."""
     pure = PurePosixPath(rel.replace("\\", "/"))
     if pure.is_absolute() or ".." in pure.parts or not pure.parts or "\0" in rel:
-        raise InputError(field, f"'{rel}' is not a path inside the campaign folder",
-                         "use a relative path without '..'")
+        raise InputError(field, f"'{rel}' is not a path inside the campaign folder", "use a relative path without '..'")
     full = root.joinpath(*pure.parts)
     real = full.resolve()
     if real != root and root not in real.parents:
-        raise InputError(field, f"'{rel}' is a symbolic link that leads outside the campaign folder",
-                         "copy the file into the campaign folder instead of linking to it")
+        raise InputError(
+            field,
+            f"'{rel}' is a symbolic link that leads outside the campaign folder",
+            "copy the file into the campaign folder instead of linking to it",
+        )
     return full
 
 
@@ -52,8 +60,9 @@ def check_text_file(path: Path, field: str, limit: int, fix: str) -> None:
     """Refuse a file too big to be what it claims, or binary, before a reader loads it whole into memory."""
     size = path.stat().st_size
     if size > limit:
-        raise InputError(field, f"is {size / 2**20:,.0f} MiB, more than the {limit / 2**20:,.0f} MiB perfkit reads",
-                         fix)
+        raise InputError(
+            field, f"is {size / 2**20:,.0f} MiB, more than the {limit / 2**20:,.0f} MiB perfkit reads", fix
+        )
     with open(path, "rb") as fh:
         head = fh.read(8192)
     if b"\0" in head:

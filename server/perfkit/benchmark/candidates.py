@@ -15,8 +15,20 @@ from perfkit.benchmark import campaign
 from perfkit.benchmark.models import Candidate
 from perfkit.errors import InputError
 
-KNOWN = {"sha", "title", "shipped", "baseline", "metric", "before", "after", "effect_pct", "arm", "report",
-         "note", "reason"}
+KNOWN = {
+    "sha",
+    "title",
+    "shipped",
+    "baseline",
+    "metric",
+    "before",
+    "after",
+    "effect_pct",
+    "arm",
+    "report",
+    "note",
+    "reason",
+}
 EFFECT_TOLERANCE_PCT = 0.05  # recorded effect_pct may differ from (after-before)/before by rounding only
 MAX_BYTES = 64 * 1024**2  # one short JSON object per tried change
 
@@ -26,8 +38,11 @@ def _number(record: dict[str, Any], key: str, where: str) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise InputError(f"{where} field '{key}'", f"must be a finite number, found {json.dumps(value)}",
-                         "write a number or leave the field out")
+        raise InputError(
+            f"{where} field '{key}'",
+            f"must be a finite number, found {json.dumps(value)}",
+            "write a number or leave the field out",
+        )
     return float(value)
 
 
@@ -38,8 +53,11 @@ def _text(record: dict[str, Any], key: str, where: str, required: bool = False) 
             raise InputError(where, f"has no '{key}'", "every candidate needs sha, title and shipped")
         return None
     if not isinstance(value, str) or (required and not value.strip()):
-        raise InputError(f"{where} field '{key}'", f"must be a non-empty string, found {json.dumps(value)}",
-                         "write it as a JSON string")
+        raise InputError(
+            f"{where} field '{key}'",
+            f"must be a non-empty string, found {json.dumps(value)}",
+            "write it as a JSON string",
+        )
     return value.strip()
 
 
@@ -67,34 +85,47 @@ def read_candidates(root: Path, path: Path, file: str) -> tuple[list[Candidate],
         try:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise InputError(where, f"is not valid JSON ({exc.msg} at column {exc.colno})",
-                             "write one JSON object per line") from None
+            raise InputError(
+                where, f"is not valid JSON ({exc.msg} at column {exc.colno})", "write one JSON object per line"
+            ) from None
         if not isinstance(record, dict):
-            raise InputError(where, f"is a JSON {type(record).__name__}, not an object",
-                             "write one JSON object per line")
+            raise InputError(
+                where, f"is a JSON {type(record).__name__}, not an object", "write one JSON object per line"
+            )
         sha = _text(record, "sha", where, required=True)
         title = _text(record, "title", where, required=True)
         if "shipped" not in record:
             raise InputError(where, "has no 'shipped'", "every candidate needs sha, title and shipped")
         if not isinstance(record["shipped"], bool):
-            raise InputError(f"{where} field 'shipped'", f"must be true or false, found {json.dumps(record['shipped'])}",
-                             "write a JSON boolean")
+            raise InputError(
+                f"{where} field 'shipped'",
+                f"must be true or false, found {json.dumps(record['shipped'])}",
+                "write a JSON boolean",
+            )
         before, after = _number(record, "before", where), _number(record, "after", where)
         effect = _number(record, "effect_pct", where)
         if before is not None and after is not None:
             if before == 0:
-                raise InputError(f"{where} field 'before'", "is 0, so no relative effect can be computed",
-                                 "record the metric's value on the baseline")
+                raise InputError(
+                    f"{where} field 'before'",
+                    "is 0, so no relative effect can be computed",
+                    "record the metric's value on the baseline",
+                )
             computed = (after - before) / before * 100.0
             if effect is None:
                 effect = computed
             elif abs(effect - computed) > EFFECT_TOLERANCE_PCT:
-                warnings.append(f"{where}: effect_pct {effect:g} disagrees with before/after, which give "
-                                f"{computed:.2f}; the recorded effect_pct is reported")
+                warnings.append(
+                    f"{where}: effect_pct {effect:g} disagrees with before/after, which give "
+                    f"{computed:.2f}; the recorded effect_pct is reported"
+                )
         baseline = _text(record, "baseline", where)
         if (effect is not None or before is not None or after is not None) and baseline is None:
-            raise InputError(where, "records a measured effect but not the baseline it was measured against",
-                             "add \"baseline\": the commit or label of that baseline")
+            raise InputError(
+                where,
+                "records a measured effect but not the baseline it was measured against",
+                'add "baseline": the commit or label of that baseline',
+            )
         commit = campaign.commit_dir(root, sha, f"{where} field 'sha'")
         report_rel = _text(record, "report", where)
         report = None
@@ -111,12 +142,25 @@ def read_candidates(root: Path, path: Path, file: str) -> tuple[list[Candidate],
         if commit is not None:
             found = campaign.existing(root, f"{campaign.relative(root, commit)}/trace", f"{where} field 'sha'")
             trace = campaign.relative(root, found) + "/" if found and found.is_dir() else None
-        out.append(Candidate(
-            line=number, sha=sha, title=title, shipped=record["shipped"], baseline=baseline,
-            metric=_text(record, "metric", where) or "step_time_s", before=before, after=after, effect_pct=effect,
-            arm=_text(record, "arm", where), other_baseline=False, report=report, trace=trace,
-            note=_text(record, "note", where) or _text(record, "reason", where),
-            other_fields={k: v for k, v in record.items() if k not in KNOWN}))
+        out.append(
+            Candidate(
+                line=number,
+                sha=sha,
+                title=title,
+                shipped=record["shipped"],
+                baseline=baseline,
+                metric=_text(record, "metric", where) or "step_time_s",
+                before=before,
+                after=after,
+                effect_pct=effect,
+                arm=_text(record, "arm", where),
+                other_baseline=False,
+                report=report,
+                trace=trace,
+                note=_text(record, "note", where) or _text(record, "reason", where),
+                other_fields={k: v for k, v in record.items() if k not in KNOWN},
+            )
+        )
     return out, warnings
 
 

@@ -58,8 +58,11 @@ def map_columns(found: list[str], columns: dict[str, str] | None, file: str) -> 
     given = {str(k).strip(): str(v).strip() for k, v in (columns or {}).items()}
     unknown = sorted(set(given) - set(REQUIRED) - set(OPTIONAL))
     if unknown:
-        raise InputError("columns", f"unknown role {', '.join(repr(u) for u in unknown)}",
-                         f"map these roles to your column names: {', '.join(REQUIRED + OPTIONAL)}")
+        raise InputError(
+            "columns",
+            f"unknown role {', '.join(repr(u) for u in unknown)}",
+            f"map these roles to your column names: {', '.join(REQUIRED + OPTIONAL)}",
+        )
     mapping: dict[str, str] = {}
     missing: list[str] = []
     for role in REQUIRED + OPTIONAL:
@@ -67,19 +70,27 @@ def map_columns(found: list[str], columns: dict[str, str] | None, file: str) -> 
         if col in found:
             mapping[role] = col
         elif role in given:
-            raise InputError("columns", f"maps role '{role}' to '{col}', which is not a column of {file} "
-                             f"(found: {', '.join(found)})", "name one of the columns found")
+            raise InputError(
+                "columns",
+                f"maps role '{role}' to '{col}', which is not a column of {file} (found: {', '.join(found)})",
+                "name one of the columns found",
+            )
         elif role in REQUIRED:
             missing.append(role)
     if missing:
-        raise InputError(file, f"no column for role {', '.join(repr(m) for m in missing)} "
-                         f"(found columns: {', '.join(found) or 'none'})",
-                         "rename the column, or pass columns={\"<role>\": \"<your column>\"}")
+        raise InputError(
+            file,
+            f"no column for role {', '.join(repr(m) for m in missing)} (found columns: {', '.join(found) or 'none'})",
+            'rename the column, or pass columns={"<role>": "<your column>"}',
+        )
     used = list(mapping.values())
     twice = sorted({c for c in used if used.count(c) > 1})
     if twice:
-        raise InputError("columns", f"column {', '.join(repr(t) for t in twice)} is given more than one role",
-                         "give each role its own column")
+        raise InputError(
+            "columns",
+            f"column {', '.join(repr(t) for t in twice)} is given more than one role",
+            "give each role its own column",
+        )
     return mapping
 
 
@@ -99,9 +110,12 @@ def _numbers(frame: pd.DataFrame, col: str, file: str, *, required: bool) -> np.
     if required:
         bad = bad | empty
     if bad.any():
-        raise InputError(f"{file} column '{col}'",
-                         f"{int(bad.sum())} cell{'s are' if bad.sum() > 1 else ' is'} not a finite number, at "
-                         f"{_lines(frame, bad, raw)}", "fix those cells or remove their rows")
+        raise InputError(
+            f"{file} column '{col}'",
+            f"{int(bad.sum())} cell{'s are' if bad.sum() > 1 else ' is'} not a finite number, at "
+            f"{_lines(frame, bad, raw)}",
+            "fix those cells or remove their rows",
+        )
     return values
 
 
@@ -114,6 +128,7 @@ def _to_float(raw: pd.Series) -> pd.Series:
     try:
         return pd.to_numeric(raw, errors="coerce")
     except OverflowError:
+
         def one(cell: object) -> float:
             try:
                 return float(str(cell).strip())
@@ -145,8 +160,11 @@ def _integers(frame: pd.DataFrame, col: str, role: str, file: str, minimum: int 
         bad |= values < minimum
     if bad.any():
         want = "a whole number" + (f" >= {minimum}" if minimum is not None else "")
-        raise InputError(f"{file} column '{col}'", f"the {role} must be {want}; it is not at "
-                         f"{_lines(frame, bad, frame[col])}", "fix those cells or remove their rows")
+        raise InputError(
+            f"{file} column '{col}'",
+            f"the {role} must be {want}; it is not at {_lines(frame, bad, frame[col])}",
+            "fix those cells or remove their rows",
+        )
     return values.astype(np.int64)
 
 
@@ -171,9 +189,16 @@ def read_benchmark_csv(path: Path, file: str, columns: dict[str, str] | None) ->
             # index_col=False stops pandas from turning a too-long first row into an index; it then
             # only warns that it dropped the extra field, and a dropped cell is a wrong number.
             warnings.simplefilter("error", pd.errors.ParserWarning)
-            frame = pd.read_csv(path, keep_default_na=False, na_values=[""], skipinitialspace=True,
-                                skip_blank_lines=False, dtype={arm_original: str}, low_memory=False,
-                                index_col=False)
+            frame = pd.read_csv(
+                path,
+                keep_default_na=False,
+                na_values=[""],
+                skipinitialspace=True,
+                skip_blank_lines=False,
+                dtype={arm_original: str},
+                low_memory=False,
+                index_col=False,
+            )
     except pd.errors.ParserWarning:
         raise InputError(file, f"cannot be read as CSV ({_long_rows(path, len(found))})", "fix the file") from None
     except (pd.errors.ParserError, UnicodeDecodeError, ValueError, OSError) as exc:
@@ -194,16 +219,20 @@ def read_benchmark_csv(path: Path, file: str, columns: dict[str, str] | None) ->
     }
     nonpositive = out[TIME] <= 0
     if nonpositive.any():
-        raise InputError(f"{file} column '{mapping['step_time_s']}'",
-                         f"a step time must be above 0; it is not at {_lines(frame, nonpositive, frame[mapping['step_time_s']])}",
-                         "fix those cells or remove their rows")
+        raise InputError(
+            f"{file} column '{mapping['step_time_s']}'",
+            f"a step time must be above 0; it is not at {_lines(frame, nonpositive, frame[mapping['step_time_s']])}",
+            "fix those cells or remove their rows",
+        )
     if "peak_mem_gb" in mapping:
         mem = _numbers(frame, mapping["peak_mem_gb"], file, required=False)
         negative = mem < 0
         if negative.any():
-            raise InputError(f"{file} column '{mapping['peak_mem_gb']}'",
-                             f"peak memory is negative at {_lines(frame, negative, frame[mapping['peak_mem_gb']])}",
-                             "fix those cells")
+            raise InputError(
+                f"{file} column '{mapping['peak_mem_gb']}'",
+                f"peak memory is negative at {_lines(frame, negative, frame[mapping['peak_mem_gb']])}",
+                "fix those cells",
+            )
         out[MEM] = mem
     metrics: list[str] = []
     ignored: list[str] = []
@@ -231,9 +260,14 @@ def read_benchmark_csv(path: Path, file: str, columns: dict[str, str] | None) ->
         first = int(np.flatnonzero(dup)[by_line[0]])
         key = f"arm '{names[a[first]]}', run {r[first]}, step {st[first]}"
         lines = np.sort(table[LINE].to_numpy()[dup])
-        shown = ", ".join(str(x) for x in lines[:SHOWN]) + (f" and {len(lines) - SHOWN} more" if len(lines) > SHOWN else "")
-        raise InputError(file, f"{int(dup.sum())} rows share an (arm, run, step), first {key}, at lines {shown}",
-                         "keep one row per arm, run and step")
+        shown = ", ".join(str(x) for x in lines[:SHOWN]) + (
+            f" and {len(lines) - SHOWN} more" if len(lines) > SHOWN else ""
+        )
+        raise InputError(
+            file,
+            f"{int(dup.sum())} rows share an (arm, run, step), first {key}, at lines {shown}",
+            "keep one row per arm, run and step",
+        )
     return Table(table, names, mapping, metrics, ignored, file)
 
 
@@ -248,8 +282,9 @@ def _arm_codes(frame: pd.DataFrame, col: str, file: str) -> tuple[np.ndarray, li
     codes = remap[codes]  # the NA sentinel -1 indexes the trailing -1
     empty = codes < 0
     if empty.any():
-        raise InputError(f"{file} column '{col}'", f"the arm is empty at {_lines(frame, empty)}",
-                         "name the arm on every row")
+        raise InputError(
+            f"{file} column '{col}'", f"the arm is empty at {_lines(frame, empty)}", "name the arm on every row"
+        )
     return codes, names
 
 

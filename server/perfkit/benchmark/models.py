@@ -26,8 +26,9 @@ class Estimate(BaseModel):
     value: float = Field(description="the point estimate")
     ci_low: float | None = Field(description="lower bound of the 95% confidence interval; null when there is none")
     ci_high: float | None = Field(description="upper bound of the 95% confidence interval; null when there is none")
-    ci_note: str | None = Field(default=None,
-                                description="why there is no interval (for example 'too few samples: need >= 6')")
+    ci_note: str | None = Field(
+        default=None, description="why there is no interval (for example 'too few samples: need >= 6')"
+    )
     n: int = Field(description="number of values the estimate is computed from")
     method: str = Field(description="how value and interval are computed")
 
@@ -42,8 +43,9 @@ class RunSummary(BaseModel):
     median_s: float = Field(description="median step time over the run's steady-state steps")
     first_step_s: float | None = Field(description="time of the run's step 1 (null when the run has no step 1)")
     slow_steps: int = Field(description="steady-state steps above the slow-step threshold")
-    peak_mem_gb: float | None = Field(default=None,
-                                      description="largest peak-memory value of the run, all steps; null without data")
+    peak_mem_gb: float | None = Field(
+        default=None, description="largest peak-memory value of the run, all steps; null without data"
+    )
 
 
 class FirstStep(BaseModel):
@@ -112,11 +114,14 @@ class ArmSummary(BaseModel):
     run_ids: list[int] = Field(description="the run indices, sorted")
     steps: int = Field(description="rows of the arm, warm-up included")
     steady_steps: int = Field(description="rows after the warm-up, pooled over runs")
-    mean: Estimate = Field(description="mean step time over steady-state steps, t interval treating steps as "
-                                       "independent (it ignores run-to-run variation: see run_mean)")
+    mean: Estimate = Field(
+        description="mean step time over steady-state steps, t interval treating steps as "
+        "independent (it ignores run-to-run variation: see run_mean)"
+    )
     median: Estimate = Field(description="median step time over steady-state steps, order-statistic interval")
-    run_mean: Estimate = Field(description="mean of the per-run means, t interval over runs: includes "
-                                           "run-to-run variation, needs >= 2 runs")
+    run_mean: Estimate = Field(
+        description="mean of the per-run means, t interval over runs: includes run-to-run variation, needs >= 2 runs"
+    )
     stdev_s: float | None = Field(description="sample standard deviation of steady-state step times")
     cv: float | None = Field(description="coefficient of variation: stdev / mean")
     min_s: float = Field(description="fastest steady-state step")
@@ -138,12 +143,15 @@ class Significance(BaseModel):
 
     verdict: Literal["faster", "slower", "not_significant", "too_few_runs"] = Field(
         description="faster/slower: the candidate differs at alpha; not_significant: the test ran and found no "
-        "difference; too_few_runs: even completely separated runs could not reach alpha, so no test was made")
+        "difference; too_few_runs: even completely separated runs could not reach alpha, so no test was made"
+    )
     method: str = Field(description="the test and what it was applied to")
     runs_baseline: int = Field(description="run-level values of the baseline")
     runs_candidate: int = Field(description="run-level values of the candidate")
-    u: float | None = Field(description="U of the candidate: run pairs where the candidate's run is slower "
-                                        "(ties count one half); null when no test was made")
+    u: float | None = Field(
+        description="U of the candidate: run pairs where the candidate's run is slower "
+        "(ties count one half); null when no test was made"
+    )
     p_value: float | None = Field(description="two-sided p-value; null when verdict is too_few_runs")
     min_p_value: float = Field(description="smallest p-value these run counts can produce")
     alpha: float = Field(description="significance level")
@@ -169,7 +177,8 @@ class Comparison(BaseModel):
     speedup_median: float = Field(description="baseline median / candidate median")
     speedup_mean_ci_low: float | None = Field(
         description="lower bound of an approximate 95% interval of speedup_mean from the per-run means (Welch t on "
-        "the log ratio, delta method); null with fewer than 2 runs in an arm")
+        "the log ratio, delta method); null with fewer than 2 runs in an arm"
+    )
     speedup_mean_ci_high: float | None = Field(description="upper bound of that interval")
     speedup_ci_note: str | None = Field(default=None, description="why there is no speedup interval, if none")
     change_mean_pct: float = Field(description="(candidate mean - baseline mean) / baseline mean, in percent")
@@ -177,7 +186,8 @@ class Comparison(BaseModel):
     significance: Significance = Field(description="Mann-Whitney U verdict across runs, or too_few_runs")
     show_mean_and_median: bool = Field(
         description="true when a description must show both mean and median: either arm is bimodal, or the two "
-        "speedups differ by more than 2%")
+        "speedups differ by more than 2%"
+    )
     show_reason: str = Field(description="why show_mean_and_median is what it is")
     slow_steps_baseline: int = Field(description="slow steady-state steps of the baseline (shared threshold)")
     slow_steps_candidate: int = Field(description="slow steady-state steps of the compared arm (same threshold)")
@@ -206,7 +216,8 @@ class Candidate(BaseModel):
     arm: str | None = Field(description="the benchmark.csv arm measuring this change, if any")
     other_baseline: bool = Field(
         description="true when the effect was measured against a different baseline than reference_baseline: "
-        "a PR must mark such numbers")
+        "a PR must mark such numbers"
+    )
     report: str | None = Field(description="commits/<sha>/report.md relative to the campaign folder, if present")
     trace: str | None = Field(description="commits/<sha>/trace/ relative to the campaign folder, if present")
     note: str | None = Field(description="the record's note or reason, if any")
@@ -218,25 +229,30 @@ class BenchmarkSummary(BaseModel):
 
     campaign_dir: str = Field(description="the campaign folder, resolved")
     benchmark_file: str = Field(description="benchmark.csv, relative to the campaign folder")
-    columns: dict[str, str] = Field(description="role -> column name used (arm, run, step, step_time_s, and "
-                                                "peak_mem_gb when present)")
+    columns: dict[str, str] = Field(
+        description="role -> column name used (arm, run, step, step_time_s, and peak_mem_gb when present)"
+    )
     ignored_columns: list[str] = Field(default_factory=list, description="non-numeric columns that were not used")
     warmup_steps: int = Field(description="steps 1..warmup_steps of every run are excluded from steady-state figures")
     baseline: str = Field(description="baseline arm")
     candidate: str = Field(description="the PR's arm")
     arms: list[ArmSummary] = Field(description="baseline first, the PR's arm second, then the other arms in file order")
     comparison: Comparison = Field(description="the PR's arm against the baseline")
-    of_which: list[Comparison] = Field(default_factory=list,
-                                       description="every other arm against the baseline ('of which' rows)")
+    of_which: list[Comparison] = Field(
+        default_factory=list, description="every other arm against the baseline ('of which' rows)"
+    )
     candidates: list[Candidate] = Field(default_factory=list, description="records/candidates.jsonl, in file order")
     candidates_file: str | None = Field(description="records/candidates.jsonl when present")
     reference_baseline: str | None = Field(
-        description="the baseline the PR's numbers are measured against, used to mark candidates measured elsewhere")
+        description="the baseline the PR's numbers are measured against, used to mark candidates measured elsewhere"
+    )
     reference_baseline_rule: str | None = Field(description="how reference_baseline was chosen")
     latest_report: str | None = Field(description="latest-report.md when present (the drafts go next to it)")
-    warnings: list[str] = Field(default_factory=list,
-                                description="things worth checking that did not stop the reading (missing steps, "
-                                "unequal run counts, a recorded effect that disagrees with before/after)")
+    warnings: list[str] = Field(
+        default_factory=list,
+        description="things worth checking that did not stop the reading (missing steps, "
+        "unequal run counts, a recorded effect that disagrees with before/after)",
+    )
 
     def arm(self, name: str) -> ArmSummary:
         return next(a for a in self.arms if a.name == name)

@@ -10,26 +10,53 @@ from perfkit.benchmark.models import BenchmarkSummary
 
 
 def read_benchmark(
-    campaign_dir: Annotated[str, Field(description="The campaign folder: it holds benchmark.csv and optionally "
-                                                   "records/candidates.jsonl, commits/<sha>/ and latest-report.md.")],
+    campaign_dir: Annotated[
+        str,
+        Field(
+            description="The campaign folder: it holds benchmark.csv and optionally "
+            "records/candidates.jsonl, commits/<sha>/ and latest-report.md."
+        ),
+    ],
     baseline: Annotated[str, Field(description="Name of the baseline arm in benchmark.csv.")] = "baseline",
-    candidate: Annotated[str | None, Field(
-        description="Name of the PR's arm. Default: the arm named 'pr', else the only arm that is not the "
-        "baseline.")] = None,
-    warmup_steps: Annotated[int, Field(
-        ge=0, description="Steps 1..warmup_steps of every run are left out of the steady-state figures "
-        "(step 1, the one-time cost, is reported on its own).")] = 1,
-    slow_threshold_s: Annotated[float | None, Field(
-        gt=0, allow_inf_nan=False, description="A steady-state step slower than this many seconds counts as slow. Default: automatic, "
-        "from the baseline (the valley between its clusters when bimodal, else max(Q3 + 3 IQR, 1.2 x median)); "
-        "the same threshold applies to every arm.")] = None,
-    columns: Annotated[dict[str, str] | None, Field(
-        description="Map roles to differently named columns, for example {\"step_time_s\": \"iter_time\", "
-        "\"run\": \"trial\"}. Roles: arm, run, step, step_time_s, peak_mem_gb.")] = None,
-    reference_baseline: Annotated[str | None, Field(
-        description="The baseline (commit or label, as written in candidates.jsonl) the PR's numbers are "
-        "measured against; candidates measured against another one are marked. Default: the baseline of the "
-        "last shipped candidate.")] = None,
+    candidate: Annotated[
+        str | None,
+        Field(
+            description="Name of the PR's arm. Default: the arm named 'pr', else the only arm that is not the baseline."
+        ),
+    ] = None,
+    warmup_steps: Annotated[
+        int,
+        Field(
+            ge=0,
+            description="Steps 1..warmup_steps of every run are left out of the steady-state figures "
+            "(step 1, the one-time cost, is reported on its own).",
+        ),
+    ] = 1,
+    slow_threshold_s: Annotated[
+        float | None,
+        Field(
+            gt=0,
+            allow_inf_nan=False,
+            description="A steady-state step slower than this many seconds counts as slow. Default: automatic, "
+            "from the baseline (the valley between its clusters when bimodal, else max(Q3 + 3 IQR, 1.2 x median)); "
+            "the same threshold applies to every arm.",
+        ),
+    ] = None,
+    columns: Annotated[
+        dict[str, str] | None,
+        Field(
+            description='Map roles to differently named columns, for example {"step_time_s": "iter_time", '
+            '"run": "trial"}. Roles: arm, run, step, step_time_s, peak_mem_gb.'
+        ),
+    ] = None,
+    reference_baseline: Annotated[
+        str | None,
+        Field(
+            description="The baseline (commit or label, as written in candidates.jsonl) the PR's numbers are "
+            "measured against; candidates measured against another one are marked. Default: the baseline of the "
+            "last shipped candidate."
+        ),
+    ] = None,
 ) -> BenchmarkSummary:
     """Summarize a performance campaign's benchmark.csv with the statistics a maintainer asks for:
     per arm the steady-state mean and median with 95% intervals, spread, per-run figures, first-step
@@ -39,5 +66,4 @@ def read_benchmark(
     baseline. Each figure names its file and columns. Reads files inside the campaign folder only; writes nothing."""
     from perfkit.benchmark.build import build_summary
 
-    return build_summary(campaign_dir, baseline, candidate, warmup_steps, slow_threshold_s, columns,
-                         reference_baseline)
+    return build_summary(campaign_dir, baseline, candidate, warmup_steps, slow_threshold_s, columns, reference_baseline)

@@ -26,26 +26,43 @@ def _runs(values: list[float]) -> str:
 def _table(arms: list[ArmSummary], cmp: Comparison) -> list[str]:
     b, c = arms[0], arms[1]
     rows = [
-        ("step time mean, s", _est(b.mean), _est(c.mean),
-         f"{_pct(cmp.change_mean_pct)} ({cmp.speedup_mean:.3f}x)"),
+        ("step time mean, s", _est(b.mean), _est(c.mean), f"{_pct(cmp.change_mean_pct)} ({cmp.speedup_mean:.3f}x)"),
         ("  per run", _runs([r.mean_s for r in b.per_run]), _runs([r.mean_s for r in c.per_run]), ""),
         ("  mean of runs, s", _est(b.run_mean), _est(c.run_mean), ""),
-        ("step time median, s", _est(b.median), _est(c.median),
-         f"{_pct(cmp.change_median_pct)} ({cmp.speedup_median:.3f}x)"),
+        (
+            "step time median, s",
+            _est(b.median),
+            _est(c.median),
+            f"{_pct(cmp.change_median_pct)} ({cmp.speedup_median:.3f}x)",
+        ),
         ("  per run", _runs([r.median_s for r in b.per_run]), _runs([r.median_s for r in c.per_run]), ""),
         ("p10 / p90, s", f"{_n(b.p10_s)} / {_n(b.p90_s)}", f"{_n(c.p10_s)} / {_n(c.p90_s)}", ""),
         ("cv", _n(b.cv, 3), _n(c.cv, 3), ""),
-        (f"slow steps (> {_n(b.slow_steps.threshold_s)} s)", f"{b.slow_steps.count} ({b.slow_steps.fraction:.1%})",
-         f"{c.slow_steps.count} ({c.slow_steps.fraction:.1%})", ""),
+        (
+            f"slow steps (> {_n(b.slow_steps.threshold_s)} s)",
+            f"{b.slow_steps.count} ({b.slow_steps.fraction:.1%})",
+            f"{c.slow_steps.count} ({c.slow_steps.fraction:.1%})",
+            "",
+        ),
         ("first step, s", _n(b.first_step.mean_s), _n(c.first_step.mean_s), _pct(cmp.first_step_change_pct)),
     ]
     if cmp.peak_mem_baseline_gb is not None or cmp.peak_mem_candidate_gb is not None:
-        rows.append(("peak memory, GB (max over runs)", _n(cmp.peak_mem_baseline_gb), _n(cmp.peak_mem_candidate_gb),
-                     _pct(cmp.peak_mem_change_pct)))
+        rows.append(
+            (
+                "peak memory, GB (max over runs)",
+                _n(cmp.peak_mem_baseline_gb),
+                _n(cmp.peak_mem_candidate_gb),
+                _pct(cmp.peak_mem_change_pct),
+            )
+        )
     for m in cmp.metrics:
         rows.append((f"{m.name} (mean)", _n(m.baseline), _n(m.candidate), _pct(m.change_pct)))
-    head = ("", f"{b.name} ({b.runs} runs, {b.steady_steps} steps)", f"{c.name} ({c.runs} runs, {c.steady_steps} steps)",
-            "change")
+    head = (
+        "",
+        f"{b.name} ({b.runs} runs, {b.steady_steps} steps)",
+        f"{c.name} ({c.runs} runs, {c.steady_steps} steps)",
+        "change",
+    )
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(4)]
     return ["  " + "  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in [head, *rows]]
 
@@ -53,26 +70,36 @@ def _table(arms: list[ArmSummary], cmp: Comparison) -> list[str]:
 def human(s: BenchmarkSummary) -> str:
     cmp = s.comparison
     warm = {0: "no warm-up left out", 1: "step 1 left out as warm-up"}.get(
-        s.warmup_steps, f"steps 1-{s.warmup_steps} left out as warm-up")
+        s.warmup_steps, f"steps 1-{s.warmup_steps} left out as warm-up"
+    )
     lines = [f"{s.campaign_dir}: {s.benchmark_file}, {warm}"]
     lines += _table(s.arms, cmp)
     if cmp.speedup_mean_ci_low is not None:
-        lines.append(f"speedup of the mean: {cmp.speedup_mean:.3f}x, 95% interval from the run means "
-                     f"{cmp.speedup_mean_ci_low:.3f}x to {cmp.speedup_mean_ci_high:.3f}x")
+        lines.append(
+            f"speedup of the mean: {cmp.speedup_mean:.3f}x, 95% interval from the run means "
+            f"{cmp.speedup_mean_ci_low:.3f}x to {cmp.speedup_mean_ci_high:.3f}x"
+        )
     lines.append(f"significance: {cmp.significance.note}")
     for a in s.arms:
         if a.bimodality.detected:
             lines.append(f"bimodal {a.name}: {a.bimodality.reason}")
     lines.append(f"show mean and median: {'yes' if cmp.show_mean_and_median else 'no'} ({cmp.show_reason})")
-    lines.append(f"slow-step threshold: {_n(s.arms[0].slow_steps.threshold_s)} s, {s.arms[0].slow_steps.threshold_rule}")
+    lines.append(
+        f"slow-step threshold: {_n(s.arms[0].slow_steps.threshold_s)} s, {s.arms[0].slow_steps.threshold_rule}"
+    )
     if s.of_which:
         lines.append("of which (each against the baseline):")
         for o in s.of_which:
-            lines.append(f"  {o.candidate}: mean {_pct(o.change_mean_pct)} ({o.speedup_mean:.3f}x), median "
-                         f"{_pct(o.change_median_pct)} ({o.speedup_median:.3f}x); {o.significance.note}")
+            lines.append(
+                f"  {o.candidate}: mean {_pct(o.change_mean_pct)} ({o.speedup_mean:.3f}x), median "
+                f"{_pct(o.change_median_pct)} ({o.speedup_median:.3f}x); {o.significance.note}"
+            )
     if s.candidates:
-        ref = f"reference baseline {s.reference_baseline} ({s.reference_baseline_rule})" if s.reference_baseline \
+        ref = (
+            f"reference baseline {s.reference_baseline} ({s.reference_baseline_rule})"
+            if s.reference_baseline
             else "no baseline recorded"
+        )
         lines.append(f"candidates, {ref}:")
         for c in s.candidates:
             mark = "shipped" if c.shipped else "not shipped"

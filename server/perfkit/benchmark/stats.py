@@ -23,6 +23,7 @@ EXACT_U_MAX_RUNS = 100  # above this many runs in total, the U test uses the nor
 
 # ---------------------------------------------------------------- distributions
 
+
 def _betacf(a: float, b: float, x: float) -> float:
     tiny = 1e-300
     qab, qap, qam = a + b, a + 1.0, a - 1.0
@@ -55,8 +56,7 @@ def betainc(a: float, b: float, x: float) -> float:
         return 0.0
     if x >= 1.0:
         return 1.0
-    ln_front = (math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
-                + a * math.log(x) + b * math.log1p(-x))
+    ln_front = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
     if x < (a + 1.0) / (a + b + 2.0):
         return math.exp(ln_front) * _betacf(a, b, x) / a
     return 1.0 - math.exp(ln_front) * _betacf(b, a, 1.0 - x) / b
@@ -101,6 +101,7 @@ def binom_half_cdf(k: int, n: int) -> float:
 
 # ---------------------------------------------------------------- intervals
 
+
 @dataclass(frozen=True)
 class Interval:
     low: float | None
@@ -116,6 +117,7 @@ def median_order_index(n: int, confidence: float = CONFIDENCE) -> tuple[int, flo
     >= confidence (coverage 1 - 2 P(B <= L-1), B ~ Binomial(n, 1/2)). None when even the
     full range [min, max] falls short, which happens below 6 samples at 95%.
     """
+
     def covers(k: int) -> bool:
         return 1.0 - 2.0 * binom_half_cdf(k - 1, n) >= confidence
 
@@ -198,6 +200,7 @@ def percentile(sorted_values: np.ndarray, q: float) -> float:
 
 # ---------------------------------------------------------------- Mann-Whitney U
 
+
 @dataclass(frozen=True)
 class UTest:
     n_a: int
@@ -225,7 +228,7 @@ def _midranks(values: np.ndarray) -> np.ndarray:
         j = i
         while j + 1 < len(sv) and sv[j + 1] == sv[i]:
             j += 1
-        ranks[order[i:j + 1]] = (i + j) / 2.0 + 1.0
+        ranks[order[i : j + 1]] = (i + j) / 2.0 + 1.0
         i = j + 1
     return ranks
 
@@ -237,7 +240,7 @@ def _exact_rank_sum_counts(doubled: Sequence[int], k: int) -> np.ndarray:
     dp[0, 0] = 1.0
     for r in doubled:
         for j in range(k, 0, -1):  # items used at most once: walk j downwards
-            dp[j, r:] += dp[j - 1, :total + 1 - r]
+            dp[j, r:] += dp[j - 1, : total + 1 - r]
     return dp[k]
 
 
@@ -263,12 +266,12 @@ def mann_whitney_u(a: Sequence[float], b: Sequence[float]) -> UTest:
         counts = _exact_rank_sum_counts(doubled, n_a)
         obs = int(round(2 * rank_sum_a))
         total = counts.sum()
-        low = counts[:obs + 1].sum() / total
+        low = counts[: obs + 1].sum() / total
         high = counts[obs:].sum() / total
         p = min(1.0, 2.0 * min(low, high))
         return UTest(n_a, n_b, u_a, p, min_p, True, a_lower)
     _, tie_counts = np.unique(ranks, return_counts=True)
-    tie_term = float(((tie_counts ** 3) - tie_counts).sum()) / (n * (n - 1))
+    tie_term = float(((tie_counts**3) - tie_counts).sum()) / (n * (n - 1))
     var_u = n_a * n_b / 12.0 * ((n + 1) - tie_term)
     if var_u <= 0:
         return UTest(n_a, n_b, u_a, 1.0, min_p, False, a_lower)
@@ -340,23 +343,47 @@ def find_slow_cluster(sorted_values: np.ndarray) -> Split:
     split = float((fast[-1] + slow[0]) / 2.0)
     ratio = c_slow / c_fast if c_fast > 0 else math.inf
     if ratio < MIN_CLUSTER_RATIO:
-        return Split(False, None, c_fast, c_slow, 0,
-                     f"the upper group is only {100 * (ratio - 1):.1f}% above the lower one (need >= 5%)")
+        return Split(
+            False,
+            None,
+            c_fast,
+            c_slow,
+            0,
+            f"the upper group is only {100 * (ratio - 1):.1f}% above the lower one (need >= 5%)",
+        )
     q1, q3 = percentile(fast, 25), percentile(fast, 75)
     if c_slow - c_fast < MIN_CLUSTER_IQRS * (q3 - q1):
-        return Split(False, None, c_fast, c_slow, 0,
-                     f"the upper group's median is {(c_slow - c_fast) / (q3 - q1):.1f} interquartile ranges of "
-                     f"the typical steps above theirs (need >= 4)")
+        return Split(
+            False,
+            None,
+            c_fast,
+            c_slow,
+            0,
+            f"the upper group's median is {(c_slow - c_fast) / (q3 - q1):.1f} interquartile ranges of "
+            f"the typical steps above theirs (need >= 4)",
+        )
     half = (c_slow - c_fast) / VALLEY_WINDOW
     at_gap = _window(x, split, half)
     thinner = min(_window(x, c_fast, half), _window(x, c_slow, half))
     if at_gap >= VALLEY_DEPTH * thinner:
-        return Split(False, None, c_fast, c_slow, 0,
-                     f"no valley between {c_fast:.4g} s and {c_slow:.4g} s ({at_gap} steps in the gap window "
-                     f"against {thinner} around the sparser centre)")
-    return Split(True, split, c_fast, c_slow, int(n - cut),
-                 f"{n - cut} of {n} steps ({100 * (n - cut) / n:.1f}%) form a cluster around {c_slow:.4g} s, "
-                 f"{100 * (ratio - 1):.0f}% above the typical {c_fast:.4g} s, with a valley at {split:.4g} s")
+        return Split(
+            False,
+            None,
+            c_fast,
+            c_slow,
+            0,
+            f"no valley between {c_fast:.4g} s and {c_slow:.4g} s ({at_gap} steps in the gap window "
+            f"against {thinner} around the sparser centre)",
+        )
+    return Split(
+        True,
+        split,
+        c_fast,
+        c_slow,
+        int(n - cut),
+        f"{n - cut} of {n} steps ({100 * (n - cut) / n:.1f}%) form a cluster around {c_slow:.4g} s, "
+        f"{100 * (ratio - 1):.0f}% above the typical {c_fast:.4g} s, with a valley at {split:.4g} s",
+    )
 
 
 def automatic_slow_threshold(sorted_values: np.ndarray, shape: Split) -> tuple[float, str]:

@@ -17,16 +17,26 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from perfkit import gitrepo
-from perfkit.bisect import runner, state as statefile, verdict as verdicts
+from perfkit.bisect import runner
+from perfkit.bisect import state as statefile
+from perfkit.bisect import verdict as verdicts
 from perfkit.bisect.models import BisectStatus, CommitRef, Culprit, StepRecord, SubmoduleCulprit
-from perfkit.bisect.state import PhaseData, PointMove, State
 from perfkit.bisect.search import DEFAULT, Decision, Mark, Strategy
+from perfkit.bisect.state import PhaseData, PointMove, State
 from perfkit.bisect.worktree import Checkout, Unavailable
 from perfkit.errors import ToolFailure
 from perfkit.toolspec import Progress, no_progress
 
-_GIT_REDIRECTS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR",
-                  "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE", "GIT_PREFIX")
+_GIT_REDIRECTS = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_COMMON_DIR",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_NAMESPACE",
+    "GIT_PREFIX",
+)
 
 
 @dataclass(frozen=True)
@@ -58,8 +68,9 @@ def work_paths(sdir: Path, repo: Path) -> tuple[Path, Path, Path]:
 
 
 class Engine:
-    def __init__(self, repo: Path, sdir: Path, st: State, progress: Progress = no_progress,
-                 strategy: Strategy = DEFAULT):
+    def __init__(
+        self, repo: Path, sdir: Path, st: State, progress: Progress = no_progress, strategy: Strategy = DEFAULT
+    ):
         self.repo = repo
         self.sdir = sdir
         self.st = st
@@ -98,8 +109,18 @@ class Engine:
         """The submodule pointer of every level-1 commit, from one `git log` of the pointer's moves."""
         if self._pointers is None:
             st = self.st
-            out = gitrepo.git(self.repo, "log", "--first-parent", "--reverse", "--format=C %H", "--raw",
-                              "--no-abbrev", f"{st.good}..{st.bad}", "--", self.sub_path or ".")
+            out = gitrepo.git(
+                self.repo,
+                "log",
+                "--first-parent",
+                "--reverse",
+                "--format=C %H",
+                "--raw",
+                "--no-abbrev",
+                f"{st.good}..{st.bad}",
+                "--",
+                self.sub_path or ".",
+            )
             moves: dict[str, str | None] = {}
             commit = ""
             for line in out.splitlines():
@@ -122,8 +143,13 @@ class Engine:
         if st.phase == "done":
             return done
         level1 = self._decide(st.level1).remaining if st.level1.items else 0
-        rest = {"verify_good": 2 + level1, "verify_bad": 1 + level1, "level1": level1,
-                "split_pointer": 1, "split_source": 1}.get(st.phase)
+        rest = {
+            "verify_good": 2 + level1,
+            "verify_bad": 1 + level1,
+            "level1": level1,
+            "split_pointer": 1,
+            "split_source": 1,
+        }.get(st.phase)
         if rest is None:
             rest = self._decide(st.level2).remaining if st.level2 else 0
         return done + rest
@@ -192,9 +218,12 @@ class Engine:
         skipped = [s for s in self.st.steps if s.verdict == "skip"]
         reasons = sorted({s.reason for s in skipped})[:3]
         place = "" if where is None else f" in {where}"
-        self._finish("candidates", f"The first bad commit{place} is one of these {len(shas)} commits: the ones before "
-                     f"the last could not be tested ({'; '.join(reasons) or 'skipped'}). perfkit does not guess "
-                     "between them.")
+        self._finish(
+            "candidates",
+            f"The first bad commit{place} is one of these {len(shas)} commits: the ones before "
+            f"the last could not be tested ({'; '.join(reasons) or 'skipped'}). perfkit does not guess "
+            "between them.",
+        )
 
     # ---- what a level-1 culprit calls for ------------------------------------------------------
 
@@ -226,28 +255,47 @@ class Engine:
             ref = self._ref(self.repo, sha)
             st.culprit = Culprit(**ref.model_dump(), kind="unknown")
             st.reproduce_point = (sha, self.ptr(sha))
-            self._finish("stopped", f"Found: {ref.short} {ref.subject} is the first bad commit; it could not be "
-                         f"classified ({exc}), so no second level ran.")
+            self._finish(
+                "stopped",
+                f"Found: {ref.short} {ref.subject} is the first bad commit; it could not be "
+                f"classified ({exc}), so no second level ran.",
+            )
             return
-        st.culprit = Culprit(commit=sha, short=short(sha), subject=report.subject, author=report.author,
-                             date=report.date, kind=report.kind)
+        st.culprit = Culprit(
+            commit=sha,
+            short=short(sha),
+            subject=report.subject,
+            author=report.author,
+            date=report.date,
+            kind=report.kind,
+        )
         st.reproduce_point = (sha, self.ptr(sha))
         head = f"{short(sha)} {report.subject}"
-        move = report.submodule if self.sub_path and report.submodule and report.submodule.path == self.sub_path \
-            else None
+        move = (
+            report.submodule if self.sub_path and report.submodule and report.submodule.path == self.sub_path else None
+        )
         if move is None:
-            self._finish("found", f"Found: {head} is the first bad commit; it does not move "
-                         f"{self.sub_path or 'any submodule'}, so the regression is in its own changes.")
+            self._finish(
+                "found",
+                f"Found: {head} is the first bad commit; it does not move "
+                f"{self.sub_path or 'any submodule'}, so the regression is in its own changes.",
+            )
             return
         direction = self._direction(move.old, move.new, move.direction)
         st.move = PointMove(path=move.path, old=move.old, new=move.new, direction=direction)
         pointer_only = report.kind != "mixed"
         if direction not in ("forward", "backward"):
-            why = {"added": "it adds the submodule", "removed": "it removes the submodule",
-                   "sideways": "the new pointer is not a descendant or an ancestor of the old one",
-                   "unknown": "the submodule commits are not in your local clone"}.get(direction, direction)
-            self._finish("stopped", f"Found: {head} is the first bad commit and moves {move.path} "
-                         f"{short(move.old)} -> {short(move.new)}; no second level: {why}.")
+            why = {
+                "added": "it adds the submodule",
+                "removed": "it removes the submodule",
+                "sideways": "the new pointer is not a descendant or an ancestor of the old one",
+                "unknown": "the submodule commits are not in your local clone",
+            }.get(direction, direction)
+            self._finish(
+                "stopped",
+                f"Found: {head} is the first bad commit and moves {move.path} "
+                f"{short(move.old)} -> {short(move.new)}; no second level: {why}.",
+            )
             return
         if pointer_only:
             if direction == "forward":
@@ -264,40 +312,56 @@ class Engine:
         missing = [c for c in (frm, to) if not gitrepo.git_ok(src, "cat-file", "-e", f"{c}^{{commit}}")]
         if missing:
             names = ", ".join(short(m) for m in missing)
-            self._finish("stopped", f"{st.culprit.short} moves {self.sub_path}, but {names} "  # type: ignore[union-attr]
-                         f"is not in your local clone of {self.sub_path}: fetch it there and start again for level 2.")
+            self._finish(
+                "stopped",
+                f"{st.culprit.short} moves {self.sub_path}, but {names} "  # type: ignore[union-attr]
+                f"is not in your local clone of {self.sub_path}: fetch it there and start again for level 2.",
+            )
             return
         items = gitrepo.git(src, "rev-list", "--first-parent", "--reverse", f"{frm}..{to}").split()
         if gitrepo.is_shallow(src) and not gitrepo.is_ancestor(src, frm, to):
-            self._finish("stopped", f"your clone of {self.sub_path} is shallow and does not connect "
-                         f"{short(frm)} to {short(to)}: unshallow it (git -C {self.sub_path} fetch --unshallow).")
+            self._finish(
+                "stopped",
+                f"your clone of {self.sub_path} is shallow and does not connect "
+                f"{short(frm)} to {short(to)}: unshallow it (git -C {self.sub_path} fetch --unshallow).",
+            )
             return
-        st.level2 = PhaseData(name=name, superproject=superproject, items=items,
-                              start_verdict="good" if name == "level2" else "bad")
+        st.level2 = PhaseData(
+            name=name, superproject=superproject, items=items, start_verdict="good" if name == "level2" else "bad"
+        )
         st.phase = name  # type: ignore[assignment]
 
     def _level2_found(self, ph: PhaseData, sha: str) -> None:
         st = self.st
         ref = self._ref(self._sub_repo(), sha)
         role = "regression" if ph.name == "level2" else "dropped_fix"
-        st.submodule_culprit = SubmoduleCulprit(**ref.model_dump(), path=self.sub_path or "", role=role,
-                                                superproject=ph.superproject or "")
+        st.submodule_culprit = SubmoduleCulprit(
+            **ref.model_dump(), path=self.sub_path or "", role=role, superproject=ph.superproject or ""
+        )
         c, m = st.culprit, st.move
         assert c is not None and m is not None
         split = ""
         if ph.superproject != c.commit:
-            split = (f" It also changes source; with only the pointer moved (its parent plus {self.sub_path} "
-                     f"{short(m.new)}) the check fails too, so the {self.sub_path} move is responsible.")
+            split = (
+                f" It also changes source; with only the pointer moved (its parent plus {self.sub_path} "
+                f"{short(m.new)}) the check fails too, so the {self.sub_path} move is responsible."
+            )
         if role == "regression":
             st.reproduce_point = (ph.superproject or c.commit, sha)
-            self._finish("found", f"Found: {c.short} {c.subject} moves {self.sub_path} {short(m.old)} -> "
-                         f"{short(m.new)} ({len(ph.items)} commits).{split} Inside it, {ref.short} {ref.subject} "
-                         f"is the first bad {self.sub_path} commit.")
+            self._finish(
+                "found",
+                f"Found: {c.short} {c.subject} moves {self.sub_path} {short(m.old)} -> "
+                f"{short(m.new)} ({len(ph.items)} commits).{split} Inside it, {ref.short} {ref.subject} "
+                f"is the first bad {self.sub_path} commit.",
+            )
         else:
-            self._finish("found", f"Found: {c.short} {c.subject} moves {self.sub_path} back from {short(m.old)} "
-                         f"to {short(m.new)}, dropping {len(ph.items)} commits.{split} Among them, {ref.short} "
-                         f"{ref.subject} is the first whose presence makes the check pass: the rollback "
-                         "dropped that fix.")
+            self._finish(
+                "found",
+                f"Found: {c.short} {c.subject} moves {self.sub_path} back from {short(m.old)} "
+                f"to {short(m.new)}, dropping {len(ph.items)} commits.{split} Among them, {ref.short} "
+                f"{ref.subject} is the first whose presence makes the check pass: the rollback "
+                "dropped that fix.",
+            )
 
     # ---- recording an answer -------------------------------------------------------------------
 
@@ -309,14 +373,20 @@ class Engine:
             if v == "good":
                 st.phase = "verify_bad"
             else:
-                self._finish("good_end_not_good", f"The good end {short(st.good)} is not good: {what}. Nothing "
-                             "was bisected: check `good`, the run command and the pass/fail patterns.")
+                self._finish(
+                    "good_end_not_good",
+                    f"The good end {short(st.good)} is not good: {what}. Nothing "
+                    "was bisected: check `good`, the run command and the pass/fail patterns.",
+                )
         elif point.phase == "verify_bad":
             if v == "bad":
                 st.phase = "level1"
             else:
-                self._finish("bad_end_not_bad", f"The bad end {short(st.bad)} does not fail: {what}. Nothing "
-                             "was bisected: check `bad`, the run command and the fail pattern.")
+                self._finish(
+                    "bad_end_not_bad",
+                    f"The bad end {short(st.bad)} does not fail: {what}. Nothing "
+                    "was bisected: check `bad`, the run command and the fail pattern.",
+                )
         elif point.phase == "level1":
             st.level1.marks[point.index] = v  # type: ignore[index]
         elif point.phase in ("level2", "find_fix"):
@@ -332,31 +402,48 @@ class Engine:
             elif v == "good":
                 st.phase = "split_source"
             else:
-                self._finish("split_untested", f"Found: {c.short} {c.subject} changes source and moves "
-                             f"{m.path}; the split test (its parent with only the pointer moved) could not run: "
-                             f"{rec.reason}. The culprit is the commit as a whole.")
+                self._finish(
+                    "split_untested",
+                    f"Found: {c.short} {c.subject} changes source and moves "
+                    f"{m.path}; the split test (its parent with only the pointer moved) could not run: "
+                    f"{rec.reason}. The culprit is the commit as a whole.",
+                )
         elif point.phase == "split_source":
             c, m = st.culprit, st.move
             assert c is not None and m is not None
-            head = (f"Found: {c.short} {c.subject} changes source and moves {m.path}. The pointer move alone "
-                    "(its parent with the new pointer) passes")
+            head = (
+                f"Found: {c.short} {c.subject} changes source and moves {m.path}. The pointer move alone "
+                "(its parent with the new pointer) passes"
+            )
             if v == "bad":
-                self._finish("source_part", f"{head}, and its source changes alone (with the old pointer) fail: "
-                             "the source part is responsible.")
+                self._finish(
+                    "source_part",
+                    f"{head}, and its source changes alone (with the old pointer) fail: "
+                    "the source part is responsible.",
+                )
             elif v == "good":
-                self._finish("only_together", f"{head}, and its source changes alone (with the old pointer) pass "
-                             "too: the two halves fail only together.")
+                self._finish(
+                    "only_together",
+                    f"{head}, and its source changes alone (with the old pointer) pass "
+                    "too: the two halves fail only together.",
+                )
             else:
-                self._finish("split_untested", f"{head}; its source changes alone could not be tested "
-                             f"({rec.reason}). Most likely the source part is responsible, or the two fail only "
-                             "together.")
+                self._finish(
+                    "split_untested",
+                    f"{head}; its source changes alone could not be tested "
+                    f"({rec.reason}). Most likely the source part is responsible, or the two fail only "
+                    "together.",
+                )
 
     # ---- testing a point -----------------------------------------------------------------------
 
     def _env(self, checkout: Path, sub_dir: Path | None, point: Point | None, step: int | None) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if k not in _GIT_REDIRECTS}
-        env.update(PERFKIT_CHECKOUT=str(checkout), PERFKIT_SUBMODULE=str(sub_dir) if sub_dir else "",
-                   PERFKIT_BISECT_ID=self.st.id)
+        env.update(
+            PERFKIT_CHECKOUT=str(checkout),
+            PERFKIT_SUBMODULE=str(sub_dir) if sub_dir else "",
+            PERFKIT_BISECT_ID=self.st.id,
+        )
         if point is not None:
             env.update(PERFKIT_COMMIT=point.superproject, PERFKIT_SUBMODULE_COMMIT=point.submodule or "")
         if step is not None:
@@ -393,8 +480,11 @@ class Engine:
         """(short label, subject) of a point: the commit it varies, or both halves for a split test."""
         if point.phase in ("split_pointer", "split_source"):
             sup = short(point.superproject)
-            what = ("pointer move alone: the culprit's parent with the new pointer" if point.phase == "split_pointer"
-                    else "source change alone: the culprit with the old pointer")
+            what = (
+                "pointer move alone: the culprit's parent with the new pointer"
+                if point.phase == "split_pointer"
+                else "source change alone: the culprit with the old pointer"
+            )
             return f"{sup}+{self.sub_path}@{short(point.submodule)}", what
         if point.phase in ("level2", "find_fix") and point.submodule:
             ref = self._ref(self._sub_repo(), point.submodule)
@@ -415,11 +505,14 @@ class Engine:
         def tick(activity: str):
             def beat(elapsed: float) -> None:
                 self.progress(n - 1, total, f"{head}: {activity} {elapsed:.0f}s")
+
             return beat
 
         try:
-            log.note(f"perfkit step {n} ({point.phase}): superproject {point.superproject}, "
-                     f"{self.sub_path or 'submodule'} {point.submodule or '-'}\n")
+            log.note(
+                f"perfkit step {n} ({point.phase}): superproject {point.superproject}, "
+                f"{self.sub_path or 'submodule'} {point.submodule or '-'}\n"
+            )
             self.progress(n - 1, total, f"{head}: checking out")
             c = self._test_inner(point, log, n, installed, tick)
         finally:
@@ -430,14 +523,25 @@ class Engine:
         sides = (1 if s.install else 0) + (1 if s.install_submodule and point.submodule else 0)
         st.installs += len(installed)
         st.installs_saved += max(0, sides - len(installed))
-        rec = StepRecord(n=n, phase=point.phase, superproject=point.superproject, submodule=point.submodule,
-                         short=short_label, subject=subject, verdict=c.verdict, reason=c.reason, metric=c.metric,
-                         exit_code=self._exit, installed=installed, duration_s=round(time.monotonic() - started, 3),
-                         log=str(log.path), ran=self._ran)
+        rec = StepRecord(
+            n=n,
+            phase=point.phase,
+            superproject=point.superproject,
+            submodule=point.submodule,
+            short=short_label,
+            subject=subject,
+            verdict=c.verdict,
+            reason=c.reason,
+            metric=c.metric,
+            exit_code=self._exit,
+            installed=installed,
+            duration_s=round(time.monotonic() - started, 3),
+            log=str(log.path),
+            ran=self._ran,
+        )
         return rec
 
-    def _test_inner(self, point: Point, log: runner.Log, n: int, installed: list[str],
-                    tick) -> verdicts.Classified:
+    def _test_inner(self, point: Point, log: runner.Log, n: int, installed: list[str], tick) -> verdicts.Classified:
         st, s = self.st, self.settings
         self._ran, self._exit, self._last = False, None, None
         try:
@@ -456,13 +560,19 @@ class Engine:
             self.checkout.created.clear()
         wt, sub_dir = self.checkout.path, self.checkout.sub_dir if point.submodule else None
         env = self._env(wt, sub_dir, point, n)
-        if s.install and (st.installed_super is None or self._super_changed(
-                st.installed_super, point.superproject, st.installed_super_sub, point.submodule)):
+        if s.install and (
+            st.installed_super is None
+            or self._super_changed(st.installed_super, point.superproject, st.installed_super_sub, point.submodule)
+        ):
             if not self._install("superproject", s.install, wt, env, log, tick, installed):
                 return self._last  # type: ignore[return-value]
             st.installed_super, st.installed_super_sub = point.superproject, point.submodule
-        if s.install_submodule and sub_dir is not None and point.submodule and (
-                st.installed_sub is None or self._sub_changed(st.installed_sub, point.submodule)):
+        if (
+            s.install_submodule
+            and sub_dir is not None
+            and point.submodule
+            and (st.installed_sub is None or self._sub_changed(st.installed_sub, point.submodule))
+        ):
             if not self._install("submodule", s.install_submodule, sub_dir, env, log, tick, installed):
                 return self._last  # type: ignore[return-value]
             st.installed_sub = point.submodule
@@ -473,8 +583,16 @@ class Engine:
         self._exit = res.exit_code
         return verdicts.classify(res, scan)
 
-    def _install(self, side: str, commands: list[str], cwd: Path, env: dict[str, str], log: runner.Log,
-                 tick, installed: list[str]) -> bool:
+    def _install(
+        self,
+        side: str,
+        commands: list[str],
+        cwd: Path,
+        env: dict[str, str],
+        log: runner.Log,
+        tick,
+        installed: list[str],
+    ) -> bool:
         st = self.st
         # a crash mid-install needs no marker: the resume plans this same point and reinstalls it
         if side == "superproject":
@@ -486,8 +604,9 @@ class Engine:
             self.save()
         installed.append(side)
         for cmd in commands:
-            res = runner.run(cmd, cwd, env, self.settings.install_timeout_s, log, None,
-                             tick(f"installing {side}"), self._on_start)
+            res = runner.run(
+                cmd, cwd, env, self.settings.install_timeout_s, log, None, tick(f"installing {side}"), self._on_start
+            )
             if not res.ok:
                 self._last = verdicts.install_failed(side, res)
                 return False
@@ -530,15 +649,18 @@ class Engine:
                     for cmd in s.install_submodule:
                         ok = runner.run(cmd, sub_dir, env, s.install_timeout_s, log, on_start=self._on_start).ok and ok
                 else:
-                    st.notes.append(f"your {self.sub_path} checkout is not initialised, so install_submodule was "
-                                    "not re-run against it")
+                    st.notes.append(
+                        f"your {self.sub_path} checkout is not initialised, so install_submodule was "
+                        "not re-run against it"
+                    )
         finally:
             log.close()
             st.active_pgid = None
         st.environment = "user" if ok else "unknown"
         if not ok:
-            st.notes.append(f"re-running the install commands against your checkout failed (see {log.path}); "
-                            "run them by hand")
+            st.notes.append(
+                f"re-running the install commands against your checkout failed (see {log.path}); run them by hand"
+            )
         return ok
 
     def close(self, finished: bool) -> bool | None:
@@ -587,6 +709,7 @@ def _group_members(pgid: int) -> list[int]:
 
 # ---- reports --------------------------------------------------------------------------------------
 
+
 def reproduce_script(st: State, repo: Path) -> str | None:
     """A bash script that rebuilds the culprit's failing point in a throwaway worktree and runs the check."""
     if not st.reproduce_point or st.outcome in ("good_end_not_good", "bad_end_not_bad", "candidates"):
@@ -594,12 +717,17 @@ def reproduce_script(st: State, repo: Path) -> str | None:
     sup, sub = st.reproduce_point
     s = st.settings
     q = shlex.quote
-    lines = ["set -e", f'D="$(mktemp -d)"/{q(repo.name)}',
-             f"git -C {q(str(repo))} -c core.hooksPath=/dev/null worktree add --detach \"$D\" {sup}"]
+    lines = [
+        "set -e",
+        f'D="$(mktemp -d)"/{q(repo.name)}',
+        f'git -C {q(str(repo))} -c core.hooksPath=/dev/null worktree add --detach "$D" {sup}',
+    ]
     sub_dir = '"$D"/' + q(s.submodule) if s.submodule else None
     if sub and s.submodule and st.submodule_source:
-        lines += [f"git clone -q --shared --no-checkout {q(st.submodule_source)} {sub_dir}",
-                  f"git -C {sub_dir} -c core.hooksPath=/dev/null checkout -q --detach {sub}"]
+        lines += [
+            f"git clone -q --shared --no-checkout {q(st.submodule_source)} {sub_dir}",
+            f"git -C {sub_dir} -c core.hooksPath=/dev/null checkout -q --detach {sub}",
+        ]
     env = 'PERFKIT_CHECKOUT="$D" PERFKIT_SUBMODULE=' + (sub_dir or "''")
     for cmd in s.install:
         lines.append(f'(cd "$D" && {env} bash -c {q(cmd)})')
@@ -611,14 +739,15 @@ def reproduce_script(st: State, repo: Path) -> str | None:
     else:
         cwd = '"$D"' + ("/" + q(s.run_cwd) if s.run_cwd else "")
     lines.append(f"cd {cwd} && {env} bash -c {q(s.run)}")
-    cleanup = f"rm -rf {sub_dir or '$D/<none>'}; git -C {q(str(repo))} worktree remove --force \"$D\""
+    cleanup = f'rm -rf {sub_dir or "$D/<none>"}; git -C {q(str(repo))} worktree remove --force "$D"'
     # a line break in a path would end the comment and run the rest: never in a comment
     lines.append("# clean up: " + cleanup.replace("\n", "?").replace("\r", "?"))
     return "\n".join(lines)
 
 
-def status_of(st: State, repo: Path, sdir: Path, running_pid: int | None, expected: int,
-              stale: bool = False) -> BisectStatus:
+def status_of(
+    st: State, repo: Path, sdir: Path, running_pid: int | None, expected: int, stale: bool = False
+) -> BisectStatus:
     runs = sum(1 for s in st.steps if s.ran)
     msg = st.message
     notes = list(st.notes)
@@ -626,30 +755,54 @@ def status_of(st: State, repo: Path, sdir: Path, running_pid: int | None, expect
         if running_pid:
             msg = f"Bisect running in pid {running_pid}: {len(st.steps)} of about {expected} steps done ({st.phase})."
         elif stale:
-            msg = (f"Bisect interrupted: the process working on it stopped without cleaning up. "
-                   f"{len(st.steps)} of about {expected} steps are recorded; bisect_step or bisect_run resumes "
-                   "from there, bisect_reset removes the worktree and state and restores your environment.")
+            msg = (
+                f"Bisect interrupted: the process working on it stopped without cleaning up. "
+                f"{len(st.steps)} of about {expected} steps are recorded; bisect_step or bisect_run resumes "
+                "from there, bisect_reset removes the worktree and state and restores your environment."
+            )
         else:
-            msg = (f"Bisect paused in phase {st.phase}: {len(st.steps)} of about {expected} steps done; "
-                   "bisect_step or bisect_run continues.")
+            msg = (
+                f"Bisect paused in phase {st.phase}: {len(st.steps)} of about {expected} steps done; "
+                "bisect_step or bisect_run continues."
+            )
     elif stale and not st.finalized:
-        msg += (" The process that finished the bisect stopped before cleaning up: the worktree may still be there "
-                "and your environment may still point at it; bisect_run finishes the clean-up, bisect_reset "
-                "removes everything.")
+        msg += (
+            " The process that finished the bisect stopped before cleaning up: the worktree may still be there "
+            "and your environment may still point at it; bisect_run finishes the clean-up, bisect_reset "
+            "removes everything."
+        )
     if not st.settings.verify_ends and st.phase == "done" and st.outcome in ("found", "candidates"):
         notes.append("the ends were not verified (verify_ends=false): the culprit assumes good passes and bad fails")
     return BisectStatus(
-        repo=str(repo), active=True, done=st.phase == "done", phase=st.phase, outcome=st.outcome, message=msg,
-        good=st.good, bad=st.bad, submodule=st.settings.submodule, level1_commits=len(st.level1.items),
-        level2_commits=len(st.level2.items) if st.level2 else None, expected_steps=expected, culprit=st.culprit,
-        submodule_culprit=st.submodule_culprit, candidates=st.candidates, candidates_in=st.candidates_in,
-        steps=st.steps, runs=runs, installs=st.installs, installs_saved=st.installs_saved,
-        reproduce=reproduce_script(st, repo) if st.phase == "done" else None, environment=st.environment,
-        worktree=st.worktree, state_dir=str(sdir), running_pid=running_pid, settings=st.settings, notes=notes)
+        repo=str(repo),
+        active=True,
+        done=st.phase == "done",
+        phase=st.phase,
+        outcome=st.outcome,
+        message=msg,
+        good=st.good,
+        bad=st.bad,
+        submodule=st.settings.submodule,
+        level1_commits=len(st.level1.items),
+        level2_commits=len(st.level2.items) if st.level2 else None,
+        expected_steps=expected,
+        culprit=st.culprit,
+        submodule_culprit=st.submodule_culprit,
+        candidates=st.candidates,
+        candidates_in=st.candidates_in,
+        steps=st.steps,
+        runs=runs,
+        installs=st.installs,
+        installs_saved=st.installs_saved,
+        reproduce=reproduce_script(st, repo) if st.phase == "done" else None,
+        environment=st.environment,
+        worktree=st.worktree,
+        state_dir=str(sdir),
+        running_pid=running_pid,
+        settings=st.settings,
+        notes=notes,
+    )
 
 
 def step_line(rec: StepRecord, expected: int) -> str:
     return f"Step {rec.n} of about {max(expected, rec.n)}: {rec.short} {rec.subject} -> {rec.verdict} ({rec.reason})"
-
-
-

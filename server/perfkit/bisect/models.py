@@ -9,14 +9,14 @@ from pydantic import BaseModel, Field
 Verdict = Literal["good", "bad", "skip"]
 Phase = Literal["verify_good", "verify_bad", "level1", "split_pointer", "split_source", "level2", "find_fix", "done"]
 Outcome = Literal[
-    "found",            # one commit named (superproject, and submodule when level 2 ran)
-    "candidates",       # skipped commits surround the culprit: a set, not one commit
-    "source_part",      # mixed commit: its source changes fail without the new pointer
-    "only_together",    # mixed commit: neither half fails alone
-    "split_untested",   # mixed commit: a split point could not be tested
+    "found",  # one commit named (superproject, and submodule when level 2 ran)
+    "candidates",  # skipped commits surround the culprit: a set, not one commit
+    "source_part",  # mixed commit: its source changes fail without the new pointer
+    "only_together",  # mixed commit: neither half fails alone
+    "split_untested",  # mixed commit: a split point could not be tested
     "good_end_not_good",
     "bad_end_not_bad",
-    "stopped",          # level 2 could not run (objects missing, sideways move, ...): level 1 answer stands
+    "stopped",  # level 2 could not run (objects missing, sideways move, ...): level 1 answer stands
 ]
 
 
@@ -24,8 +24,9 @@ class BisectSettings(BaseModel):
     """The commands and rules of one bisect, after merging arguments, settings file and defaults."""
 
     run: str = Field(description="shell command that runs the precision check")
-    run_cwd: str | None = Field(None, description="working directory of the run command; "
-                                "default the checkout under test")
+    run_cwd: str | None = Field(
+        None, description="working directory of the run command; default the checkout under test"
+    )
     submodule: str | None = Field(None, description="path of the submodule bisected at level 2; null for none")
     install: list[str] = Field(default_factory=list, description="shell commands run in the superproject checkout")
     install_submodule: list[str] = Field(default_factory=list, description="shell commands run in the submodule")
@@ -36,8 +37,9 @@ class BisectSettings(BaseModel):
     install_timeout_s: float = 3600.0
     verify_ends: bool = True
     log_cap_mb: float = 16.0
-    sources: dict[str, str] = Field(default_factory=dict,
-                                    description="where each setting came from: argument, a settings file, or default")
+    sources: dict[str, str] = Field(
+        default_factory=dict, description="where each setting came from: argument, a settings file, or default"
+    )
 
 
 class CommitRef(BaseModel):
@@ -56,7 +58,8 @@ class SubmoduleCulprit(CommitRef):
     path: str = Field(description="submodule path in the superproject")
     role: Literal["regression", "dropped_fix"] = Field(
         description="regression: the first submodule commit that fails; dropped_fix: the first commit whose "
-        "presence makes the check pass again, which the culprit's rollback removed")
+        "presence makes the check pass again, which the culprit's rollback removed"
+    )
     superproject: str = Field(description="superproject commit the submodule commits were tested with")
 
 
@@ -92,15 +95,17 @@ class BisectStatus(BaseModel):
     expected_steps: int = 0
     culprit: Culprit | None = None
     submodule_culprit: SubmoduleCulprit | None = None
-    candidates: list[CommitRef] = Field(default_factory=list,
-                                        description="when skips surround the culprit: every commit it may be")
+    candidates: list[CommitRef] = Field(
+        default_factory=list, description="when skips surround the culprit: every commit it may be"
+    )
     candidates_in: str | None = Field(None, description="'superproject' or the submodule path the candidates are in")
     steps: list[StepRecord] = Field(default_factory=list)
     runs: int = Field(0, description="run commands executed")
     installs: int = Field(0, description="install rounds executed (superproject or submodule)")
     installs_saved: int = Field(0, description="install rounds avoided versus reinstalling both at every step")
-    reproduce: str | None = Field(None, description="bash script that reproduces the culprit's failure by hand, "
-                                  "in a throwaway worktree")
+    reproduce: str | None = Field(
+        None, description="bash script that reproduces the culprit's failure by hand, in a throwaway worktree"
+    )
     environment: str = Field("user", description="where the installed environment points: user, worktree, unknown")
     worktree: str | None = None
     state_dir: str | None = None
@@ -121,8 +126,10 @@ class BisectStatus(BaseModel):
             lines.append(f"  {s.path} {role}  {s.short} {s.subject} ({s.author}, {s.date})")
         for c in self.candidates:
             lines.append(f"  candidate  {c.short} {c.subject}")
-        lines.append(f"  runs {self.runs}, installs {self.installs} (saved {self.installs_saved}), "
-                     f"steps {len(self.steps)} of about {self.expected_steps}")
+        lines.append(
+            f"  runs {self.runs}, installs {self.installs} (saved {self.installs_saved}), "
+            f"steps {len(self.steps)} of about {self.expected_steps}"
+        )
         lines += [f"  note: {n}" for n in self.notes]
         if self.reproduce:
             lines.append("  reproduce by hand:")
@@ -158,8 +165,9 @@ class StepResult(BaseModel):
 class ResetResult(BaseModel):
     repo: str
     removed: list[str] = Field(description="what was removed: worktree, state, logs, lock")
-    restored: bool | None = Field(description="whether the install commands re-ran against your checkout; "
-                                  "null when nothing needed restoring")
+    restored: bool | None = Field(
+        description="whether the install commands re-ran against your checkout; null when nothing needed restoring"
+    )
     message: str
 
     def human(self) -> str:

@@ -124,7 +124,7 @@ class Scan:
                 return
             if cut < 0:
                 cut = len(buf) - 1
-            block, self._carry = buf[:cut + 1], buf[cut + 1:]
+            block, self._carry = buf[: cut + 1], buf[cut + 1 :]
         if not block:
             return
         text = block.decode("utf-8", "replace")
@@ -169,7 +169,7 @@ def _search(rx: re.Pattern, text: str, pos: int = 0) -> re.Match | None:
     wider one finds nothing, neither would the original."""
     if rx not in _WIDER:
         m = _LEADING.match(rx.pattern) if isinstance(rx.pattern, str) else None
-        _WIDER[rx] = re.compile(m.group(1) + rx.pattern[m.end():], rx.flags) if m and rx.pattern[m.end():] else None
+        _WIDER[rx] = re.compile(m.group(1) + rx.pattern[m.end() :], rx.flags) if m and rx.pattern[m.end() :] else None
     wider = _WIDER[rx]
     if wider is not None and wider.search(text, pos) is None:
         return None
@@ -179,7 +179,7 @@ def _search(rx: re.Pattern, text: str, pos: int = 0) -> re.Match | None:
 def _line_of(text: str, m: re.Match) -> str:
     start = text.rfind("\n", 0, m.start()) + 1
     end = text.find("\n", m.end())
-    line = text[start:end if end >= 0 else len(text)].strip()
+    line = text[start : end if end >= 0 else len(text)].strip()
     return line if len(line) <= 160 else line[:157] + "..."
 
 
@@ -205,8 +205,16 @@ def kill_group(pgid: int, sig: int = signal.SIGKILL) -> None:
         pass
 
 
-def run(command: str, cwd: Path, env: dict[str, str], timeout_s: float, log: Log, scan: Scan | None = None,
-        tick: Callable[[float], None] | None = None, on_start: Callable[[int], None] | None = None) -> Result:
+def run(
+    command: str,
+    cwd: Path,
+    env: dict[str, str],
+    timeout_s: float,
+    log: Log,
+    scan: Scan | None = None,
+    tick: Callable[[float], None] | None = None,
+    on_start: Callable[[int], None] | None = None,
+) -> Result:
     """Run command in its own process group; kill the group on timeout, on exit and on interruption."""
     log.note(f"$ {command}\n  (cwd {cwd})\n")
     started = time.monotonic()
@@ -214,8 +222,15 @@ def run(command: str, cwd: Path, env: dict[str, str], timeout_s: float, log: Log
         log.note(f"[perfkit: working directory {cwd} does not exist]\n")
         return Result(error=f"working directory {cwd} does not exist")
     try:
-        proc = subprocess.Popen([*shell(), command], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+        proc = subprocess.Popen(
+            [*shell(), command],
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     except OSError as exc:
         log.note(f"[perfkit: could not start: {exc}]\n")
         return Result(error=f"could not start: {exc.strerror or exc}")

@@ -18,7 +18,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from perfkit import gitrepo
-from perfkit.bisect import settings as settingsfile, state as statefile
+from perfkit.bisect import settings as settingsfile
+from perfkit.bisect import state as statefile
 from perfkit.bisect.engine import Engine, status_of, step_line, work_paths
 from perfkit.bisect.models import BisectStatus, ResetResult, StartResult, StepResult
 from perfkit.bisect.search import expected_tests
@@ -50,8 +51,9 @@ def _short(sha: str) -> str:
     return sha[:12]
 
 
-def _pick_submodule(top: Path, good: str, bad: str, requested: str | None,
-                    explicit: bool) -> tuple[str | None, str | None]:
+def _pick_submodule(
+    top: Path, good: str, bad: str, requested: str | None, explicit: bool
+) -> tuple[str | None, str | None]:
     """(path, name) of the submodule level 2 bisects, or (None, None)."""
     declared = gitrepo.submodule_paths(top, bad) | gitrepo.submodule_paths(top, good)
     links = set(gitrepo.gitlinks(top, bad)) | set(gitrepo.gitlinks(top, good))
@@ -62,15 +64,21 @@ def _pick_submodule(top: Path, good: str, bad: str, requested: str | None,
             return None, None
         if path not in links:
             where = "argument" if explicit else "settings file"
-            raise InputError(field, f"'{requested}' ({where}) is not a submodule at good or bad",
-                             f"use one of: {', '.join(sorted(links)) or 'none'}, or '' for no submodule level")
+            raise InputError(
+                field,
+                f"'{requested}' ({where}) is not a submodule at good or bad",
+                f"use one of: {', '.join(sorted(links)) or 'none'}, or '' for no submodule level",
+            )
         return path, declared.get(path)
     usable = sorted(p for p in links)
     if not usable:
         return None, None
     if len(usable) > 1:
-        raise InputError(field, f"the repository has several submodules ({', '.join(usable)})",
-                         "pass submodule=<path> for the one to bisect, or '' for none")
+        raise InputError(
+            field,
+            f"the repository has several submodules ({', '.join(usable)})",
+            "pass submodule=<path> for the one to bisect, or '' for none",
+        )
     return usable[0], declared.get(usable[0])
 
 
@@ -80,52 +88,83 @@ def start(repo: str, good: str, bad: str, explicit: dict) -> StartResult:
     good_sha = gitrepo.resolve_commit(top, good, "good")
     bad_sha = gitrepo.resolve_commit(top, bad, "bad")
     if good_sha == bad_sha:
-        raise InputError("good", f"'{good}' is the same commit as bad ('{bad}')", "pass an older commit where the "
-                         "check passes")
+        raise InputError(
+            "good", f"'{good}' is the same commit as bad ('{bad}')", "pass an older commit where the check passes"
+        )
     if not gitrepo.is_ancestor(top, good_sha, bad_sha):
-        raise InputError("good", f"'{good}' is not an ancestor of bad '{bad}' (the range is in the wrong order or "
-                         "on another line)", "pass an older commit of bad's history as good")
+        raise InputError(
+            "good",
+            f"'{good}' is not an ancestor of bad '{bad}' (the range is in the wrong order or on another line)",
+            "pass an older commit of bad's history as good",
+        )
     notes: list[str] = []
     settings = settingsfile.merge(top, explicit, notes)
-    path, name = _pick_submodule(top, good_sha, bad_sha, settings.submodule,
-                                  explicit.get("submodule") is not None)
+    path, name = _pick_submodule(top, good_sha, bad_sha, settings.submodule, explicit.get("submodule") is not None)
     settings.submodule = path
     if settings.run_cwd is not None:
         cwd = Path(settings.run_cwd).expanduser()
         if cwd.is_absolute() and not cwd.is_dir():
-            raise InputError("run_cwd", f"'{settings.run_cwd}' is not a folder", "pass an existing folder, or a "
-                             "path relative to the checkout under test")
+            raise InputError(
+                "run_cwd",
+                f"'{settings.run_cwd}' is not a folder",
+                "pass an existing folder, or a path relative to the checkout under test",
+            )
         settings.run_cwd = str(cwd)
     source = None
     if path is not None:
         found = source_git_dir(top, path, name)
         if found is None:
-            raise InputError("submodule", f"'{path}' is not initialised in your checkout, so its commits are not "
-                             "available offline", f"run `git submodule update --init {path}` once, or pass "
-                             "submodule='' to bisect the superproject only")
+            raise InputError(
+                "submodule",
+                f"'{path}' is not initialised in your checkout, so its commits are not available offline",
+                f"run `git submodule update --init {path}` once, or pass submodule='' to bisect the superproject only",
+            )
         source = str(found)
     items = gitrepo.git(top, "rev-list", "--first-parent", "--reverse", f"{good_sha}..{bad_sha}").split()
     sdir = statefile.state_dir(top)
     with statefile.locked(sdir):
         old = statefile.load(sdir)
         if old is not None and old.phase != "done":
-            raise InputError("repo", f"a bisect of this repository is already in progress ({len(old.steps)} steps, "
-                             f"phase {old.phase})", "continue it with bisect_run or bisect_step, or bisect_reset it")
+            raise InputError(
+                "repo",
+                f"a bisect of this repository is already in progress ({len(old.steps)} steps, phase {old.phase})",
+                "continue it with bisect_run or bisect_step, or bisect_reset it",
+            )
         _clear(top, sdir, old)
-        st = State(id=uuid.uuid4().hex, repo=str(top), good=good_sha, bad=bad_sha, settings=settings,
-                   submodule_name=name, submodule_source=source, created=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                   phase="verify_good" if settings.verify_ends else "level1",
-                   level1=PhaseData(name="level1", items=items))
+        st = State(
+            id=uuid.uuid4().hex,
+            repo=str(top),
+            good=good_sha,
+            bad=bad_sha,
+            settings=settings,
+            submodule_name=name,
+            submodule_source=source,
+            created=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            phase="verify_good" if settings.verify_ends else "level1",
+            level1=PhaseData(name="level1", items=items),
+        )
         statefile.save(sdir, st)
     steps = expected_tests(len(items))
     total = steps + (2 if settings.verify_ends else 0)
     level2 = f" If the culprit moves {path}, the second level inside {path} starts by itself." if path else ""
-    msg = (f"Bisect started: {len(items)} first-parent commits from good {_short(good_sha)} to bad "
-           f"{_short(bad_sha)}, about {steps} runs" + (" plus the two end checks" if settings.verify_ends else "")
-           + f".{level2} Next: bisect_run, or bisect_step for one point at a time.")
-    return StartResult(repo=str(top), good=good_sha, bad=bad_sha, submodule=path, level1_commits=len(items),
-                       expected_steps=total, settings=settings, state_dir=str(sdir), message=msg,
-                       notes=notes)
+    msg = (
+        f"Bisect started: {len(items)} first-parent commits from good {_short(good_sha)} to bad "
+        f"{_short(bad_sha)}, about {steps} runs"
+        + (" plus the two end checks" if settings.verify_ends else "")
+        + f".{level2} Next: bisect_run, or bisect_step for one point at a time."
+    )
+    return StartResult(
+        repo=str(top),
+        good=good_sha,
+        bad=bad_sha,
+        submodule=path,
+        level1_commits=len(items),
+        expected_steps=total,
+        settings=settings,
+        state_dir=str(sdir),
+        message=msg,
+        notes=notes,
+    )
 
 
 def step(repo: str, progress: Progress = no_progress) -> StepResult:
@@ -176,8 +215,14 @@ def status(repo: str) -> BisectStatus:
     top, sdir = _open(repo)
     st = statefile.load(sdir) if sdir.is_dir() else None
     if st is None:
-        return BisectStatus(repo=str(top), active=False, done=False, phase="none", state_dir=str(sdir),
-                            message="No bisect is recorded for this repository; start one with bisect_start.")
+        return BisectStatus(
+            repo=str(top),
+            active=False,
+            done=False,
+            phase="none",
+            state_dir=str(sdir),
+            message="No bisect is recorded for this repository; start one with bisect_start.",
+        )
     live = statefile.holder(sdir)
     stale = statefile.stale_holder(sdir) is not None
     eng = Engine(top, sdir, st)
@@ -188,8 +233,12 @@ def status(repo: str) -> BisectStatus:
 def reset(repo: str) -> ResetResult:
     top, sdir = _open(repo)
     if not sdir.exists():
-        return ResetResult(repo=str(top), removed=[], restored=None,
-                           message="Nothing to reset: no bisect is recorded for this repository.")
+        return ResetResult(
+            repo=str(top),
+            removed=[],
+            restored=None,
+            message="Nothing to reset: no bisect is recorded for this repository.",
+        )
     removed: list[str] = []
     restored = None
     tail = ""
@@ -226,8 +275,11 @@ def reset(repo: str) -> ResetResult:
         env = "the install commands re-ran against your checkout"
     else:
         env = "re-running the install commands against your checkout FAILED; run them by hand. Last lines:\n" + tail
-    return ResetResult(repo=str(top), removed=removed, restored=restored,
-                       message=f"Bisect reset: removed {what}; {env}.")
+    return ResetResult(
+        repo=str(top), removed=removed, restored=restored, message=f"Bisect reset: removed {what}; {env}."
+    )
+
+
 def _clear(top: Path, sdir: Path, old: State | None) -> None:
     """Remove a finished bisect's leftovers (worktree, logs, state), keeping the lock we hold."""
     wt, parking, logs = work_paths(sdir, top)
@@ -245,7 +297,7 @@ def _relocate(st: State, top: Path) -> None:
     old = st.repo
     st.notes.append(f"the repository moved from {old} to {top}; the bisect followed it")
     if st.submodule_source and st.submodule_source.startswith(old + "/"):
-        st.submodule_source = str(top) + st.submodule_source[len(old):]
+        st.submodule_source = str(top) + st.submodule_source[len(old) :]
     st.repo = str(top)
     st.worktree = None
 
@@ -288,5 +340,3 @@ def _one_step(eng: Engine) -> StepResult | None:
     if eng.st.phase == "done":
         eng.close(finished=True)
     return rec
-
-

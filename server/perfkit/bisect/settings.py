@@ -41,8 +41,11 @@ def _table(path: Path, *keys: str, notes: list[str]) -> dict[str, Any] | None:
 
 def from_files(repo: Path, notes: list[str]) -> tuple[dict[str, Any], str | None]:
     """The settings table of the repo and the file it came from (empty when there is none)."""
-    candidates = [("perfkit.toml", ("bisect",)), ("perfkit.toml", ("tool", "perfkit", "bisect")),
-                  ("pyproject.toml", ("tool", "perfkit", "bisect"))]
+    candidates = [
+        ("perfkit.toml", ("bisect",)),
+        ("perfkit.toml", ("tool", "perfkit", "bisect")),
+        ("pyproject.toml", ("tool", "perfkit", "bisect")),
+    ]
     for name, route in candidates:
         path = repo / name
         if not path.is_file():
@@ -55,8 +58,9 @@ def from_files(repo: Path, notes: list[str]) -> tuple[dict[str, Any], str | None
             raise InputError("repo", f"{where} is not a table", "write it as a TOML table of settings")
         unknown = sorted(set(table) - KEYS)
         if unknown:
-            raise InputError("repo", f"{where} has unknown setting(s) {', '.join(unknown)}",
-                             f"use only: {', '.join(sorted(KEYS))}")
+            raise InputError(
+                "repo", f"{where} has unknown setting(s) {', '.join(unknown)}", f"use only: {', '.join(sorted(KEYS))}"
+            )
         return _typed(table, where), where
     return {}, None
 
@@ -91,15 +95,19 @@ def merge(repo: Path, explicit: dict[str, Any], notes: list[str] | None = None) 
             values[key], sources[key] = from_file[key], where or "file"
     run = values.get("run")
     if not isinstance(run, str) or not run.strip():
-        raise InputError("run", "no run command given and none in perfkit.toml or pyproject.toml "
-                         "[tool.perfkit.bisect]", "pass the command that runs the precision check")
+        raise InputError(
+            "run",
+            "no run command given and none in perfkit.toml or pyproject.toml [tool.perfkit.bisect]",
+            "pass the command that runs the precision check",
+        )
     for key in ("pass_pattern", "fail_pattern", "metric_pattern"):
         if values.get(key) is not None:
             try:
                 re.compile(values[key])
             except re.error as exc:
-                raise InputError(key, f"is not a valid regular expression ({exc})",
-                                 "pass a Python regular expression") from None
+                raise InputError(
+                    key, f"is not a valid regular expression ({exc})", "pass a Python regular expression"
+                ) from None
     for key in ("fail_pattern", "pass_pattern"):
         if isinstance(values.get(key), str) and not values[key]:
             raise InputError(key, "is empty", "pass a pattern that only a verdict line matches")

@@ -13,14 +13,21 @@ import socket
 import time
 from contextlib import contextmanager
 from pathlib import Path
-
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from perfkit import gitrepo
-from perfkit.bisect.models import (BisectSettings, CommitRef, Culprit, Outcome, Phase, StepRecord,
-                                   SubmoduleCulprit, Verdict)
+from perfkit.bisect.models import (
+    BisectSettings,
+    CommitRef,
+    Culprit,
+    Outcome,
+    Phase,
+    StepRecord,
+    SubmoduleCulprit,
+    Verdict,
+)
 from perfkit.errors import InputError, ToolFailure
 
 DIRNAME = "perfkit-bisect"
@@ -97,7 +104,7 @@ def write_atomic(path: Path, data: str, durable: bool = True) -> None:
         try:
             view = memoryview(data.encode("utf-8"))
             while view:
-                view = view[os.write(fd, view):]
+                view = view[os.write(fd, view) :]
             if durable:
                 os.fsync(fd)
         finally:
@@ -115,8 +122,10 @@ def write_atomic(path: Path, data: str, durable: bool = True) -> None:
         except OSError:
             pass
         if not path.parent.is_dir():
-            raise ToolFailure(f"the bisect folder {path.parent} is gone: the repository was moved or deleted "
-                              "while the bisect ran; bisect_status at its new place shows what was kept") from None
+            raise ToolFailure(
+                f"the bisect folder {path.parent} is gone: the repository was moved or deleted "
+                "while the bisect ran; bisect_status at its new place shows what was kept"
+            ) from None
         raise ToolFailure(f"cannot save the bisect state in {path.parent}: {exc.strerror or exc}") from None
 
 
@@ -135,11 +144,13 @@ def load(sdir: Path) -> State | None:
     try:
         return State.model_validate_json(text)
     except ValueError:
-        raise ToolFailure(f"the bisect state {path} is unreadable (written by another perfkit version?); "
-                          "bisect_reset removes it") from None
+        raise ToolFailure(
+            f"the bisect state {path} is unreadable (written by another perfkit version?); bisect_reset removes it"
+        ) from None
 
 
 # ---- lock -------------------------------------------------------------------------------------
+
 
 def _start_time(pid: int) -> str | None:
     """The kernel's start time of pid, so a recycled pid is not mistaken for the lock holder."""
@@ -161,8 +172,12 @@ def _alive(pid: int) -> bool:
 
 
 def _me() -> dict:
-    return {"pid": os.getpid(), "start": _start_time(os.getpid()), "host": socket.gethostname(),
-            "since": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+    return {
+        "pid": os.getpid(),
+        "start": _start_time(os.getpid()),
+        "host": socket.gethostname(),
+        "since": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    }
 
 
 def holder(sdir: Path) -> dict | None:
@@ -208,9 +223,12 @@ def locked(sdir: Path):
             live = holder(sdir)
             if live is not None:
                 what = "this process" if live.get("pid") == os.getpid() else f"pid {live.get('pid')}"
-                raise InputError("repo", f"another perfkit call ({what}, since {live.get('since')}) is working on "
-                                 "the bisect of this repository", "wait for it to finish, or stop that process; "
-                                 "bisect_status shows its progress") from None
+                raise InputError(
+                    "repo",
+                    f"another perfkit call ({what}, since {live.get('since')}) is working on "
+                    "the bisect of this repository",
+                    "wait for it to finish, or stop that process; bisect_status shows its progress",
+                ) from None
             try:
                 path.unlink()
             except FileNotFoundError:

@@ -12,42 +12,76 @@ from pydantic import Field
 from perfkit.bisect.models import BisectStatus, ResetResult, StartResult, StepResult
 from perfkit.toolspec import Progress, no_progress
 
-RepoArg = Annotated[str, Field(description="Path of the superproject checkout being bisected (the user's own "
-                                           "checkout; perfkit never changes it).")]
+RepoArg = Annotated[
+    str,
+    Field(
+        description="Path of the superproject checkout being bisected (the user's own "
+        "checkout; perfkit never changes it)."
+    ),
+]
 
 
 def bisect_start(
     repo: RepoArg,
     good: Annotated[str, Field(description="A commit where the check passes (sha, tag or branch).")],
-    run: Annotated[str | None, Field(
-        description="Shell command that runs the precision check and prints a PASS or FAIL line. Default: "
-        "`run` from the settings file.")] = None,
+    run: Annotated[
+        str | None,
+        Field(
+            description="Shell command that runs the precision check and prints a PASS or FAIL line. Default: "
+            "`run` from the settings file."
+        ),
+    ] = None,
     bad: Annotated[str, Field(description="A commit where the check fails; default HEAD.")] = "HEAD",
-    run_cwd: Annotated[str | None, Field(
-        description="Working directory of the run command: absolute, or relative to the checkout under test. "
-        "Default: the checkout under test.")] = None,
-    submodule: Annotated[str | None, Field(
-        description="Path of the submodule bisected at level 2. Default: the repository's only submodule; "
-        "'' for none.")] = None,
-    install: Annotated[list[str] | None, Field(
-        description="Shell commands run in the superproject checkout under test whenever its files changed "
-        "(for example `pip install --no-build-isolation -e .`).")] = None,
-    install_submodule: Annotated[list[str] | None, Field(
-        description="Shell commands run in the submodule checkout whenever its commit changed.")] = None,
-    pass_pattern: Annotated[str | None, Field(
-        description="Regular expression of a passing verdict line; default \\bPASS\\b.")] = None,
-    fail_pattern: Annotated[str | None, Field(
-        description="Regular expression of a failing verdict line; default \\bFAIL\\b. Only this makes a point "
-        "bad.")] = None,
-    metric_pattern: Annotated[str | None, Field(
-        description="Regular expression whose first group is a number to record per point, for example "
-        "max_abs_err=(\\S+).")] = None,
+    run_cwd: Annotated[
+        str | None,
+        Field(
+            description="Working directory of the run command: absolute, or relative to the checkout under test. "
+            "Default: the checkout under test."
+        ),
+    ] = None,
+    submodule: Annotated[
+        str | None,
+        Field(
+            description="Path of the submodule bisected at level 2. Default: the repository's only submodule; "
+            "'' for none."
+        ),
+    ] = None,
+    install: Annotated[
+        list[str] | None,
+        Field(
+            description="Shell commands run in the superproject checkout under test whenever its files changed "
+            "(for example `pip install --no-build-isolation -e .`)."
+        ),
+    ] = None,
+    install_submodule: Annotated[
+        list[str] | None, Field(description="Shell commands run in the submodule checkout whenever its commit changed.")
+    ] = None,
+    pass_pattern: Annotated[
+        str | None, Field(description="Regular expression of a passing verdict line; default \\bPASS\\b.")
+    ] = None,
+    fail_pattern: Annotated[
+        str | None,
+        Field(
+            description="Regular expression of a failing verdict line; default \\bFAIL\\b. Only this makes a point bad."
+        ),
+    ] = None,
+    metric_pattern: Annotated[
+        str | None,
+        Field(
+            description="Regular expression whose first group is a number to record per point, for example "
+            "max_abs_err=(\\S+)."
+        ),
+    ] = None,
     timeout_s: Annotated[float | None, Field(description="Seconds before a run is stopped (default 1800).")] = None,
-    install_timeout_s: Annotated[float | None, Field(
-        description="Seconds before an install command is stopped (default 3600).")] = None,
-    verify_ends: Annotated[bool | None, Field(
-        description="Test good and bad first and stop if good does not pass or bad does not fail "
-        "(default true).")] = None,
+    install_timeout_s: Annotated[
+        float | None, Field(description="Seconds before an install command is stopped (default 3600).")
+    ] = None,
+    verify_ends: Annotated[
+        bool | None,
+        Field(
+            description="Test good and bad first and stop if good does not pass or bad does not fail (default true)."
+        ),
+    ] = None,
 ) -> StartResult:
     """Start a two-level precision bisect between good and bad without touching the user's checkout.
 
@@ -58,10 +92,19 @@ def bisect_start(
     Refuses while another bisect of this repository is unfinished."""
     from perfkit.bisect import session
 
-    explicit = dict(run=run, run_cwd=run_cwd, submodule=submodule, install=install,
-                    install_submodule=install_submodule, pass_pattern=pass_pattern, fail_pattern=fail_pattern,
-                    metric_pattern=metric_pattern, timeout_s=timeout_s, install_timeout_s=install_timeout_s,
-                    verify_ends=verify_ends)
+    explicit = dict(
+        run=run,
+        run_cwd=run_cwd,
+        submodule=submodule,
+        install=install,
+        install_submodule=install_submodule,
+        pass_pattern=pass_pattern,
+        fail_pattern=fail_pattern,
+        metric_pattern=metric_pattern,
+        timeout_s=timeout_s,
+        install_timeout_s=install_timeout_s,
+        verify_ends=verify_ends,
+    )
     return session.start(repo, good, bad, explicit)
 
 

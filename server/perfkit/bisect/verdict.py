@@ -18,9 +18,11 @@ from perfkit.bisect.runner import Result, Scan
 
 
 def scanner(settings: BisectSettings) -> Scan:
-    return Scan(fail=re.compile(settings.fail_pattern, re.MULTILINE),
-                passed=re.compile(settings.pass_pattern, re.MULTILINE),
-                metric=re.compile(settings.metric_pattern, re.MULTILINE) if settings.metric_pattern else None)
+    return Scan(
+        fail=re.compile(settings.fail_pattern, re.MULTILINE),
+        passed=re.compile(settings.pass_pattern, re.MULTILINE),
+        metric=re.compile(settings.metric_pattern, re.MULTILINE) if settings.metric_pattern else None,
+    )
 
 
 @dataclass(frozen=True)

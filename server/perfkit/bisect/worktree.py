@@ -95,13 +95,17 @@ class Checkout:
         except ToolFailure:
             if gitrepo.git_ok(sub, "cat-file", "-e", f"{submodule}^{{commit}}"):
                 raise
-            raise Unavailable(f"submodule commit {submodule[:12]} is not in your local clone of '{self.sub_path}'; "
-                              f"fetch it there (git -C {self.sub_path} fetch origin) and test again") from None
+            raise Unavailable(
+                f"submodule commit {submodule[:12]} is not in your local clone of '{self.sub_path}'; "
+                f"fetch it there (git -C {self.sub_path} fetch origin) and test again"
+            ) from None
 
     def _clone(self, sub: Path) -> None:
         if self.sub_source is None:
-            raise Unavailable(f"submodule '{self.sub_path}' has no local object store in your checkout; "
-                              f"run `git submodule update --init {self.sub_path}` once")
+            raise Unavailable(
+                f"submodule '{self.sub_path}' has no local object store in your checkout; "
+                f"run `git submodule update --init {self.sub_path}` once"
+            )
         if sub.exists():
             shutil.rmtree(sub)
         sub.parent.mkdir(parents=True, exist_ok=True)

@@ -16,13 +16,21 @@ from perfkit.toolspec import Progress, no_progress
 
 def classify_changes(
     repo: Annotated[str, Field(description="Path of the target repository checkout.")],
-    base: Annotated[str, Field(description="The commit the delivery branch started from (sha, tag or branch); "
-                                           "must be an ancestor of head.")],
+    base: Annotated[
+        str,
+        Field(
+            description="The commit the delivery branch started from (sha, tag or branch); must be an ancestor of head."
+        ),
+    ],
     head: Annotated[str, Field(description="The delivery branch tip (sha, tag or branch).")] = "HEAD",
-    recipe_globs: Annotated[list[str] | None, Field(
-        description="Path patterns that mark recipes, launchers and configs, replacing the defaults (shell "
-        "scripts, YAML/TOML/JSON/INI configs, examples/, recipes/, scripts/, configs/). A pattern without '/' "
-        "matches the file name, one with '/' the path from the repository root; '*' crosses folders.")] = None,
+    recipe_globs: Annotated[
+        list[str] | None,
+        Field(
+            description="Path patterns that mark recipes, launchers and configs, replacing the defaults (shell "
+            "scripts, YAML/TOML/JSON/INI configs, examples/, recipes/, scripts/, configs/). A pattern without '/' "
+            "matches the file name, one with '/' the path from the repository root; '*' crosses folders."
+        ),
+    ] = None,
     *,
     progress: Progress = no_progress,
 ) -> ClassifyResult:
@@ -71,13 +79,31 @@ def classify_changes(
             for h in f.hunks:
                 counts[h.kind] += 1
                 totals[h.kind] += 1
-        commits.append(CommitChanges(sha=info.sha, short=info.sha[:12], subject=info.subject, author=info.author,
-                                     date=info.date, pr_number=gitrepo.pr_number(info.subject)
-                                     or gitrepo.pr_number(info.message), is_merge=len(info.parents) > 1,
-                                     kinds=counts, files=files))
+        commits.append(
+            CommitChanges(
+                sha=info.sha,
+                short=info.sha[:12],
+                subject=info.subject,
+                author=info.author,
+                date=info.date,
+                pr_number=gitrepo.pr_number(info.subject) or gitrepo.pr_number(info.message),
+                is_merge=len(info.parents) > 1,
+                kinds=counts,
+                files=files,
+            )
+        )
     if r.empty:
         r.warnings.append("base and head are the same commit: nothing to classify")
     progress(total, total, "done")
-    return ClassifyResult(repo=str(r.repo), base=r.base, head=r.head, commits=commits, totals=totals, moved=moved,
-                          recipe_globs=globs, empty_range=r.empty, incomplete_history=incomplete,
-                          warnings=r.warnings)
+    return ClassifyResult(
+        repo=str(r.repo),
+        base=r.base,
+        head=r.head,
+        commits=commits,
+        totals=totals,
+        moved=moved,
+        recipe_globs=globs,
+        empty_range=r.empty,
+        incomplete_history=incomplete,
+        warnings=r.warnings,
+    )

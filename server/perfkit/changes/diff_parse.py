@@ -60,9 +60,25 @@ class FileDiff:
 
 def diff_commits(repo: Path, old: str, new: str) -> list[FileDiff]:
     """Every changed file between two commits with its zero-context hunks."""
-    out = gitrepo.git(repo, "diff", "--raw", "-p", "-z", "-U0", "--inter-hunk-context=0", "-M",
-                      "--diff-algorithm=histogram", "--no-color", "--no-ext-diff", "--no-textconv",
-                      "--full-index", "--submodule=short", old, new, "--")
+    out = gitrepo.git(
+        repo,
+        "diff",
+        "--raw",
+        "-p",
+        "-z",
+        "-U0",
+        "--inter-hunk-context=0",
+        "-M",
+        "--diff-algorithm=histogram",
+        "--no-color",
+        "--no-ext-diff",
+        "--no-textconv",
+        "--full-index",
+        "--submodule=short",
+        old,
+        new,
+        "--",
+    )
     return parse(out)
 
 
@@ -81,7 +97,7 @@ def _parse_raw(out: str) -> tuple[list[FileDiff], int]:
     pos = 0
     while pos < len(out) and out[pos] == ":":
         end = out.index("\0", pos)
-        old_mode, new_mode, old_blob, new_blob, status = out[pos + 1:end].split()
+        old_mode, new_mode, old_blob, new_blob, status = out[pos + 1 : end].split()
         pos = end + 1
         end = out.index("\0", pos)
         first = out[pos:end]
@@ -93,8 +109,18 @@ def _parse_raw(out: str) -> tuple[list[FileDiff], int]:
             second = out[pos:end]
             pos = end + 1
         similarity = int(status[1:]) if letter in "RC" and status[1:].isdigit() else None
-        files.append(FileDiff(status=letter, path=second or first, old_path=first, old_mode=old_mode,
-                              new_mode=new_mode, old_blob=old_blob, new_blob=new_blob, similarity=similarity))
+        files.append(
+            FileDiff(
+                status=letter,
+                path=second or first,
+                old_path=first,
+                old_mode=old_mode,
+                new_mode=new_mode,
+                old_blob=old_blob,
+                new_blob=new_blob,
+                similarity=similarity,
+            )
+        )
     return files, pos
 
 

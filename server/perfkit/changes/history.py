@@ -20,8 +20,20 @@ MAX_CELLS = 2_000_000  # files x listed commits; above it one shared list serves
 
 def _walk(repo: Path, base: str, paths: list[str]) -> tuple[list[str], dict[str, list[str]], dict[str, set[str]]]:
     """Commits touching any path (children before parents), their rewritten parents and touched paths."""
-    out = gitrepo.git(repo, "log", "--topo-order", "--parents", "--format=%x01%H %P", "--name-status",
-                      "--no-renames", "-z", base, "--", *paths, env={"GIT_LITERAL_PATHSPECS": "1"})
+    out = gitrepo.git(
+        repo,
+        "log",
+        "--topo-order",
+        "--parents",
+        "--format=%x01%H %P",
+        "--name-status",
+        "--no-renames",
+        "-z",
+        base,
+        "--",
+        *paths,
+        env={"GIT_LITERAL_PATHSPECS": "1"},
+    )
     order: list[str] = []
     parents: dict[str, list[str]] = {}
     touched: dict[str, set[str]] = {}
@@ -41,15 +53,27 @@ def _walk(repo: Path, base: str, paths: list[str]) -> tuple[list[str], dict[str,
     return order, parents, touched
 
 
-def _merge_sides(repo: Path, merges: list[str], parents: dict[str, list[str]],
-                 paths: list[str]) -> dict[str, list[set[str]]]:
+def _merge_sides(
+    repo: Path, merges: list[str], parents: dict[str, list[str]], paths: list[str]
+) -> dict[str, list[set[str]]]:
     """For each merge, the paths it changes against each of its (rewritten) parents."""
     if not merges:
         return {}
     pairs = [(m, p) for m in merges for p in parents[m]]
-    out = gitrepo.git(repo, "diff-tree", "--stdin", "--always", "-r", "--name-only", "--no-renames", "-z",
-                      "--", *paths, input="".join(f"{m} {p}\n" for m, p in pairs),
-                      env={"GIT_LITERAL_PATHSPECS": "1"})
+    out = gitrepo.git(
+        repo,
+        "diff-tree",
+        "--stdin",
+        "--always",
+        "-r",
+        "--name-only",
+        "--no-renames",
+        "-z",
+        "--",
+        *paths,
+        input="".join(f"{m} {p}\n" for m, p in pairs),
+        env={"GIT_LITERAL_PATHSPECS": "1"},
+    )
     sides: dict[str, list[set[str]]] = {m: [] for m in merges}
     k = -1
     for t in out.split("\0"):

@@ -51,7 +51,7 @@ def _grep(repo: Path, rev: str, args: list[str]) -> list[tuple[str, int, str] | 
         parts = line.split("\0", 2)
         if len(parts) != 3 or not parts[1].isdigit():
             continue
-        path = parts[0][len(prefix):] if parts[0].startswith(prefix) else parts[0]
+        path = parts[0][len(prefix) :] if parts[0].startswith(prefix) else parts[0]
         rows.append((path, int(parts[1]), parts[2]))
     return rows
 
@@ -71,7 +71,7 @@ def grep_words(repo: Path, rev: str, words: Iterable[str], role: Callable[[str],
     result = {w: WordHits() for w in wanted}
     roles: dict[str, str] = {}
     for i in range(0, len(wanted), _CHUNK):
-        chunk = wanted[i:i + _CHUNK]
+        chunk = wanted[i : i + _CHUNK]
         rx = _word_re(chunk)
         # one alternation: git matches many -F patterns one by one per line, hundreds of times slower
         args = ["-w", "-E", "-e", "(" + "|".join(_ere(w) for w in chunk) + ")"]

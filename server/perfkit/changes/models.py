@@ -24,7 +24,8 @@ class Evidence(_Model):
     line: int | None = Field(description="line number in the version named by `at`")
     at: Literal["removed", "added", "base", "head"] = Field(
         description="removed/added: a line of this hunk (old/new numbering); base/head: a line found in the "
-        "repository at base or head")
+        "repository at base or head"
+    )
     text: str
     note: str = Field(description="what this line shows")
 
@@ -88,14 +89,19 @@ class ClassifyResult(_Model):
     moved: list[MovedBlock] = Field(default_factory=list)
     recipe_globs: list[str] = Field(description="path patterns that marked recipes, launchers and configs")
     empty_range: bool = False
-    incomplete_history: bool = Field(default=False, description="a commit of the range has no parent in this "
-                                     "(shallow or grafted) clone and was diffed against an empty tree")
+    incomplete_history: bool = Field(
+        default=False,
+        description="a commit of the range has no parent in this "
+        "(shallow or grafted) clone and was diffed against an empty tree",
+    )
     warnings: list[str] = Field(default_factory=list)
 
     def human(self) -> str:
-        head = (f"{self.base[:12]}..{self.head[:12]}: {len(self.commits)} commits; "
-                + ", ".join(f"{k} {self.totals.get(k, 0)}" for k in ("setting", "default", "source", "removal"))
-                + " (a proposal: review each entry)")
+        head = (
+            f"{self.base[:12]}..{self.head[:12]}: {len(self.commits)} commits; "
+            + ", ".join(f"{k} {self.totals.get(k, 0)}" for k in ("setting", "default", "source", "removal"))
+            + " (a proposal: review each entry)"
+        )
         lines = [head]
         for c in self.commits:
             pr = f" (PR #{c.pr_number})" if c.pr_number and f"#{c.pr_number}" not in c.subject else ""
@@ -105,8 +111,10 @@ class ClassifyResult(_Model):
                 lines.append(f"  {name} ({f.role}, {f.status})")
                 for h in f.hunks:
                     shape = f" {h.removal}" if h.removal else ""
-                    lines.append(f"    -{h.old_start},{h.old_lines} +{h.new_start},{h.new_lines}  "
-                                 f"{h.kind}{shape} {h.confidence:.2f}: {h.reason}")
+                    lines.append(
+                        f"    -{h.old_start},{h.old_lines} +{h.new_start},{h.new_lines}  "
+                        f"{h.kind}{shape} {h.confidence:.2f}: {h.reason}"
+                    )
                     for e in h.evidence[:4]:
                         lines.append(f"      {e.at} {e.path}:{e.line or '-'} {e.text.strip()[:90]}  [{e.note}]")
         for m in self.moved:
@@ -137,15 +145,22 @@ class IntroducingCommit(_Model):
     date: str
     pr_number: int | None
     pr_source: Literal["subject", "merge"] | None = Field(
-        description="where the PR number came from: the commit's own message or the merge that brought it in")
-    merge_commit: str | None = Field(default=None, description="the first-parent merge at base that brought "
-                                     "this commit in, when it was not committed on the main line")
-    boundary: bool = Field(default=False, description="a shallow-clone boundary: the lines may be older than this "
-                           "commit, whose own parents are missing")
+        description="where the PR number came from: the commit's own message or the merge that brought it in"
+    )
+    merge_commit: str | None = Field(
+        default=None,
+        description="the first-parent merge at base that brought "
+        "this commit in, when it was not committed on the main line",
+    )
+    boundary: bool = Field(
+        default=False,
+        description="a shallow-clone boundary: the lines may be older than this commit, whose own parents are missing",
+    )
     lines: int = Field(description="removed lines it introduced")
     ranges: list[LineRange] = Field(description="those lines at base")
-    other_files: list[TouchedFile] = Field(description="every file the commit touched besides those holding the "
-                                           "removed lines")
+    other_files: list[TouchedFile] = Field(
+        description="every file the commit touched besides those holding the removed lines"
+    )
     tests: list[TouchedFile] = Field(description="every test file the commit touched (including a deleted one)")
 
 
@@ -180,8 +195,9 @@ class BlameResult(_Model):
     removals: list[RemovedBlock]
     commits: list[IntroducingCommit] = Field(description="grouped by introducing commit, most lines first")
     names: list[NameAtHead] = Field(description="names the removed lines define or call, still-used first")
-    moved: list[MovedBlock] = Field(default_factory=list, description="deleted lines that reappear elsewhere: "
-                                    "not blamed")
+    moved: list[MovedBlock] = Field(
+        default_factory=list, description="deleted lines that reappear elsewhere: not blamed"
+    )
     skipped: list[SkippedFile] = Field(default_factory=list)
     blame_calls: int = Field(description="git blame runs: one per file with removals")
     empty_range: bool = False
@@ -190,15 +206,19 @@ class BlameResult(_Model):
     warnings: list[str] = Field(default_factory=list)
 
     def human(self) -> str:
-        lines = [f"{self.base[:12]}..{self.head[:12]}: {len(self.removals)} removed blocks, "
-                 f"{len(self.commits)} introducing commits, {self.blame_calls} blame calls"]
+        lines = [
+            f"{self.base[:12]}..{self.head[:12]}: {len(self.removals)} removed blocks, "
+            f"{len(self.commits)} introducing commits, {self.blame_calls} blame calls"
+        ]
         for c in self.commits:
             pr = f" PR #{c.pr_number}" if c.pr_number else ""
             via = f" via merge {c.merge_commit[:12]}" if c.merge_commit else ""
             bnd = " [shallow boundary: lines may be older]" if c.boundary else ""
             lines.append(f"{c.short} {c.subject}{pr}{via}{bnd}")
-            lines.append(f"  {c.author}, {c.date}, {c.lines} lines: "
-                         + ", ".join(f"{r.path}:{r.start}-{r.end}" for r in c.ranges[:6]))
+            lines.append(
+                f"  {c.author}, {c.date}, {c.lines} lines: "
+                + ", ".join(f"{r.path}:{r.start}-{r.end}" for r in c.ranges[:6])
+            )
             for t in c.tests:
                 lines.append(f"  test {t.path} ({'still at head' if t.exists_at_head else 'gone at head'})")
             others = [f.path for f in c.other_files if not f.is_test]
@@ -208,8 +228,9 @@ class BlameResult(_Model):
         if used:
             lines.append("still at head: " + ", ".join(f"{n.name} ({n.occurrences})" for n in used[:20]))
         for m in self.moved:
-            lines.append(f"moved, not blamed: {m.from_path}:{m.from_start}-{m.from_end} -> "
-                         f"{m.to_path}:{m.to_start}-{m.to_end}")
+            lines.append(
+                f"moved, not blamed: {m.from_path}:{m.from_start}-{m.from_end} -> {m.to_path}:{m.to_start}-{m.to_end}"
+            )
         lines += [f"skipped {s.path}: {s.reason}" for s in self.skipped]
         lines += [f"warning: {w}" for w in self.warnings]
         return "\n".join(lines)

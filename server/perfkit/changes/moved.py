@@ -60,16 +60,21 @@ def find_moves(removed: list[Run], added: list[Run]) -> list[Match]:
             for ai, pos in index.get(rem[i][1], ())[:_MAX_CANDIDATES]:
                 seq = seqs[ai]
                 k = 0
-                while (i + k < len(rem) and pos + k < len(seq) and (ai, pos + k) not in used
-                       and rem[i + k][1] == seq[pos + k][1]):
+                while (
+                    i + k < len(rem)
+                    and pos + k < len(seq)
+                    and (ai, pos + k) not in used
+                    and rem[i + k][1] == seq[pos + k][1]
+                ):
                     k += 1
                 if k > best[0]:
                     best = (k, ai, pos)
             k, ai, pos = best
-            if k and sum(len(_ALNUM.findall(t)) for _, t in rem[i:i + k]) >= MIN_ALNUM:
+            if k and sum(len(_ALNUM.findall(t)) for _, t in rem[i : i + k]) >= MIN_ALNUM:
                 used.update((ai, pos + j) for j in range(k))
-                matches.append(Match(run, added[ai], [n for n, _ in rem[i:i + k]],
-                                     [n for n, _ in seqs[ai][pos:pos + k]]))
+                matches.append(
+                    Match(run, added[ai], [n for n, _ in rem[i : i + k]], [n for n, _ in seqs[ai][pos : pos + k]])
+                )
                 i += k
             else:
                 i += 1

@@ -24,13 +24,15 @@ from perfkit.errors import InputError
 
 _CALL_RE = re.compile(r"(?<![\w$])([A-Za-z_]\w*)\s*\(")
 _ASSIGN_RE = re.compile(r"^\s*(?:self\.)?([A-Za-z_]\w*)\s*(?::[^=]+)?=[^=]")
-_COMMON = set("""
+_COMMON = set(
+    """
 print len range isinstance issubclass str int float dict list set tuple super getattr setattr hasattr type min max
 sum any all zip enumerate open format sorted reversed bool repr iter next map filter self cls append extend get items
 keys values pop update join split strip startswith endswith replace lower upper copy clone item size view reshape
 sizeof static_cast dynamic_cast reinterpret_cast const_cast decltype return assert lambda not and for while with
 elif else except raise yield await async import from pass none true false null nullptr new delete this void auto
-""".split())
+""".split()
+)
 
 
 @dataclass
@@ -52,12 +54,20 @@ def check_paths(r: Range, paths: list[str] | None) -> list[str] | None:
             q = q[2:]
         q = q.rstrip("/")
         if not q or q.startswith(("/", "-")) or ".." in q.split("/") or "\0" in q:
-            raise InputError("paths", f"'{p}' is not a path inside the repository",
-                             "pass paths relative to the repository root, for example 'src/model.py'")
-        if not (gitrepo.git_ok(r.repo, "cat-file", "-e", f"{r.base}:{q}")
-                or gitrepo.git_ok(r.repo, "cat-file", "-e", f"{r.head}:{q}")):
-            raise InputError("paths", f"'{q}' exists neither at base nor at head",
-                             "check the spelling with `git ls-tree -r --name-only <base>`")
+            raise InputError(
+                "paths",
+                f"'{p}' is not a path inside the repository",
+                "pass paths relative to the repository root, for example 'src/model.py'",
+            )
+        if not (
+            gitrepo.git_ok(r.repo, "cat-file", "-e", f"{r.base}:{q}")
+            or gitrepo.git_ok(r.repo, "cat-file", "-e", f"{r.head}:{q}")
+        ):
+            raise InputError(
+                "paths",
+                f"'{q}' exists neither at base nor at head",
+                "check the spelling with `git ls-tree -r --name-only <base>`",
+            )
         out.append(q)
     return out
 
@@ -68,8 +78,9 @@ def _selected(c: FileCtx, paths: list[str] | None) -> bool:
     return any(x == p or x.startswith(p + "/") for p in paths for x in (c.diff.path, c.diff.old_path))
 
 
-def removed_blocks(ctxs: list[FileCtx], paths: list[str] | None, include_modified: bool,
-                   skipped: list[SkippedFile]) -> list[Block]:
+def removed_blocks(
+    ctxs: list[FileCtx], paths: list[str] | None, include_modified: bool, skipped: list[SkippedFile]
+) -> list[Block]:
     """The deleted code of the range: hunks judged removals (or every rewritten line on request)."""
     blocks = []
     for c in ctxs:
@@ -132,8 +143,18 @@ def crossed_renames(repo: Path, blamed: dict[str, Porcelain]) -> set[str]:
             elif "previous" not in meta:
                 origins[sha].add(path)
     if origins:
-        out = gitrepo.git(repo, "log", "--no-walk=unsorted", "--format=%x01%H", "-M", "--diff-filter=R",
-                          "--name-status", "-z", *origins, "--")
+        out = gitrepo.git(
+            repo,
+            "log",
+            "--no-walk=unsorted",
+            "--format=%x01%H",
+            "-M",
+            "--diff-filter=R",
+            "--name-status",
+            "-z",
+            *origins,
+            "--",
+        )
         sha = ""
         for tok in out.split("\0"):
             tok = tok.strip("\n")
@@ -184,8 +205,17 @@ def touched_files(repo: Path, shas: list[str]) -> dict[str, list[tuple[str, str]
     """(status letter, path) of every file each commit changed (a merge: against its first parent)."""
     if not shas:
         return {}
-    out = gitrepo.git(repo, "log", "--no-walk=unsorted", "--format=%x01%H", "--name-status", "-z",
-                      "--diff-merges=first-parent", *shas, "--")
+    out = gitrepo.git(
+        repo,
+        "log",
+        "--no-walk=unsorted",
+        "--format=%x01%H",
+        "--name-status",
+        "-z",
+        "--diff-merges=first-parent",
+        *shas,
+        "--",
+    )
     result: dict[str, list[tuple[str, str]]] = {}
     cur: list[tuple[str, str]] = []
     toks = out.split("\0")
@@ -251,7 +281,7 @@ def names_in(blocks: list[Block]) -> dict[tuple[str, str], list[str]]:
             if not is_code(d.text):
                 continue
             where = f"{b.ctx.diff.old_path}:{d.no}"
-            text = re.sub(r"#.*$|//.*$", "", re.sub(r"\"[^\"]*\"|'[^']*'", "\"\"", d.text))
+            text = re.sub(r"#.*$|//.*$", "", re.sub(r"\"[^\"]*\"|'[^']*'", '""', d.text))
             defined = defined_name(d.text)
             m = _ASSIGN_RE.match(text)
             defs = {n for n in (defined, m.group(1) if m else None) if n}
@@ -261,5 +291,3 @@ def names_in(blocks: list[Block]) -> dict[tuple[str, str], list[str]]:
                 if n not in defs:
                     found.setdefault((n, "referenced"), []).append(where)
     return {k: v for k, v in found.items() if len(k[0]) >= 3 and k[0].lower() not in _COMMON}
-
-

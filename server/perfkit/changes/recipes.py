@@ -18,21 +18,56 @@ from perfkit.changes.models import FileRole
 # Path patterns for recipes, launchers and configs. A pattern without '/' matches the file name,
 # one with '/' matches the path from the repository root; '*' also crosses folders.
 DEFAULT_RECIPE_GLOBS: tuple[str, ...] = (
-    "*.sh", "*.bash", "*.zsh", "*.slurm", "*.sbatch", "*.pbs",
-    "*.yaml", "*.yml", "*.toml", "*.json", "*.jsonc", "*.ini", "*.cfg", "*.conf", "*.env", ".env",
-    "examples/*", "example/*", "recipes/*", "recipe/*", "scripts/*", "script/*", "configs/*", "config/*",
-    "conf/*", "launch/*", "launchers/*", "egs/*", "*/examples/*", "*/recipes/*", "*/scripts/*", "*/configs/*",
+    "*.sh",
+    "*.bash",
+    "*.zsh",
+    "*.slurm",
+    "*.sbatch",
+    "*.pbs",
+    "*.yaml",
+    "*.yml",
+    "*.toml",
+    "*.json",
+    "*.jsonc",
+    "*.ini",
+    "*.cfg",
+    "*.conf",
+    "*.env",
+    ".env",
+    "examples/*",
+    "example/*",
+    "recipes/*",
+    "recipe/*",
+    "scripts/*",
+    "script/*",
+    "configs/*",
+    "config/*",
+    "conf/*",
+    "launch/*",
+    "launchers/*",
+    "egs/*",
+    "*/examples/*",
+    "*/recipes/*",
+    "*/scripts/*",
+    "*/configs/*",
 )
 LAUNCHER_EXT = {".sh", ".bash", ".zsh", ".slurm", ".sbatch", ".pbs"}
 _CONFIG_EXT = {".yaml", ".yml", ".toml", ".json", ".jsonc", ".ini", ".cfg", ".conf", ".env", ".properties"}
 _DOC_EXT = {".md", ".rst", ".adoc", ".txt", ".html"}
-_TEST_RE = re.compile(r"(^|/)(tests?|testing|unittests?)/|(^|/)test_[^/]*$|_test\.[^/]+$|\.(test|spec)\.[jt]sx?$"
-                      r"|(^|/)conftest\.py$")
+_TEST_RE = re.compile(
+    r"(^|/)(tests?|testing|unittests?)/|(^|/)test_[^/]*$|_test\.[^/]+$|\.(test|spec)\.[jt]sx?$"
+    r"|(^|/)conftest\.py$"
+)
 _DOC_RE = re.compile(r"(^|/)docs?/|(^|/)(README|CHANGELOG|CHANGES|LICENSE|NOTICE|AUTHORS)[^/]*$", re.I)
-_DEP_RE = re.compile(r"(^|/)([^/]*requirements[^/]*\.(txt|in)|constraints[^/]*\.txt|environment[^/]*\.ya?ml"
-                     r"|pyproject\.toml|setup\.py|setup\.cfg|Pipfile|[^/]*Dockerfile[^/]*|[^/]*\.dockerfile)$", re.I)
-_LAUNCH_CMD_RE = re.compile(r"\b(torchrun|deepspeed|accelerate\s+launch|mpirun|srun"
-                            r"|python3?\s+-m\s+torch\.distributed)")
+_DEP_RE = re.compile(
+    r"(^|/)([^/]*requirements[^/]*\.(txt|in)|constraints[^/]*\.txt|environment[^/]*\.ya?ml"
+    r"|pyproject\.toml|setup\.py|setup\.cfg|Pipfile|[^/]*Dockerfile[^/]*|[^/]*\.dockerfile)$",
+    re.I,
+)
+_LAUNCH_CMD_RE = re.compile(
+    r"\b(torchrun|deepspeed|accelerate\s+launch|mpirun|srun"
+    r"|python3?\s+-m\s+torch\.distributed)"
+)
 
 
 def is_test(path: str) -> bool:
@@ -66,6 +101,7 @@ def role_of(path: str, globs: list[str], first_line: str | None = None) -> FileR
 
 # ---- what a recipe, launcher or config line sets -------------------------------------------------
 
+
 @dataclass(frozen=True)
 class SetItem:
     key: str
@@ -87,8 +123,10 @@ _HYDRA_RE = re.compile(r"(?:^|\s)[+~]{0,2}([a-z_][\w]*(?:\.[\w]+)+|[a-z_]\w*)=(\
 _YAML_RE = re.compile(r"^\s*(?:-\s+)?([A-Za-z_][\w.\-]*)\s*:\s*(\S.*?)?\s*$")
 _TOML_RE = re.compile(r"^\s*([A-Za-z_][\w.\-]*)\s*=\s*(\S.*?)\s*$")
 _JSON_RE = re.compile(r"\"([A-Za-z_][\w.\-]*)\"\s*:\s*([^,{\[]+?|\{|\[)\s*,?\s*$")
-_PY_KWARG_RE = re.compile(r"(?<![=!<>])\b([a-z_]\w*)\s*=\s*(True|False|None|-?\d[\w.]*|\"[^\"]*\"|'[^']*')"
-                          r"\s*(?=[,)]|$)")
+_PY_KWARG_RE = re.compile(
+    r"(?<![=!<>])\b([a-z_]\w*)\s*=\s*(True|False|None|-?\d[\w.]*|\"[^\"]*\"|'[^']*')"
+    r"\s*(?=[,)]|$)"
+)
 _PY_ATTR_RE = re.compile(r"^\s*\w+(?:\.\w+)+\.(\w+)\s*=\s*(True|False|None|-?\d[\w.]*|\"[^\"]*\"|'[^']*')\s*$")
 _SHELL_WORDS = {"if", "then", "fi", "do", "done", "for", "while", "case", "esac", "local", "echo", "set"}
 
@@ -114,8 +152,13 @@ def _settings_in(line: str, role: FileRole, path: str) -> list[SetItem]:
     env_keys = {i.key for i in items}
     ext = PurePosixPath(path).suffix.lower()
     if role == "config" or role == "dependency" and ext in {".toml", ".cfg", ".yml", ".yaml"}:
-        for rx in ((_JSON_RE,) if ext in {".json", ".jsonc"} else (_TOML_RE,) if ext in {".toml", ".ini", ".cfg",
-                   ".conf", ".env", ".properties"} else (_YAML_RE,)):
+        for rx in (
+            (_JSON_RE,)
+            if ext in {".json", ".jsonc"}
+            else (_TOML_RE,)
+            if ext in {".toml", ".ini", ".cfg", ".conf", ".env", ".properties"}
+            else (_YAML_RE,)
+        ):
             m = rx.search(line)
             if m and m.group(1) not in env_keys:
                 value = (m.group(2) or "").strip().strip(",").strip("\"'")
@@ -146,6 +189,7 @@ def _settings_in(line: str, role: FileRole, path: str) -> list[SetItem]:
 
 # ---- what a source line reads ------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class OptionRead:
     key: str
@@ -163,12 +207,31 @@ _ARG_RE = re.compile(r"add_argument\(\s*(?:[\"']-\w[\"']\s*,\s*)?[\"'](--?[\w\-.
 _DEFAULT_KW_RE = re.compile(r"\bdefault\s*=\s*([^,)]+)")
 _GET_RE = re.compile(r"(?<!environ)\.(?:get|pop|setdefault)\(\s*[\"']([A-Za-z_][\w.\-]*)[\"']\s*(?:,\s*([^)]+?))?\s*\)")
 _GETATTR_RE = re.compile(r"getattr\(\s*[\w.\[\]]+\s*,\s*[\"']([A-Za-z_]\w*)[\"']\s*,\s*([^)]+?)\s*\)")
-_PARAM_RE = re.compile(r"(?:^|[(,])\s*([a-z_]\w*)\s*(?::\s*[\w\[\]., |\"']+?)?\s*=\s*"
-                       r"(True|False|None|-?\d[\w.]*|\"[^\"]*\"|'[^']*')\s*(?=[,)]|$)")
-_FIELD_RE = re.compile(r"^\s+([a-z_]\w*)\s*:\s*[\w\[\]., |\"']+?\s*=\s*(?:field\(\s*default\s*=\s*)?"
-                       r"(True|False|None|-?\d[\w.]*|\"[^\"]*\"|'[^']*')")
-_OFF = {"false", "none", "0", "''", '""', "'0'", '"0"', "'false'", '"false"', "'off'", '"off"', "off", "no", "null",
-        "nullptr"}
+_PARAM_RE = re.compile(
+    r"(?:^|[(,])\s*([a-z_]\w*)\s*(?::\s*[\w\[\]., |\"']+?)?\s*=\s*"
+    r"(True|False|None|-?\d[\w.]*|\"[^\"]*\"|'[^']*')\s*(?=[,)]|$)"
+)
+_FIELD_RE = re.compile(
+    r"^\s+([a-z_]\w*)\s*:\s*[\w\[\]., |\"']+?\s*=\s*(?:field\(\s*default\s*=\s*)?"
+    r"(True|False|None|-?\d[\w.]*|\"[^\"]*\"|'[^']*')"
+)
+_OFF = {
+    "false",
+    "none",
+    "0",
+    "''",
+    '""',
+    "'0'",
+    '"0"',
+    "'false'",
+    '"false"',
+    "'off'",
+    '"off"',
+    "off",
+    "no",
+    "null",
+    "nullptr",
+}
 
 
 def option_reads(line: str) -> list[OptionRead]:
@@ -185,8 +248,11 @@ def option_reads(line: str) -> list[OptionRead]:
     if m:
         rest = m.group(2)
         d = _DEFAULT_KW_RE.search(rest)
-        default = d.group(1).strip() if d else ("False" if "store_true" in rest else "True" if "store_false" in rest
-                                                 else None)
+        default = (
+            d.group(1).strip()
+            if d
+            else ("False" if "store_true" in rest else "True" if "store_false" in rest else None)
+        )
         reads.append(OptionRead(m.group(1).lstrip("-"), default, "flag"))
         return reads
     for rx in (_GET_RE, _GETATTR_RE):
@@ -195,8 +261,11 @@ def option_reads(line: str) -> list[OptionRead]:
                 reads.append(OptionRead(m.group(1), (m.group(2) or "").strip() or None, "config"))
                 seen.add(m.group(1))
     s = line.strip()
-    if s.startswith(("def ", "async def ")) or re.match(r"^[a-z_]\w*\s*(:[^=]+)?=\s*[^=]+,\s*$", s) or \
-            re.match(r"^[a-z_]\w*\s*:\s*[^=]+=\s*[^=]+,?\s*\)?\s*(->.*)?:?\s*$", s):
+    if (
+        s.startswith(("def ", "async def "))
+        or re.match(r"^[a-z_]\w*\s*(:[^=]+)?=\s*[^=]+,\s*$", s)
+        or re.match(r"^[a-z_]\w*\s*:\s*[^=]+=\s*[^=]+,?\s*\)?\s*(->.*)?:?\s*$", s)
+    ):
         for m in _PARAM_RE.finditer(s.split("(", 1)[1] if s.startswith(("def ", "async def ")) else s):
             if m.group(1) not in seen and m.group(1) != "self":
                 reads.append(OptionRead(m.group(1), m.group(2), "kwarg"))
@@ -237,9 +306,18 @@ def spellings(key: str) -> set[str]:
 # ---- packages ----------------------------------------------------------------------------------
 
 _KNOWN_IMPORTS = {
-    "pyyaml": "yaml", "pillow": "PIL", "opencv-python": "cv2", "opencv-python-headless": "cv2",
-    "scikit-learn": "sklearn", "beautifulsoup4": "bs4", "protobuf": "google", "nvidia-ml-py": "pynvml",
-    "nvidia-ml-py3": "pynvml", "python-dateutil": "dateutil", "attrs": "attr", "msgpack-python": "msgpack",
+    "pyyaml": "yaml",
+    "pillow": "PIL",
+    "opencv-python": "cv2",
+    "opencv-python-headless": "cv2",
+    "scikit-learn": "sklearn",
+    "beautifulsoup4": "bs4",
+    "protobuf": "google",
+    "nvidia-ml-py": "pynvml",
+    "nvidia-ml-py3": "pynvml",
+    "python-dateutil": "dateutil",
+    "attrs": "attr",
+    "msgpack-python": "msgpack",
 }
 _REQ_LINE = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._\-]*)\s*(\[[^\]]*\])?\s*([<>=!~@].*)?(;.*)?$")
 _QUOTED_REQ = re.compile(r"^\s*[\"']([A-Za-z0-9][\w.\-]*)(\[[^\]]*\])?\s*([<>=!~][^\"']*)?[\"']\s*,?\s*\]?\s*$")

@@ -15,10 +15,12 @@ from perfkit.changes.diff_parse import DiffLine
 from perfkit.changes.models import RemovalShape
 from perfkit.changes.moved import norm
 
-_DEF_RE = re.compile(r"^\s*(?:async\s+def|def|class)\s+([A-Za-z_]\w*)"
-                     r"|^\s*(?:export\s+)?function\s+([A-Za-z_$][\w$]*)"
-                     r"|^\s*(?:[\w:<>*&,~]+\s+)+\**&?([A-Za-z_~][\w:~]*)\s*\([^;]*\)\s*(?:const\s*)?"
-                     r"(?:override\s*)?\{?\s*$")
+_DEF_RE = re.compile(
+    r"^\s*(?:async\s+def|def|class)\s+([A-Za-z_]\w*)"
+    r"|^\s*(?:export\s+)?function\s+([A-Za-z_$][\w$]*)"
+    r"|^\s*(?:[\w:<>*&,~]+\s+)+\**&?([A-Za-z_~][\w:~]*)\s*\([^;]*\)\s*(?:const\s*)?"
+    r"(?:override\s*)?\{?\s*$"
+)
 _IF_RE = re.compile(r"^\s*if\b")
 _BRANCH_RE = re.compile(r"^\s*(?:\}\s*)?(?:if|elif|else|switch|case|try|except|catch|finally|for|while|with|default)\b")
 _GUARD_LINE_RE = re.compile(r"^\s*(?:assert\b|static_assert\b|[A-Z][A-Z0-9_]*(?:CHECK|ASSERT)\w*\s*\(|raise\b|throw\b)")
@@ -26,9 +28,37 @@ _EXIT_RE = re.compile(r"^\s*(?:raise|return|continue|break|throw|sys\.exit|exit|
 _IMPORT_RE = re.compile(r"^\s*(?:import\s+\w|from\s+[\w.]+\s+import\b|#\s*include\b|using\s+namespace\b)")
 _CALL_RE = re.compile(r"^\s*(?:await\s+|return\s+)?[\w.\[\]\"'>:-]*\w\s*\(.*\)\s*;?\s*$")
 _COMMENT_RE = re.compile(r"^\s*(?:#|//|/\*|\*|<!--|\"\"\"|''')")
-_STATEMENTS = {"return", "await", "yield", "raise", "not", "else", "new", "delete", "throw", "assert", "print", "if",
-               "elif", "while", "for", "case", "and", "or", "in", "is", "lambda", "with", "del", "goto", "co_await",
-               "co_return", "using", "typedef", "sizeof"}
+_STATEMENTS = {
+    "return",
+    "await",
+    "yield",
+    "raise",
+    "not",
+    "else",
+    "new",
+    "delete",
+    "throw",
+    "assert",
+    "print",
+    "if",
+    "elif",
+    "while",
+    "for",
+    "case",
+    "and",
+    "or",
+    "in",
+    "is",
+    "lambda",
+    "with",
+    "del",
+    "goto",
+    "co_await",
+    "co_return",
+    "using",
+    "typedef",
+    "sizeof",
+}
 _KEYWORDS = {"if", "for", "while", "switch", "return", "catch", "sizeof", "elif", "with", "assert", "print"}
 
 
@@ -55,8 +85,12 @@ class Net:
     kept: list[DiffLine]  # deleted lines added back within the hunk (re-indented)
 
 
-def net_lines(removed: list[DiffLine], added: list[DiffLine], moved_removed: set[int] = frozenset(),
-              moved_added: set[int] = frozenset()) -> Net:
+def net_lines(
+    removed: list[DiffLine],
+    added: list[DiffLine],
+    moved_removed: set[int] = frozenset(),
+    moved_added: set[int] = frozenset(),
+) -> Net:
     """Split a hunk into lines really deleted, really added, and deleted-then-re-added."""
     rem = [d for d in removed if d.no not in moved_removed]
     add = [d for d in added if d.no not in moved_added]
@@ -115,10 +149,16 @@ def _shape(code: list[DiffLine], names: list[str], kept: bool) -> Verdict:
     guards = [d for d in code if _GUARD_LINE_RE.match(d.text)]
     exits = [d for d in code if _EXIT_RE.search(d.text)]
     if conds:
-        why = ("drops the condition and keeps its body" if kept and len(code) == len(conds) else
-               "returns or raises early" if exits else "handles a special case")
-        return Verdict("guard", 0.85, f"deletes an if-block that {why} ({conds[0].text.strip()[:60]})",
-                       (conds + exits)[:5])
+        why = (
+            "drops the condition and keeps its body"
+            if kept and len(code) == len(conds)
+            else "returns or raises early"
+            if exits
+            else "handles a special case"
+        )
+        return Verdict(
+            "guard", 0.85, f"deletes an if-block that {why} ({conds[0].text.strip()[:60]})", (conds + exits)[:5]
+        )
     if guards:
         return Verdict("guard", 0.85, "deletes a check (assert, raise or CHECK)", guards[:5])
     branches = [d for d in code if _BRANCH_RE.match(d.text)]

@@ -29,15 +29,23 @@ def open_range(repo: str, base: str, head: str) -> Range:
     h = gitrepo.resolve_commit(top, head, "head")
     shallow = shallow_commits(top)
     if b != h and not gitrepo.is_ancestor(top, b, h):
-        hint = (" (this clone is shallow: the history between them may be missing; run `git fetch --unshallow`)"
-                if shallow else "")
-        raise InputError("base", f"'{base}' ({b[:12]}) is not an ancestor of head '{head}' ({h[:12]}){hint}",
-                         "pass the commit the delivery branch started from, for example the output of "
-                         "`git merge-base <main-branch> <head>`")
+        hint = (
+            " (this clone is shallow: the history between them may be missing; run `git fetch --unshallow`)"
+            if shallow
+            else ""
+        )
+        raise InputError(
+            "base",
+            f"'{base}' ({b[:12]}) is not an ancestor of head '{head}' ({h[:12]}){hint}",
+            "pass the commit the delivery branch started from, for example the output of "
+            "`git merge-base <main-branch> <head>`",
+        )
     r = Range(top, b, h, shallow)
     if r.shallow:
-        r.warnings.append(f"shallow clone: history stops at {len(r.shallow)} boundary commit(s); run "
-                          "`git fetch --unshallow` for a complete answer")
+        r.warnings.append(
+            f"shallow clone: history stops at {len(r.shallow)} boundary commit(s); run "
+            "`git fetch --unshallow` for a complete answer"
+        )
     return r
 
 
@@ -61,7 +69,9 @@ def first_parent_commits(r: Range) -> list[str]:
     if shas:
         first_parent = gitrepo.git(r.repo, "rev-parse", f"{shas[0]}^1").strip() if shas[0] not in r.shallow else ""
         if first_parent != r.base:
-            r.warnings.append(f"base {r.base[:12]} is not on head's first-parent line: the first listed commit "
-                              f"{shas[0][:12]} is diffed against its own first parent, so the per-commit diffs "
-                              "cover more than base..head")
+            r.warnings.append(
+                f"base {r.base[:12]} is not on head's first-parent line: the first listed commit "
+                f"{shas[0][:12]} is diffed against its own first parent, so the per-commit diffs "
+                "cover more than base..head"
+            )
     return shas

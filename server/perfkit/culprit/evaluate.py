@@ -35,11 +35,15 @@ def _file_changes(repo: Path, commit: str, base: str) -> tuple[list[FileChange],
         old_mode, new_mode, _, _, status = meta[1:].split()
         sub = "160000" in (old_mode, new_mode)
         a, d = counts.get(path, (None, None))
-        files.append(FileChange(path=path, status=status[0], added=None if sub else a,
-                                deleted=None if sub else d, is_submodule=sub))
+        files.append(
+            FileChange(
+                path=path, status=status[0], added=None if sub else a, deleted=None if sub else d, is_submodule=sub
+            )
+        )
     stat = gitrepo.git(repo, "diff", "--no-textconv", "--shortstat", base, commit).strip() or "no changes"
-    stat_text = gitrepo.git(repo, "diff", "--no-textconv", "--no-renames", "--stat=100,70", "--stat-count=60", base,
-                            commit).rstrip()
+    stat_text = gitrepo.git(
+        repo, "diff", "--no-textconv", "--no-renames", "--stat=100,70", "--stat-count=60", base, commit
+    ).rstrip()
     return files, stat, stat_text
 
 
@@ -56,18 +60,31 @@ def _kind(files: list[FileChange], move: SubmoduleMove | None) -> tuple[CulpritK
         return ("submodule_added" if move.direction == "added" else "submodule_removed"), source
     if source:
         return "mixed", source
-    by_direction: dict[str, CulpritKind] = {"forward": "submodule_bump", "backward": "submodule_rollback",
-                                            "sideways": "submodule_sideways", "unknown": "submodule_unresolved"}
+    by_direction: dict[str, CulpritKind] = {
+        "forward": "submodule_bump",
+        "backward": "submodule_rollback",
+        "sideways": "submodule_sideways",
+        "unknown": "submodule_unresolved",
+    }
     return by_direction[move.direction], source
 
 
 def evaluate_culprit(
-    repo: Annotated[str, Field(description="Path of the repository checkout: the superproject (for example the "
-                               "compiler repo), or a submodule checkout to explain a second-level culprit.")],
+    repo: Annotated[
+        str,
+        Field(
+            description="Path of the repository checkout: the superproject (for example the "
+            "compiler repo), or a submodule checkout to explain a second-level culprit."
+        ),
+    ],
     commit: Annotated[str, Field(description="The culprit commit: a sha, tag or branch name.")],
-    submodule: Annotated[str | None, Field(
-        description="Path of the submodule to study (for example 'runtime'). Default: the one submodule the "
-        "commit moves, if exactly one.")] = None,
+    submodule: Annotated[
+        str | None,
+        Field(
+            description="Path of the submodule to study (for example 'runtime'). Default: the one submodule the "
+            "commit moves, if exactly one."
+        ),
+    ] = None,
     max_highlights: Annotated[int, Field(ge=0, le=200, description="How many ranked diff highlights to return.")] = 15,
 ) -> CulpritReport:
     """Explain a culprit commit: metadata, full message, `git show --stat`, its kind (submodule bump: pointer
@@ -90,8 +107,11 @@ def evaluate_culprit(
         if parent:
             known |= set(gitrepo.gitlinks(top, parent))
         if path not in known:
-            raise InputError("submodule", f"'{submodule}' is not a submodule at {sha[:12]} or its parent",
-                             f"use one of: {', '.join(sorted(known)) or 'none (this repository has no submodules)'}")
+            raise InputError(
+                "submodule",
+                f"'{submodule}' is not a submodule at {sha[:12]} or its parent",
+                f"use one of: {', '.join(sorted(known)) or 'none (this repository has no submodules)'}",
+            )
         target = path if path in moved else None
     else:
         target = moved[0] if len(moved) == 1 else None
@@ -104,13 +124,31 @@ def evaluate_culprit(
     big = [f.path for f in files if not f.is_submodule and too_big(f.added, f.deleted)]
     highlights, total = commit_highlights(top, base, sha, big, max_highlights)
     if big:
-        warnings.append(f"{len(big)} file(s) with more than 20000 changed lines were not scanned for highlights: "
-                        f"{', '.join(big[:5])}")
+        warnings.append(
+            f"{len(big)} file(s) with more than 20000 changed lines were not scanned for highlights: "
+            f"{', '.join(big[:5])}"
+        )
     action = next_action(kind, sha, parent, main, total, stat)
     return CulpritReport(
-        repo=str(top), commit=sha, short=sha[:12], subject=info.subject, message=info.message,
-        author=info.author, author_email=info.author_email, date=info.date,
+        repo=str(top),
+        commit=sha,
+        short=sha[:12],
+        subject=info.subject,
+        message=info.message,
+        author=info.author,
+        author_email=info.author_email,
+        date=info.date,
         pr_number=gitrepo.pr_number(info.subject) or gitrepo.pr_number(info.message),
-        parents=list(info.parents), stat=stat, stat_text=stat_text, files=files, kind=kind,
-        source_changed=source_changed, submodule=main, other_submodules=list(moves.values()),
-        next_action=action, highlights=highlights, highlights_total=total, warnings=warnings)
+        parents=list(info.parents),
+        stat=stat,
+        stat_text=stat_text,
+        files=files,
+        kind=kind,
+        source_changed=source_changed,
+        submodule=main,
+        other_submodules=list(moves.values()),
+        next_action=action,
+        highlights=highlights,
+        highlights_total=total,
+        warnings=warnings,
+    )

@@ -20,8 +20,10 @@ def _tok(words: str) -> str:
     return rf"(?<![A-Za-z0-9])(?:{words})(?![A-Za-z0-9])"
 
 
-_TYPE_WORDS = (r"bfloat16_t|half_t|__half|__bf16|float8\w*|fp8|fp16|bf16|fp32|fp64|tf32|float16|bfloat16|float32|"
-               r"float64|half(?![_\w])|f16|f32|f64|int8|uint8|int4|DT_[A-Z0-9]+")
+_TYPE_WORDS = (
+    r"bfloat16_t|half_t|__half|__bf16|float8\w*|fp8|fp16|bf16|fp32|fp64|tf32|float16|bfloat16|float32|"
+    r"float64|half(?![_\w])|f16|f32|f64|int8|uint8|int4|DT_[A-Z0-9]+"
+)
 _TYPE_RE = re.compile(_tok(_TYPE_WORDS), re.IGNORECASE)
 
 
@@ -35,25 +37,46 @@ class Rule:
 
 
 _I = re.IGNORECASE
-_CAST = (r"static_cast<\s*(?:float|double|half|bfloat16_t|int8_t)\s*>|\(\s*(?:float|double|half)\s*\)"
-         r"|\.(?:float|half|double|bfloat16)\(\)|\.to\(|\.astype\(|" + _tok(r"\w*cast\w*") + r"\s*[(<]|"
-         + _tok(r"convert\w*|vconv\w*") + r"\s*\(")
-_ACCUMULATE = _tok(r"acc|accum\w*|acc_?dtype|acc_?type|acc_t|AccT|AccType|accumulat\w*|out_dtype|compute_dtype|"
-                   r"promote\w*|round_?mode\w*|RoundMode|rint|CAST_\w+")
-_TOLERANCE = _tok(r"atol|rtol|eps|epsilon|tol|tolerance|FLT_EPSILON|DBL_EPSILON|allclose|isclose|assert_allclose|"
-                  r"threshold|ulp")
-_LAYOUT = _tok(r"transpose\w*|permute|strides?|tile\w*|tiling|TILE_\w+|block_?size\w*|BLOCK_\w+|as_layout|layout\w*|"
-               r"reshape|swizzle\w*|split_?k|reduce\w*|reduction\w*|allreduce\w*|cumsum|start_offset|row_?major|"
-               r"col_?major")
-_MATH = (_tok(r"exp|expf|exp2\w*|__expf|log|logf|log2\w*|log1p|sqrt\w*|rsqrt\w*|tanh\w*|erf\w*|pow|powf|sigmoid|"
-              r"softmax\w*|gelu|silu|recip\w*|reciprocal|fma\w*|__fdividef") + r"\s*\(|"
-         + _tok(r"fast_?math|approx\w*|cublas\w*|cudnn\w*|mkl\w*|aclnn\w*|libm|cmath|math\.h"))
-_SELECT = (r"-ffast-math|-ffp-contract\S*|-fno-fast-math|"
-           + _tok(r"kernel_?(?:name|impl|select\w*|variant)|select_?kernel\w*|dispatch\w*|backend|impl_?type|algo\w*"))
-_PASSES = _tok(r"\w*Pass|\w*_pass|passes|pass_?manager|PassManager|add_?pass|opt_?level|OptLevel|-O[0-3s]|"
-               r"optimi[sz]\w*|fuse\w*|fusion\w*|unroll\w*|vectori[sz]\w*|canonicali[sz]\w*|enable_\w+|disable_\w+")
-_SYNC = _tok(r"\w*barrier\w*|__syncthreads|sync\w*|synchroni[sz]e\w*|set_?flag|wait_?flag|SetFlag|WaitFlag|"
-             r"\w*fence\w*|wait\w*|notify\w*|memory_order\w*|PIPE_\w+|mutex|lock_guard|volatile")
+_CAST = (
+    r"static_cast<\s*(?:float|double|half|bfloat16_t|int8_t)\s*>|\(\s*(?:float|double|half)\s*\)"
+    r"|\.(?:float|half|double|bfloat16)\(\)|\.to\(|\.astype\(|"
+    + _tok(r"\w*cast\w*")
+    + r"\s*[(<]|"
+    + _tok(r"convert\w*|vconv\w*")
+    + r"\s*\("
+)
+_ACCUMULATE = _tok(
+    r"acc|accum\w*|acc_?dtype|acc_?type|acc_t|AccT|AccType|accumulat\w*|out_dtype|compute_dtype|"
+    r"promote\w*|round_?mode\w*|RoundMode|rint|CAST_\w+"
+)
+_TOLERANCE = _tok(
+    r"atol|rtol|eps|epsilon|tol|tolerance|FLT_EPSILON|DBL_EPSILON|allclose|isclose|assert_allclose|"
+    r"threshold|ulp"
+)
+_LAYOUT = _tok(
+    r"transpose\w*|permute|strides?|tile\w*|tiling|TILE_\w+|block_?size\w*|BLOCK_\w+|as_layout|layout\w*|"
+    r"reshape|swizzle\w*|split_?k|reduce\w*|reduction\w*|allreduce\w*|cumsum|start_offset|row_?major|"
+    r"col_?major"
+)
+_MATH = (
+    _tok(
+        r"exp|expf|exp2\w*|__expf|log|logf|log2\w*|log1p|sqrt\w*|rsqrt\w*|tanh\w*|erf\w*|pow|powf|sigmoid|"
+        r"softmax\w*|gelu|silu|recip\w*|reciprocal|fma\w*|__fdividef"
+    )
+    + r"\s*\(|"
+    + _tok(r"fast_?math|approx\w*|cublas\w*|cudnn\w*|mkl\w*|aclnn\w*|libm|cmath|math\.h")
+)
+_SELECT = r"-ffast-math|-ffp-contract\S*|-fno-fast-math|" + _tok(
+    r"kernel_?(?:name|impl|select\w*|variant)|select_?kernel\w*|dispatch\w*|backend|impl_?type|algo\w*"
+)
+_PASSES = _tok(
+    r"\w*Pass|\w*_pass|passes|pass_?manager|PassManager|add_?pass|opt_?level|OptLevel|-O[0-3s]|"
+    r"optimi[sz]\w*|fuse\w*|fusion\w*|unroll\w*|vectori[sz]\w*|canonicali[sz]\w*|enable_\w+|disable_\w+"
+)
+_SYNC = _tok(
+    r"\w*barrier\w*|__syncthreads|sync\w*|synchroni[sz]e\w*|set_?flag|wait_?flag|SetFlag|WaitFlag|"
+    r"\w*fence\w*|wait\w*|notify\w*|memory_order\w*|PIPE_\w+|mutex|lock_guard|volatile"
+)
 
 RULES: list[Rule] = [
     Rule("dtype", _TYPE_RE, 5.0, "precision type {m}"),
@@ -100,8 +123,9 @@ def is_comment(text: str, path: str) -> bool:
     if s.startswith(("//", "/*", "* ", "*/", '"""', "'''")) or s == "*":
         return True
     if s.startswith("#"):
-        return not re.match(r"#\s*(include|define|undef|if|ifdef|ifndef|elif|else|endif|pragma)\b", s) \
-            or PurePosixPath(path).suffix in {".py", ".sh", ".cmake", ".yml", ".yaml", ".toml", ".cfg"}
+        return not re.match(r"#\s*(include|define|undef|if|ifdef|ifndef|elif|else|endif|pragma)\b", s) or PurePosixPath(
+            path
+        ).suffix in {".py", ".sh", ".cmake", ".yml", ".yaml", ".toml", ".cfg"}
     return False
 
 
@@ -171,11 +195,10 @@ def _strip_prefix(name: str, prefix: str) -> str:
     name = name.rstrip("\t")
     if len(name) >= 2 and name[0] == name[-1] == '"':
         name = _unquote(name[1:-1])
-    return name[len(prefix):] if name.startswith(prefix) else name
+    return name[len(prefix) :] if name.startswith(prefix) else name
 
 
-_ESCAPES = {"n": b"\n", "t": b"\t", '"': b'"', "\\": b"\\", "a": b"\a", "b": b"\b", "f": b"\f", "r": b"\r",
-            "v": b"\v"}
+_ESCAPES = {"n": b"\n", "t": b"\t", '"': b'"', "\\": b"\\", "a": b"\a", "b": b"\b", "f": b"\f", "r": b"\r", "v": b"\v"}
 
 
 def _unquote(body: str) -> str:
@@ -186,8 +209,8 @@ def _unquote(body: str) -> str:
         c = body[i]
         if c == "\\" and i + 1 < len(body):
             nxt = body[i + 1]
-            if nxt in "01234567" and re.fullmatch(r"[0-7]{3}", body[i + 1:i + 4]):
-                out.append(int(body[i + 1:i + 4], 8))
+            if nxt in "01234567" and re.fullmatch(r"[0-7]{3}", body[i + 1 : i + 4]):
+                out.append(int(body[i + 1 : i + 4], 8))
                 i += 4
                 continue
             out += _ESCAPES.get(nxt, nxt.encode())
@@ -225,15 +248,25 @@ def _score_hunk(hunk: _Hunk, moved: set[str]) -> tuple[float, list[_Hit], list[s
         if ln.text.strip() in moved and ln.sign == "+" and _PASS_RE.search(ln.text):
             hits.append(_Hit("passes", 3.5 * lw, f"moves '{ln.text.strip()[:60]}' (pass order changed)", ln))
     extra: list[str] = []
-    before = {t.lower() for ln in hunk.lines if ln.sign == "-" and not is_comment(ln.text, hunk.path)
-              for t in _KIND_RE.findall(ln.text)}
-    after = {t.lower() for ln in hunk.lines if ln.sign == "+" and not is_comment(ln.text, hunk.path)
-             for t in _KIND_RE.findall(ln.text)}
+    before = {
+        t.lower()
+        for ln in hunk.lines
+        if ln.sign == "-" and not is_comment(ln.text, hunk.path)
+        for t in _KIND_RE.findall(ln.text)
+    }
+    after = {
+        t.lower()
+        for ln in hunk.lines
+        if ln.sign == "+" and not is_comment(ln.text, hunk.path)
+        for t in _KIND_RE.findall(ln.text)
+    }
     bonus = 0.0
     if before and after and before != after:
         bonus = 2.0 * weight
-        extra.append(f"changes type {'/'.join(sorted(before - after) or sorted(before))} -> "
-                     f"{'/'.join(sorted(after - before) or sorted(after))}")
+        extra.append(
+            f"changes type {'/'.join(sorted(before - after) or sorted(before))} -> "
+            f"{'/'.join(sorted(after - before) or sorted(after))}"
+        )
     if place and hits:
         extra.append(f"weighted down: {place}")
     if not hits:
@@ -267,18 +300,38 @@ def rank(diff: str, limit: int = 15) -> tuple[list[Highlight], int]:
         cats = list(dict.fromkeys(x.category for x in hits))
         why = list(dict.fromkeys(x.why for x in hits))[:5] + extra
         top = hits[0].line
-        out.append(Highlight(file=h.path, line=top.new_no, old_line=top.old_no,
-                             category=hits[0].category, categories=cats,  # type: ignore[arg-type]
-                             score=score, excerpt=excerpt, why=why))
+        out.append(
+            Highlight(
+                file=h.path,
+                line=top.new_no,
+                old_line=top.old_no,
+                category=hits[0].category,
+                categories=cats,  # type: ignore[arg-type]
+                score=score,
+                excerpt=excerpt,
+                why=why,
+            )
+        )
     out.sort(key=lambda x: (-x.score, x.file, x.line))
     return out[:limit], len(out)
 
 
-def commit_highlights(repo: Path, base: str, commit: str, big_files: list[str],
-                      limit: int = 15) -> tuple[list[Highlight], int]:
+def commit_highlights(
+    repo: Path, base: str, commit: str, big_files: list[str], limit: int = 15
+) -> tuple[list[Highlight], int]:
     """Highlights of base..commit, skipping files too large to be hand-written changes."""
-    args = ["diff", "-U3", "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames", "--ignore-submodules=all",
-            base, commit, "--"]
+    args = [
+        "diff",
+        "-U3",
+        "--no-color",
+        "--no-ext-diff",
+        "--no-textconv",
+        "--no-renames",
+        "--ignore-submodules=all",
+        base,
+        commit,
+        "--",
+    ]
     args += ["."] + [f":(exclude,literal){p}" for p in big_files]
     return rank(gitrepo.git(repo, *args), limit)
 

@@ -27,7 +27,7 @@ def message_ids(message: str) -> list[tuple[str, bool]]:
         h = m.group()
         if not (re.search(r"[a-f]", h) and re.search(r"[0-9]", h)):
             continue  # all digits (a date, an issue number) or all letters (a word)
-        target = bool(_TARGET_RE.search(text[max(0, m.start() - 16):m.start()]))
+        target = bool(_TARGET_RE.search(text[max(0, m.start() - 16) : m.start()]))
         seen[h] = seen.get(h, False) or target
     return list(seen.items())
 
@@ -36,8 +36,13 @@ def _resolve(store: Path, ids: list[str]) -> dict[str, str]:
     """Full commit sha of each id that names exactly one commit in store."""
     if not ids:
         return {}
-    out = gitrepo.git(store, "cat-file", "--batch-check=%(objectname) %(objecttype)",
-                      input="".join(f"{h}^{{commit}}\n" for h in ids), check=False)
+    out = gitrepo.git(
+        store,
+        "cat-file",
+        "--batch-check=%(objectname) %(objecttype)",
+        input="".join(f"{h}^{{commit}}\n" for h in ids),
+        check=False,
+    )
     found = {}
     for h, line in zip(ids, out.splitlines()):
         parts = line.split()
@@ -46,8 +51,7 @@ def _resolve(store: Path, ids: list[str]) -> dict[str, str]:
     return found
 
 
-def classify_mentions(repo: Path, store: Path | None, message: str, old: str | None,
-                      new: str | None) -> list[Mention]:
+def classify_mentions(repo: Path, store: Path | None, message: str, old: str | None, new: str | None) -> list[Mention]:
     """Place every hex id of the message relative to the move old -> new.
 
     store is the submodule object store, or None when it cannot be trusted (missing or cut

@@ -6,12 +6,21 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-CulpritKind = Literal["submodule_bump", "submodule_rollback", "submodule_sideways", "submodule_added",
-                      "submodule_removed", "submodule_unresolved", "mixed", "source"]
+CulpritKind = Literal[
+    "submodule_bump",
+    "submodule_rollback",
+    "submodule_sideways",
+    "submodule_added",
+    "submodule_removed",
+    "submodule_unresolved",
+    "mixed",
+    "source",
+]
 HighlightCategory = Literal["dtype", "tolerance", "layout", "math_kernel", "passes", "sync_removed"]
 ActionKind = Literal["bisect_submodule", "find_fix", "split_test", "read_highlights", "fetch_submodule"]
-MentionRelation = Literal["old_pointer", "new_pointer", "in_range", "before_range", "outside_range",
-                          "superproject", "unknown"]
+MentionRelation = Literal[
+    "old_pointer", "new_pointer", "in_range", "before_range", "outside_range", "superproject", "unknown"
+]
 
 
 class FileChange(BaseModel):
@@ -29,7 +38,8 @@ class Mention(BaseModel):
     relation: MentionRelation = Field(
         description="old_pointer/new_pointer: a prefix of that pointer; in_range: a submodule commit between the "
         "two pointers; before_range: already contained in both; outside_range: a submodule commit neither "
-        "pointer contains; superproject: a commit of the repository itself; unknown: found nowhere locally")
+        "pointer contains; superproject: a commit of the repository itself; unknown: found nowhere locally"
+    )
     as_target: bool = Field(description="written where a message gives the destination ('to X', '-> X', '..X')")
     warns: bool = Field(description="whether this mention contradicts the pointer")
 
@@ -42,16 +52,20 @@ class SubmoduleMove(BaseModel):
     direction: Literal["forward", "backward", "sideways", "added", "removed", "unknown"]
     commits_between: int | None = Field(
         description="submodule commits from old to new (forward) or dropped from new to old (backward); "
-        "null when the local clone cannot establish it")
+        "null when the local clone cannot establish it"
+    )
     merge_base: str | None = Field(default=None, description="common ancestor of old and new (sideways moves)")
     objects_available: bool = Field(description="whether both pointers exist in the local submodule clone")
     history_complete: bool = Field(
-        default=True, description="false when a shallow clone cuts the history between the pointers, so "
-        "direction and count cannot be trusted and are left unknown")
+        default=True,
+        description="false when a shallow clone cuts the history between the pointers, so "
+        "direction and count cannot be trusted and are left unknown",
+    )
     fetch_hint: str | None = Field(default=None, description="the command that makes the missing commits local")
-    message_names: list[str] = Field(default_factory=list,
-                                     description="hex ids the commit message names that look like submodule "
-                                     "commits other than the two pointers")
+    message_names: list[str] = Field(
+        default_factory=list,
+        description="hex ids the commit message names that look like submodule commits other than the two pointers",
+    )
     mentions: list[Mention] = Field(default_factory=list, description="every hex id in the message, classified")
     warnings: list[str] = Field(default_factory=list)
 
@@ -64,13 +78,19 @@ class NextAction(BaseModel):
     old: str | None = Field(default=None, description="submodule pointer before the culprit")
     new: str | None = Field(default=None, description="submodule pointer at the culprit")
     direction: str | None = None
-    commits: int | None = Field(default=None, description="submodule commits in the range to search, counted in "
-                                "the direction of the move (old..new forward, new..old for a rollback)")
-    range: str | None = Field(default=None, description="the git revision range of those commits, for "
-                              "`git -C <submodule> log`")
+    commits: int | None = Field(
+        default=None,
+        description="submodule commits in the range to search, counted in "
+        "the direction of the move (old..new forward, new..old for a rollback)",
+    )
+    range: str | None = Field(
+        default=None, description="the git revision range of those commits, for `git -C <submodule> log`"
+    )
     superproject_commit: str | None = Field(
-        default=None, description="the superproject commit to hold while the action runs: the culprit for a "
-        "level-2 bisect or find-fix search, its parent for a split test")
+        default=None,
+        description="the superproject commit to hold while the action runs: the culprit for a "
+        "level-2 bisect or find-fix search, its parent for a split test",
+    )
     sentence: str
 
 
@@ -102,8 +122,10 @@ class CulpritReport(BaseModel):
     stat_text: str = Field(default="", description="the `git show --stat` per-file listing")
     files: list[FileChange]
     kind: CulpritKind
-    source_changed: bool = Field(default=False, description="whether the commit changes anything besides the "
-                                 "pointer of the submodule under study")
+    source_changed: bool = Field(
+        default=False,
+        description="whether the commit changes anything besides the pointer of the submodule under study",
+    )
     submodule: SubmoduleMove | None = Field(description="the pointer move of the submodule under study, if any")
     other_submodules: list[SubmoduleMove] = Field(default_factory=list)
     next_action: NextAction
@@ -112,8 +134,12 @@ class CulpritReport(BaseModel):
     warnings: list[str] = Field(default_factory=list)
 
     def human(self) -> str:
-        lines = [f"{self.short} {self.subject}", f"  author  {self.author} <{self.author_email}>, {self.date}",
-                 f"  kind    {self.kind}", f"  stat    {self.stat}"]
+        lines = [
+            f"{self.short} {self.subject}",
+            f"  author  {self.author} <{self.author_email}>, {self.date}",
+            f"  kind    {self.kind}",
+            f"  stat    {self.stat}",
+        ]
         if self.pr_number:
             lines.append(f"  PR      #{self.pr_number}")
         if self.submodule:

@@ -55,8 +55,9 @@ def _count(store: Path, frm: str, to: str) -> int:
     return int(gitrepo.git(store, "rev-list", "--count", f"{frm}..{to}").strip())
 
 
-def submodule_move(repo: Path, commit: str, parent: str | None, path: str, name: str | None,
-                   message: str) -> SubmoduleMove:
+def submodule_move(
+    repo: Path, commit: str, parent: str | None, path: str, name: str | None, message: str
+) -> SubmoduleMove:
     new = gitrepo.gitlinks(repo, commit).get(path)
     old = gitrepo.gitlinks(repo, parent).get(path) if parent else None
     store = submodule_store(repo, path, name)
@@ -70,12 +71,16 @@ def submodule_move(repo: Path, commit: str, parent: str | None, path: str, name:
     hint: str | None = None
     if store is None:
         hint = f"git submodule update --init {path}"
-        warnings.append(f"submodule '{path}' is not initialised in this checkout, so its commits cannot be "
-                        f"counted or ordered: run `{hint}`")
+        warnings.append(
+            f"submodule '{path}' is not initialised in this checkout, so its commits cannot be "
+            f"counted or ordered: run `{hint}`"
+        )
     elif missing:
         hint = f"git -C {path} fetch origin " + " ".join(missing)
-        warnings.append(f"{', '.join(m[:12] for m in missing)} not in the local clone of '{path}': run `{hint}` "
-                        f"(or `git -C {path} fetch --unshallow origin` for a shallow clone) to count and order them")
+        warnings.append(
+            f"{', '.join(m[:12] for m in missing)} not in the local clone of '{path}': run `{hint}` "
+            f"(or `git -C {path} fetch --unshallow origin` for a shallow clone) to count and order them"
+        )
     if old is None and new is not None:
         direction = "added"
     elif new is None and old is not None:
@@ -85,9 +90,11 @@ def submodule_move(repo: Path, commit: str, parent: str | None, path: str, name:
         if cuts:
             complete = False
             hint = f"git -C {path} fetch --unshallow origin"
-            warnings.append(f"the clone of '{path}' is shallow and its history is cut between the pointers "
-                            f"(at {', '.join(c[:12] for c in cuts)}), so the direction and the commit count are "
-                            f"unknown: run `{hint}`")
+            warnings.append(
+                f"the clone of '{path}' is shallow and its history is cut between the pointers "
+                f"(at {', '.join(c[:12] for c in cuts)}), so the direction and the commit count are "
+                f"unknown: run `{hint}`"
+            )
         elif gitrepo.is_ancestor(store, old, new):
             direction, between = "forward", _count(store, old, new)
         elif gitrepo.is_ancestor(store, new, old):
@@ -96,9 +103,11 @@ def submodule_move(repo: Path, commit: str, parent: str | None, path: str, name:
             direction, between = "sideways", _count(store, old, new)
             base = gitrepo.git(store, "merge-base", old, new, check=False).strip()
             merge_base = base or None
-            warnings.append(f"the new pointer is not a descendant of the old one: {between} commits of the new "
-                            f"line are not in the old, and {_count(store, new, old)} commits of the old line "
-                            f"are dropped")
+            warnings.append(
+                f"the new pointer is not a descendant of the old one: {between} commits of the new "
+                f"line are not in the old, and {_count(store, new, old)} commits of the old line "
+                f"are dropped"
+            )
     trusted = store if available and complete else None
     mentions = classify_mentions(repo, trusted, message, old, new)
     named = [m.id for m in mentions if m.relation in ("in_range", "before_range", "outside_range", "unknown")]
@@ -107,7 +116,18 @@ def submodule_move(repo: Path, commit: str, parent: str | None, path: str, name:
         unknown = [m.id for m in flagged if m.relation == "unknown"]
         note = f" ({', '.join(unknown)} not found in the local submodule clone)" if unknown else ""
         warnings.append(f"the message names {', '.join(m.id for m in flagged)} but the pointer holds {new[:12]}{note}")
-    return SubmoduleMove(path=path, name=name, old=old, new=new, direction=direction,  # type: ignore[arg-type]
-                         commits_between=between, merge_base=merge_base, objects_available=available,
-                         history_complete=complete, fetch_hint=hint, message_names=named, mentions=mentions,
-                         warnings=warnings)
+    return SubmoduleMove(
+        path=path,
+        name=name,
+        old=old,
+        new=new,
+        direction=direction,  # type: ignore[arg-type]
+        commits_between=between,
+        merge_base=merge_base,
+        objects_available=available,
+        history_complete=complete,
+        fetch_hint=hint,
+        message_names=named,
+        mentions=mentions,
+        warnings=warnings,
+    )

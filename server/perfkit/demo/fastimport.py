@@ -25,9 +25,11 @@ def write_history(repo: Path, commits: list[Commit], start_time: int = 1_767_225
     for i, c in enumerate(commits, start=1):
         when = start_time + i * 3600
         msg = c.message.encode()
-        lines = [f"commit refs/heads/main\nmark :{i}\n".encode(),
-                 f"author {c.author} {when} +0000\ncommitter {c.author} {when} +0000\n".encode(),
-                 f"data {len(msg)}\n".encode() + msg + b"\n"]
+        lines = [
+            f"commit refs/heads/main\nmark :{i}\n".encode(),
+            f"author {c.author} {when} +0000\ncommitter {c.author} {when} +0000\n".encode(),
+            f"data {len(msg)}\n".encode() + msg + b"\n",
+        ]
         if i > 1:
             lines.append(f"from :{i - 1}\n".encode())
         for path in c.deletes:
@@ -39,8 +41,11 @@ def write_history(repo: Path, commits: list[Commit], start_time: int = 1_767_225
             lines.append(f"M 100644 inline {path}\ndata {len(data)}\n".encode() + data + b"\n")
         chunks.append(b"".join(lines))
     marks = repo / ".git" / "demo-marks"
-    subprocess.run(["git", "-C", str(repo), "fast-import", "--quiet", f"--export-marks={marks}"],
-                   input=b"".join(chunks), check=True)
+    subprocess.run(
+        ["git", "-C", str(repo), "fast-import", "--quiet", f"--export-marks={marks}"],
+        input=b"".join(chunks),
+        check=True,
+    )
     shas = dict(line.split() for line in marks.read_text().splitlines())
     marks.unlink()
     subprocess.run(["git", "-C", str(repo), "reset", "-q", "--hard", "main"], check=True)

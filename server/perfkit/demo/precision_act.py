@@ -14,8 +14,11 @@ from perfkit import gitrepo
 
 
 def _checkout_state(repo: Path) -> tuple[str, str, str]:
-    return (gitrepo.git(repo, "rev-parse", "HEAD"), gitrepo.git(repo, "status", "--porcelain=v2"),
-            gitrepo.git(repo, "submodule", "status"))
+    return (
+        gitrepo.git(repo, "rev-parse", "HEAD"),
+        gitrepo.git(repo, "status", "--porcelain=v2"),
+        gitrepo.git(repo, "submodule", "status"),
+    )
 
 
 def precision_act(root: Path, quiet: bool, out: TextIO) -> bool:
@@ -34,8 +37,10 @@ def precision_act(root: Path, quiet: bool, out: TextIO) -> bool:
     for cmd, cwd in ((sc.install, sc.compiler), (sc.install_submodule, sc.compiler / "runtime")):
         subprocess.run(cmd, shell=True, cwd=cwd, check=True, capture_output=True)
     n = len(gitrepo.git(sc.compiler, "rev-list", "--first-parent", f"{sc.good}..{sc.bad}").split())
-    out.write(f"compiler repo {sc.compiler.name} with runtime submodule 'runtime': {n} commits from good "
-              f"{sc.good[:10]} to HEAD; settings from its perfkit.toml\n")
+    out.write(
+        f"compiler repo {sc.compiler.name} with runtime submodule 'runtime': {n} commits from good "
+        f"{sc.good[:10]} to HEAD; settings from its perfkit.toml\n"
+    )
     before = _checkout_state(sc.compiler)
     start = bisect_start(str(sc.compiler), sc.good)
     out.write(start.message + "\n")
@@ -47,8 +52,10 @@ def precision_act(root: Path, quiet: bool, out: TextIO) -> bool:
             bar.close()
     for step in status.steps:
         metric = f" max_abs_err={step.metric:.2e}" if step.metric is not None else ""
-        out.write(f"  step {step.n:2d} [{step.phase}] {step.short} {step.subject[:60]} -> {step.verdict}"
-                  f"{metric} ({step.reason})\n")
+        out.write(
+            f"  step {step.n:2d} [{step.phase}] {step.short} {step.subject[:60]} -> {step.verdict}"
+            f"{metric} ({step.reason})\n"
+        )
     out.write(f"{status.message}\n")
     found = status.culprit.commit if status.culprit else None
     found_sub = status.submodule_culprit.commit if status.submodule_culprit else None
@@ -58,8 +65,10 @@ def precision_act(root: Path, quiet: bool, out: TextIO) -> bool:
     if found_sub:
         sub = evaluate_culprit(str(sc.compiler / "runtime"), found_sub)
         out.write("\nculprit in the runtime:\n" + sub.human() + "\n")
-    out.write(f"\nruns {status.runs}, installs {status.installs} (saved {status.installs_saved} against "
-              f"reinstalling both at every step)\n")
+    out.write(
+        f"\nruns {status.runs}, installs {status.installs} (saved {status.installs_saved} against "
+        f"reinstalling both at every step)\n"
+    )
     after = _checkout_state(sc.compiler)
     env_points = (env_dir / "compiler.path").read_text().strip()
     untouched = before == after
@@ -67,6 +76,7 @@ def precision_act(root: Path, quiet: bool, out: TextIO) -> bool:
     out.write(f"your checkout untouched (HEAD, status, submodule): {'yes' if untouched else 'NO'}\n")
     out.write(f"environment points at your checkout again: {'yes' if restored else 'NO: ' + env_points}\n")
     right = found == sc.culprit and found_sub == sc.runtime_culprit
-    out.write(f"expected culprits {sc.culprit[:10]} / {sc.runtime_culprit[:10]}: "
-              f"{'found both' if right else 'NOT FOUND'}\n")
+    out.write(
+        f"expected culprits {sc.culprit[:10]} / {sc.runtime_culprit[:10]}: {'found both' if right else 'NOT FOUND'}\n"
+    )
     return right and untouched and restored

@@ -61,29 +61,40 @@ def _compiler_history(runtime: list[str], origin: Path) -> tuple[list[Commit], i
     culprit = -1
     for i in range(COMPILER_COMMITS):
         area = _COMPILER_AREAS[i % len(_COMPILER_AREAS)]
-        c = Commit(f"{['fix', 'feat', 'refactor', 'test'][i % 4]}({area}): compiler change {i} (#{1000 + i})",
-                   {f"python/pypto/{area}.py": f"REVISION = {i}\n"})
+        c = Commit(
+            f"{['fix', 'feat', 'refactor', 'test'][i % 4]}({area}): compiler change {i} (#{1000 + i})",
+            {f"python/pypto/{area}.py": f"REVISION = {i}\n"},
+        )
         if i == 0:
-            c = Commit("init: compiler scaffold", {
-                "examples/check_precision.py": SCRIPT,
-                "tools/install.py": INSTALL.replace("{name}", "compiler"),
-                "python/pypto/tiling.cfg": "tile=256\n",
-                "perfkit.toml": ("[bisect]\nrun = \"python examples/check_precision.py\"\n"
-                                 "install = [\"python tools/install.py\"]\n"
-                                 "install_submodule = [\"python install.py\"]\n"
-                                 "metric_pattern = 'max_abs_err=(\\S+)'\n"),
-            })
+            c = Commit(
+                "init: compiler scaffold",
+                {
+                    "examples/check_precision.py": SCRIPT,
+                    "tools/install.py": INSTALL.replace("{name}", "compiler"),
+                    "python/pypto/tiling.cfg": "tile=256\n",
+                    "perfkit.toml": (
+                        '[bisect]\nrun = "python examples/check_precision.py"\n'
+                        'install = ["python tools/install.py"]\n'
+                        'install_submodule = ["python install.py"]\n'
+                        "metric_pattern = 'max_abs_err=(\\S+)'\n"
+                    ),
+                },
+            )
         elif i == 2:
-            c = Commit("chore(runtime): add simpler as a git submodule at runtime (#1002)",
-                       {".gitmodules": f"[submodule \"simpler\"]\n\tpath = runtime\n\turl = {origin}\n"},
-                       {"runtime": runtime[10]})
+            c = Commit(
+                "chore(runtime): add simpler as a git submodule at runtime (#1002)",
+                {".gitmodules": f'[submodule "simpler"]\n\tpath = runtime\n\turl = {origin}\n'},
+                {"runtime": runtime[10]},
+            )
             pointer = 10
         elif i > 2 and i % BUMP_EVERY == 0 and pointer + 8 < len(runtime):
             old, pointer = pointer, min(pointer + 9, len(runtime) - 1)
             if old < RUNTIME_BAD <= pointer:
                 culprit = i
-            c = Commit(f"chore(runtime): bump simpler to {runtime[pointer][:8]} (#{1000 + i})",
-                       gitlinks={"runtime": runtime[pointer]})
+            c = Commit(
+                f"chore(runtime): bump simpler to {runtime[pointer][:8]} (#{1000 + i})",
+                gitlinks={"runtime": runtime[pointer]},
+            )
         elif i in BROKEN:
             c.files["tools/install.py"] = "raise SystemExit('error: unsupported option --ring-size')\n"
         elif i == BROKEN.stop:
@@ -100,7 +111,27 @@ def build(root: Path) -> PrecisionScenario:
     commits, culprit = _compiler_history(runtime_shas, origin)
     compiler = root / "pypto"
     shas = write_history(compiler, commits)
-    subprocess.run(["git", "-C", str(compiler), "-c", "protocol.file.allow=always", "submodule", "update",
-                    "--init", "-q", "runtime"], check=True)
-    return PrecisionScenario(root=root, compiler=compiler, runtime_origin=origin, good=shas[5], bad=shas[-1],
-                             culprit=shas[culprit], runtime_culprit=runtime_shas[RUNTIME_BAD])
+    subprocess.run(
+        [
+            "git",
+            "-C",
+            str(compiler),
+            "-c",
+            "protocol.file.allow=always",
+            "submodule",
+            "update",
+            "--init",
+            "-q",
+            "runtime",
+        ],
+        check=True,
+    )
+    return PrecisionScenario(
+        root=root,
+        compiler=compiler,
+        runtime_origin=origin,
+        good=shas[5],
+        bad=shas[-1],
+        culprit=shas[culprit],
+        runtime_culprit=runtime_shas[RUNTIME_BAD],
+    )

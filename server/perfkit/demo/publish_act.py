@@ -31,8 +31,10 @@ def publish_act(root: Path, out: TextIO) -> bool:
 
     bench = read_benchmark(str(campaign))
     c = bench.comparison
-    out.write(f"read_benchmark: {bench.candidate} against {bench.baseline}: "
-              f"{c.speedup_mean:.3f}x mean, {c.speedup_median:.3f}x median step time\n")
+    out.write(
+        f"read_benchmark: {bench.candidate} against {bench.baseline}: "
+        f"{c.speedup_mean:.3f}x mean, {c.speedup_median:.3f}x median step time\n"
+    )
     changes = classify_changes(str(repo), base, head)
     for commit in changes.commits:
         kinds = ", ".join(f"{k} {n}" for k, n in commit.kinds.items() if n)
@@ -40,20 +42,29 @@ def publish_act(root: Path, out: TextIO) -> bool:
     blame = git_blame_removal(str(repo), base, head)
     for ic in blame.commits:
         tests = ", ".join(f"{t.path} ({'still there' if t.exists_at_head else 'gone'})" for t in ic.tests)
-        out.write(f"git_blame_removal: the removed lines came from {ic.short} {ic.subject}"
-                  f"{f' (PR #{ic.pr_number})' if ic.pr_number else ''}; its tests: {tests or 'none'}\n")
+        out.write(
+            f"git_blame_removal: the removed lines came from {ic.short} {ic.subject}"
+            f"{f' (PR #{ic.pr_number})' if ic.pr_number else ''}; its tests: {tests or 'none'}\n"
+        )
     result = render_pr(str(campaign), str(repo), draft=str(examples / "publish" / "draft.json"))
     findings = 0
     for path in (result.pr_path, result.issue_path):
         findings += len(lint_wording(path=path, campaign_dir=str(campaign), repo=str(repo)).findings)
-    out.write(f"render_pr wrote:\n  {result.pr_path}\n    {result.pr_title}\n"
-              f"  {result.issue_path}\n    {result.issue_title}\n")
+    out.write(
+        f"render_pr wrote:\n  {result.pr_path}\n    {result.pr_title}\n"
+        f"  {result.issue_path}\n    {result.issue_title}\n"
+    )
     left = sorted({p.text for p in result.placeholders})
     out.write(f"placeholders left for you: {', '.join(left) or 'none'}\n")
     for conflict in result.policy_conflicts:
         out.write(f"policy conflict: {conflict.text.strip()[:80]} ({conflict.why})\n")
     out.write(f"lint_wording findings: {findings}\n")
     kinds_seen = set(changes.totals) if isinstance(changes.totals, dict) else set()
-    return (findings == 0 and Path(result.pr_path).is_file() and Path(result.issue_path).is_file()
-            and bool(blame.commits) and blame.commits[0].pr_number == 88
-            and {"setting", "default", "source", "removal"} <= {k for k in kinds_seen if changes.totals[k]})
+    return (
+        findings == 0
+        and Path(result.pr_path).is_file()
+        and Path(result.issue_path).is_file()
+        and bool(blame.commits)
+        and blame.commits[0].pr_number == 88
+        and {"setting", "default", "source", "removal"} <= {k for k in kinds_seen if changes.totals[k]}
+    )

@@ -24,9 +24,20 @@ _TEXT_SUFFIXES = {".md", ".json", ".jsonl", ".csv", ".txt"}
 _MAX_FILE_BYTES = 2_000_000
 KINDS = ("time", "pct", "ratio", "mem", "any")
 # text unit -> (kind, factor to the data's unit)
-_UNIT = {"s": ("time", 1.0), "ms": ("time", 1e-3), "µs": ("time", 1e-6), "min": ("time", 60.0), "h": ("time", 3600.0),
-         "%": ("pct", 1.0), "x": ("ratio", 1.0), "GB": ("mem", 1.0), "GiB": ("mem", 1.0), "MB": ("mem", 1e-3),
-         "MiB": ("mem", 1 / 1024), "TB": ("mem", 1e3)}
+_UNIT = {
+    "s": ("time", 1.0),
+    "ms": ("time", 1e-3),
+    "µs": ("time", 1e-6),
+    "min": ("time", 60.0),
+    "h": ("time", 3600.0),
+    "%": ("pct", 1.0),
+    "x": ("ratio", 1.0),
+    "GB": ("mem", 1.0),
+    "GiB": ("mem", 1.0),
+    "MB": ("mem", 1e-3),
+    "MiB": ("mem", 1 / 1024),
+    "TB": ("mem", 1e3),
+}
 
 
 def _leaves(obj: Any, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], Any]]:
@@ -69,8 +80,9 @@ def _kind(path: tuple[str, ...], metric: str = "") -> tuple[str, float]:
         return "mem", 1.0
     if "metrics" in path:
         return "any", 1.0
-    if key.endswith("_s") or (key in ("value", "ci_low", "ci_high") and len(path) > 1
-                              and path[-2] in ("mean", "median", "run_mean")):
+    if key.endswith("_s") or (
+        key in ("value", "ci_low", "ci_high") and len(path) > 1 and path[-2] in ("mean", "median", "run_mean")
+    ):
         return "time", 1.0
     if key in ("before", "after"):
         return ("time", 1.0) if "time" in metric else ("any", 1.0)
@@ -105,7 +117,7 @@ class FigureSet:
         return any(self._near(k, x * factor, tol * factor) for k in kinds)
 
     @classmethod
-    def from_campaign(cls, campaign_dir: str | Path, bench: Any | None) -> "FigureSet":
+    def from_campaign(cls, campaign_dir: str | Path, bench: Any | None) -> FigureSet:
         root = Path(campaign_dir)
         tagged: list[tuple[str, float]] = []
         sources: list[str] = []

@@ -25,14 +25,21 @@ def detect_kind(text: str, name: str = "") -> str:
     return "pr" if any(h in ("summary", "speedup result", "correctness verification") for h in heads) else "issue"
 
 
-def lint_text(text: str, kind: str, figures: Any = None, repo_lines: set[str] | None = None,
-              allowed_headings: set[str] | None = None, issue_title_prefixes: list[str] | None = None
-              ) -> tuple[list[Finding], list[str], list[str]]:
+def lint_text(
+    text: str,
+    kind: str,
+    figures: Any = None,
+    repo_lines: set[str] | None = None,
+    allowed_headings: set[str] | None = None,
+    issue_title_prefixes: list[str] | None = None,
+) -> tuple[list[Finding], list[str], list[str]]:
     """(findings sorted by position, rules run, rules skipped with the reason)."""
     from perfkit.lint import markdown, rules  # compiled patterns: loaded on first use, not at tool listing
+
     doc = markdown.parse(text, repo_lines)
-    ctx = rules.Context(kind=kind, figures=figures, allowed_headings=allowed_headings,
-                        issue_title_prefixes=issue_title_prefixes or [])
+    ctx = rules.Context(
+        kind=kind, figures=figures, allowed_headings=allowed_headings, issue_title_prefixes=issue_title_prefixes or []
+    )
     found: list[Finding] = []
     run, skipped = [], []
     for rule_id, fn in rules.RULES.items():
@@ -69,27 +76,50 @@ def campaign_figures(campaign_dir: str, draft: Any = None) -> Any:
 
     d = load_draft(draft, campaign_dir)
     o = d.benchmark
-    bench = read_benchmark(campaign_dir, baseline=o.baseline, candidate=o.candidate, warmup_steps=o.warmup_steps,
-                           slow_threshold_s=o.slow_threshold_s)
+    bench = read_benchmark(
+        campaign_dir,
+        baseline=o.baseline,
+        candidate=o.candidate,
+        warmup_steps=o.warmup_steps,
+        slow_threshold_s=o.slow_threshold_s,
+    )
     return FigureSet.from_campaign(campaign_dir, bench)
 
 
 def lint_wording(
-    path: Annotated[str | None, Field(description="A Markdown file to check (for example proposed-pr-description.md). "
-                                      "Give path or text.")] = None,
+    path: Annotated[
+        str | None,
+        Field(description="A Markdown file to check (for example proposed-pr-description.md). Give path or text."),
+    ] = None,
     text: Annotated[str | None, Field(description="Markdown text to check, instead of a file.")] = None,
-    campaign_dir: Annotated[str | None, Field(
-        description="The campaign folder. When given, every number in the text must match a figure of its "
-        "files (read_benchmark, candidates, reports), within the rounding it is written with.")] = None,
-    repo: Annotated[str | None, Field(
-        description="The target repo. When given, lines copied from its templates are not checked (they are "
-        "the repo's words) and headings its templates do not ask for are reported.")] = None,
-    kind: Annotated[Literal["auto", "pr", "issue"], Field(
-        description="Which title form and sections to check: 'pr', 'issue', or 'auto' (from the file name and "
-        "headings).")] = "auto",
-    draft: Annotated[dict[str, Any] | str | None, Field(
-        description="The draft given to render_pr (object, JSON text or file path); only its benchmark options "
-        "are used, so the campaign's figures are read the same way.")] = None,
+    campaign_dir: Annotated[
+        str | None,
+        Field(
+            description="The campaign folder. When given, every number in the text must match a figure of its "
+            "files (read_benchmark, candidates, reports), within the rounding it is written with."
+        ),
+    ] = None,
+    repo: Annotated[
+        str | None,
+        Field(
+            description="The target repo. When given, lines copied from its templates are not checked (they are "
+            "the repo's words) and headings its templates do not ask for are reported."
+        ),
+    ] = None,
+    kind: Annotated[
+        Literal["auto", "pr", "issue"],
+        Field(
+            description="Which title form and sections to check: 'pr', 'issue', or 'auto' (from the file name and "
+            "headings)."
+        ),
+    ] = "auto",
+    draft: Annotated[
+        dict[str, Any] | str | None,
+        Field(
+            description="The draft given to render_pr (object, JSON text or file path); only its benchmark options "
+            "are used, so the campaign's figures are read the same way."
+        ),
+    ] = None,
 ) -> LintResult:
     """Check the wording of a PR description or issue: em and en dashes, sales and filler words, review
     words aimed at the repo, campaign vocabulary and test-function names, stray bold, speedups without
@@ -108,8 +138,11 @@ def lint_wording(
         try:
             text = p.read_bytes().decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise InputError("path", f"'{path}' is not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset "
-                             f"{exc.start})", "save it as UTF-8, the encoding GitHub expects") from None
+            raise InputError(
+                "path",
+                f"'{path}' is not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start})",
+                "save it as UTF-8, the encoding GitHub expects",
+            ) from None
         source = str(p)
     elif len(text) > _MAX_BYTES or len(text.encode("utf-8", "surrogatepass")) > _MAX_BYTES:
         raise InputError("text", "is larger than 2 MB", "pass a PR description or an issue")
@@ -128,5 +161,11 @@ def lint_wording(
         top = gitrepo.open_repo(repo)
         repo_lines, allowed, prefixes = repo_context(top, k)
     findings, run, skipped = lint_text(text, k, figures, repo_lines, allowed, prefixes)
-    return LintResult(source=source, kind=k, findings=findings, rules_run=run, rules_skipped=skipped,
-                      figures=len(figures) if figures is not None else 0)
+    return LintResult(
+        source=source,
+        kind=k,
+        findings=findings,
+        rules_run=run,
+        rules_skipped=skipped,
+        figures=len(figures) if figures is not None else 0,
+    )

@@ -15,8 +15,11 @@ _FENCE_RE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _HEADING_RE = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 _INLINE_CODE_RE = re.compile(r"(`+)(.+?)\1")
 _URL_RE = re.compile(r"\]\([^)\s]*\)|<https?://[^>\s]*>|https?://[^\s)>\]]+")
-_TAG_RE = re.compile(r"</?(?:details|summary|br|p|div|span|sub|sup|code|pre|kbd|img|a|hr|table|tr|td|th|"
-                     r"ul|ol|li)\b[^>]*>", re.I)
+_TAG_RE = re.compile(
+    r"</?(?:details|summary|br|p|div|span|sub|sup|code|pre|kbd|img|a|hr|table|tr|td|th|"
+    r"ul|ol|li)\b[^>]*>",
+    re.I,
+)
 _CHECKBOX_RE = re.compile(r"^(\s*[-*+]\s+\[)([ xX])(\]\s*)")
 OWN_SUBSECTIONS = {"speedup result"}
 
@@ -40,8 +43,8 @@ def _blank(s: str, start: int, end: int) -> str:
 @dataclass
 class Doc:
     lines: list[str]
-    prose: list[str] = field(default_factory=list)   # code, comments, URLs, tags, repo text blanked
-    code: list[str] = field(default_factory=list)    # comments, URLs, repo text blanked; code kept
+    prose: list[str] = field(default_factory=list)  # code, comments, URLs, tags, repo text blanked
+    code: list[str] = field(default_factory=list)  # comments, URLs, repo text blanked; code kept
     fenced: list[bool] = field(default_factory=list)
     heading: list[tuple[int, str] | None] = field(default_factory=list)
     section: list[int] = field(default_factory=list)

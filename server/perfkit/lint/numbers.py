@@ -17,51 +17,69 @@ NUMBER_RE = re.compile(
     r"(?P<unit>\s?(?:%|x(?![A-Za-z0-9])|×|ms\b|µs\b|us\b|s\b|sec\b|seconds?\b|GB\b|GiB\b|MB\b|MiB\b|TB\b|min\b|minutes?\b|h\b|hours?\b))?"
     r"(?![\w]|\.\d|,\d{3}|-\d|:\d)"
 )
-_HW_AFTER_RE = re.compile(r"^\s*(?:x\s*)?(?:[A-Z]{1,4}\d{1,4}[A-Za-z]{0,3}\b|GPUs?\b|NPUs?\b|TPUs?\b|ranks?\b|nodes?\b|"
-                          r"devices?\b|cards?\b|accelerators?\b|processes\b|workers\b|machines?\b|hosts?\b)")
+_HW_AFTER_RE = re.compile(
+    r"^\s*(?:x\s*)?(?:[A-Z]{1,4}\d{1,4}[A-Za-z]{0,3}\b|GPUs?\b|NPUs?\b|TPUs?\b|ranks?\b|nodes?\b|"
+    r"devices?\b|cards?\b|accelerators?\b|processes\b|workers\b|machines?\b|hosts?\b)"
+)
 _HW_BEFORE_RE = re.compile(r"(?:world[ _]size|ranks?|nodes?|GPUs?|tp|dp|pp)\s*(?:of|=|:)?\s*$", re.I)
-_VERSION_BEFORE_RE = re.compile(r"(?:\bv|\bversion|\bCUDA|\bcuDNN|\bPyTorch|\btorch|\bPython|\bdriver|\bNCCL|\bROCm|\bCANN|"
-                                r"\bgcc|\bclang|\btransformers|\bjax|\btriton|\bUbuntu|\bkernel|\bLinux|\bsm_?|"
-                                r"\bcompute capability)\s*$", re.I)
+_VERSION_BEFORE_RE = re.compile(
+    r"(?:\bv|\bversion|\bCUDA|\bcuDNN|\bPyTorch|\btorch|\bPython|\bdriver|\bNCCL|\bROCm|\bCANN|"
+    r"\bgcc|\bclang|\btransformers|\bjax|\btriton|\bUbuntu|\bkernel|\bLinux|\bsm_?|"
+    r"\bcompute capability)\s*$",
+    re.I,
+)
 _LIST_MARKER_RE = re.compile(r"^\s*(?:\d+[.)])\s")
-HARDWARE_RE = re.compile(r"\b(?:[A-Z]{1,4}\d{2,4}[A-Za-z]{0,3}|[A-Z]\d{1,2}[A-Z]?|TPU ?v\d+\w*|Ascend ?\d+\w*|"
-                         r"Gaudi ?\d?|MI\d{3}[A-Z]?|RTX ?\d{4}\w*)\b")
+HARDWARE_RE = re.compile(
+    r"\b(?:[A-Z]{1,4}\d{2,4}[A-Za-z]{0,3}|[A-Z]\d{1,2}[A-Z]?|TPU ?v\d+\w*|Ascend ?\d+\w*|"
+    r"Gaudi ?\d?|MI\d{3}[A-Z]?|RTX ?\d{4}\w*)\b"
+)
 
 
 @dataclass(frozen=True)
 class Figure:
-    line: int          # 0-based
+    line: int  # 0-based
     start: int
     end: int
-    text: str          # as written, with sign and unit
-    numeral: str       # digits only, no sign or unit: '1,234.5'
+    text: str  # as written, with sign and unit
+    numeral: str  # digits only, no sign or unit: '1,234.5'
     value: float
     decimals: int
-    unit: str          # '', '%', 'x', 'ms', 's', 'GB', ...
+    unit: str  # '', '%', 'x', 'ms', 's', 'GB', ...
     setup_count: bool  # not a result: an accelerator or world-size count, a GPU's capacity, a version
 
 
 def unit_of(raw: str) -> str:
     u = raw.strip()
-    return {"×": "x", "sec": "s", "second": "s", "seconds": "s", "us": "µs", "minute": "min", "minutes": "min",
-            "hour": "h", "hours": "h"}.get(u, u)
+    return {
+        "×": "x",
+        "sec": "s",
+        "second": "s",
+        "seconds": "s",
+        "us": "µs",
+        "minute": "min",
+        "minutes": "min",
+        "hour": "h",
+        "hours": "h",
+    }.get(u, u)
 
 
 def figures_in(line_no: int, text: str) -> list[Figure]:
     """Every figure in one masked line of prose."""
     out = []
     for m in NUMBER_RE.finditer(text):
-        if m.start() == 0 or not text[:m.start()].strip():
-            if _LIST_MARKER_RE.match(text[m.start():]):
+        if m.start() == 0 or not text[: m.start()].strip():
+            if _LIST_MARKER_RE.match(text[m.start() :]):
                 continue
         numeral = m.group("num")
         value = float(numeral.replace(",", ""))
         decimals = len(numeral.split(".")[1]) if "." in numeral and "e" not in numeral.lower() else 0
         unit = unit_of(m.group("unit") or "")
-        before, after = text[:m.start()], text[m.end():]
-        setup = (unit in ("", "x") and (bool(_HW_AFTER_RE.match(after)) or bool(_HW_BEFORE_RE.search(before)))) or \
-            bool(_VERSION_BEFORE_RE.search(before)) or \
-            (unit in ("GB", "GiB", "") and bool(re.search(r"\b" + HARDWARE_RE.pattern[2:] + r"\s*$", before)))
+        before, after = text[: m.start()], text[m.end() :]
+        setup = (
+            (unit in ("", "x") and (bool(_HW_AFTER_RE.match(after)) or bool(_HW_BEFORE_RE.search(before))))
+            or bool(_VERSION_BEFORE_RE.search(before))
+            or (unit in ("GB", "GiB", "") and bool(re.search(r"\b" + HARDWARE_RE.pattern[2:] + r"\s*$", before)))
+        )
         out.append(Figure(line_no, m.start(), m.end(), m.group(0).strip(), numeral, value, decimals, unit, setup))
     return out
 

@@ -23,9 +23,9 @@ CHECK_HEADER = ["recorded", "baseline vs this pr", "tolerance"]
 
 @dataclass
 class Context:
-    kind: str                                   # 'pr' or 'issue'
-    figures: object | None = None               # perfkit.lint.figures.FigureSet, for truthfulness
-    allowed_headings: set[str] | None = None    # normalised headings the repo's templates ask for
+    kind: str  # 'pr' or 'issue'
+    figures: object | None = None  # perfkit.lint.figures.FigureSet, for truthfulness
+    allowed_headings: set[str] | None = None  # normalised headings the repo's templates ask for
     issue_title_prefixes: list[str] = field(default_factory=list)
 
 
@@ -64,45 +64,71 @@ def rule_dash(doc: Doc, ctx: Context) -> list[Finding]:
         for rx, fix in _DASH_CHARS:
             out += [_find("dash", doc, i, m.start(), m.end(), fix) for m in rx.finditer(text)]
         if not doc.table[i]:
-            out += [_find("dash", doc, i, m.start(), m.end(), "a hyphen used as a dash: use a comma, a colon or "
-                          "two sentences") for m in _HYPHEN_DASH.finditer(doc.prose[i])]
+            out += [
+                _find(
+                    "dash", doc, i, m.start(), m.end(), "a hyphen used as a dash: use a comma, a colon or two sentences"
+                )
+                for m in _HYPHEN_DASH.finditer(doc.prose[i])
+            ]
     return out
 
 
 # --- sales and filler words --------------------------------------------------------------------
 
 _SALES = [
-    (_w(r"blazing(?:ly)?(?:[- ]fast)?|lightning[- ]fast|dramatic(?:ally)?|drastic(?:ally)?|massive(?:ly)?|huge(?:ly)?|"
-        r"tremendous(?:ly)?|incredibl[ey]|amazing(?:ly)?|awesome|stunning|remarkabl[ey]|impressive(?:ly)?|"
-        r"spectacular|phenomenal|extraordinar(?:y|ily)|insane(?:ly)?|enormous(?:ly)?|"
-        r"game[- ]?chang\w*|revolutionar\w*|revolutioni[sz]\w*|groundbreaking|cutting[- ]edge|state[- ]of[- ]the[- ]art|"
-        r"best[- ]in[- ]class|world[- ]class|next[- ]level|supercharg\w*|turbocharg\w*|unlock\w*|unleash\w*|"
-        r"seamless(?:ly)?|effortless(?:ly)?|robust(?:ly)?|powerful|elegant(?:ly)?|superior|"
-        r"greatly|vastly|substantial(?:ly)?|hugely|much faster|way faster|far faster"),
-     "sales word: say the number and the hardware instead"),
-    (re.compile(r"(?<!statistically )(?<!not )(?<!statistically\n)\bsignificant(?:ly)?\b", re.I),
-     "'significant' claims a statistical test: give the number, or say 'statistically significant' only "
-     "with the test's result"),
+    (
+        _w(
+            r"blazing(?:ly)?(?:[- ]fast)?|lightning[- ]fast|dramatic(?:ally)?|drastic(?:ally)?|massive(?:ly)?|huge(?:ly)?|"
+            r"tremendous(?:ly)?|incredibl[ey]|amazing(?:ly)?|awesome|stunning|remarkabl[ey]|impressive(?:ly)?|"
+            r"spectacular|phenomenal|extraordinar(?:y|ily)|insane(?:ly)?|enormous(?:ly)?|"
+            r"game[- ]?chang\w*|revolutionar\w*|revolutioni[sz]\w*|groundbreaking|cutting[- ]edge|state[- ]of[- ]the[- ]art|"
+            r"best[- ]in[- ]class|world[- ]class|next[- ]level|supercharg\w*|turbocharg\w*|unlock\w*|unleash\w*|"
+            r"seamless(?:ly)?|effortless(?:ly)?|robust(?:ly)?|powerful|elegant(?:ly)?|superior|"
+            r"greatly|vastly|substantial(?:ly)?|hugely|much faster|way faster|far faster"
+        ),
+        "sales word: say the number and the hardware instead",
+    ),
+    (
+        re.compile(r"(?<!statistically )(?<!not )(?<!statistically\n)\bsignificant(?:ly)?\b", re.I),
+        "'significant' claims a statistical test: give the number, or say 'statistically significant' only "
+        "with the test's result",
+    ),
 ]
 
 _FILLER = [
-    (_w(r"basically|essentially|actually|really|very|quite|simply|obviously|clearly|of course|needless to say|"
-        r"interestingly|importantly|notably|arguably|honestly|literally|definitely|certainly|truly|indeed|"
-        r"kind of|sort of|a bit|somewhat|fairly|pretty much"),
-     "filler: cut the word"),
+    (
+        _w(
+            r"basically|essentially|actually|really|very|quite|simply|obviously|clearly|of course|needless to say|"
+            r"interestingly|importantly|notably|arguably|honestly|literally|definitely|certainly|truly|indeed|"
+            r"kind of|sort of|a bit|somewhat|fairly|pretty much"
+        ),
+        "filler: cut the word",
+    ),
     (_w(r"in order to"), "write 'to'"),
     (_w(r"due to the fact that|owing to the fact that"), "write 'because'"),
-    (_w(r"it is worth noting(?: that)?|it'?s worth noting(?: that)?|it should be noted(?: that)?|note that|"
-        r"as a matter of fact|at the end of the day|in terms of|as you can see|as mentioned(?: above| earlier)?|"
-        r"furthermore|moreover|additionally|in addition|in conclusion|in summary|to summari[sz]e|to sum up|overall,"),
-     "filler phrase: cut it and start with the point"),
-    (_w(r"delve[sd]?|delving|tapestry|testament|underscore[sd]?|showcas\w*|realm|landscape|leverag\w*|"
-        r"harness\w*|meticulous(?:ly)?|intricate|pivotal|crucial|paramount|comprehensive|holistic|streamlin\w*|"
-        r"elevat\w*|embark\w*|navigat\w*|foster\w*|empower\w*|synerg\w*|boasts?"),
-     "a word that reads as generated text: use a plain word or cut it"),
-    (_w(r"I hope this helps|let me know|feel free to|happy to (?:help|discuss|adjust)|thanks in advance|"
-        r"hope (?:this|that) helps"),
-     "a chat phrase: cut it; the PR speaks for itself"),
+    (
+        _w(
+            r"it is worth noting(?: that)?|it'?s worth noting(?: that)?|it should be noted(?: that)?|note that|"
+            r"as a matter of fact|at the end of the day|in terms of|as you can see|as mentioned(?: above| earlier)?|"
+            r"furthermore|moreover|additionally|in addition|in conclusion|in summary|to summari[sz]e|to sum up|overall,"
+        ),
+        "filler phrase: cut it and start with the point",
+    ),
+    (
+        _w(
+            r"delve[sd]?|delving|tapestry|testament|underscore[sd]?|showcas\w*|realm|landscape|leverag\w*|"
+            r"harness\w*|meticulous(?:ly)?|intricate|pivotal|crucial|paramount|comprehensive|holistic|streamlin\w*|"
+            r"elevat\w*|embark\w*|navigat\w*|foster\w*|empower\w*|synerg\w*|boasts?"
+        ),
+        "a word that reads as generated text: use a plain word or cut it",
+    ),
+    (
+        _w(
+            r"I hope this helps|let me know|feel free to|happy to (?:help|discuss|adjust)|thanks in advance|"
+            r"hope (?:this|that) helps"
+        ),
+        "a chat phrase: cut it; the PR speaks for itself",
+    ),
 ]
 
 
@@ -117,14 +143,22 @@ def rule_filler(doc: Doc, ctx: Context) -> list[Finding]:
 # --- review words aimed at the repo ------------------------------------------------------------
 
 _REVIEW = [
-    (_w(r"wrong(?:ly)?|incorrect(?:ly)?|ignor(?:es|ed|ing)|ignore"),
-     "a verdict on the repo: describe what the code does and what it costs, in neutral words"),
-    (_w(r"should(?:n'?t)?|must(?:n'?t)?|ought to|needs? to be fixed"),
-     "prescriptive: offer the change ('this PR ...', 'one option is ...') instead of telling the repo what to do"),
-    (_w(r"broken|sloppy|naive(?:ly)?|careless(?:ly)?|forg[eo]t(?:s|ten)?|neglect(?:s|ed)?|fails to|failed to|"
-        r"bad(?:ly)?|poor(?:ly)?|silly|stupid|terrible|inefficient(?:ly)?|wasteful(?:ly)?|unnecessar(?:y|ily)|"
-        r"needless(?:ly)?|pointless(?:ly)?"),
-     "a judgement of the repo's code: state the measured cost instead"),
+    (
+        _w(r"wrong(?:ly)?|incorrect(?:ly)?|ignor(?:es|ed|ing)|ignore"),
+        "a verdict on the repo: describe what the code does and what it costs, in neutral words",
+    ),
+    (
+        _w(r"should(?:n'?t)?|must(?:n'?t)?|ought to|needs? to be fixed"),
+        "prescriptive: offer the change ('this PR ...', 'one option is ...') instead of telling the repo what to do",
+    ),
+    (
+        _w(
+            r"broken|sloppy|naive(?:ly)?|careless(?:ly)?|forg[eo]t(?:s|ten)?|neglect(?:s|ed)?|fails to|failed to|"
+            r"bad(?:ly)?|poor(?:ly)?|silly|stupid|terrible|inefficient(?:ly)?|wasteful(?:ly)?|unnecessar(?:y|ily)|"
+            r"needless(?:ly)?|pointless(?:ly)?"
+        ),
+        "a judgement of the repo's code: state the measured cost instead",
+    ),
 ]
 
 
@@ -135,19 +169,27 @@ def rule_review_word(doc: Doc, ctx: Context) -> list[Finding]:
 # --- campaign vocabulary and test names --------------------------------------------------------
 
 _CAMPAIGN = [
-    (re.compile(r"(?<![\w-])(?:arms?|Arms?)(?![\w-])"), "campaign word: say 'the baseline' or 'this PR', or name "
-     "the change"),
+    (
+        re.compile(r"(?<![\w-])(?:arms?|Arms?)(?![\w-])"),
+        "campaign word: say 'the baseline' or 'this PR', or name the change",
+    ),
     (_w(r"candidates?|campaigns?"), "campaign word: name the commit or the change"),
-    (_w(r"exp[-_ ]?\d+\w*|exp[-_][a-z]\w*|experiment (?:id|name)s?"),
-     "an experiment name: describe the setting instead"),
-    (_w(r"parity|hooks?|gates?|gating|gated|checkpoints?"),
-     "the recording tool's vocabulary: say what was recorded and compared (the loss at each step, the final "
-     "weights)"),
+    (
+        _w(r"exp[-_ ]?\d+\w*|exp[-_][a-z]\w*|experiment (?:id|name)s?"),
+        "an experiment name: describe the setting instead",
+    ),
+    (
+        _w(r"parity|hooks?|gates?|gating|gated|checkpoints?"),
+        "the recording tool's vocabulary: say what was recorded and compared (the loss at each step, the final "
+        "weights)",
+    ),
     (_w(r"sweep(?:s|ed)?|ablations?"), "campaign word: say which settings were measured"),
 ]
 
-_TEST_NAME = re.compile(r"(?<![\w/.-])[\w./-]*\w\.py::[\w:\[\]-]+|(?<![\w/.])(?:\w+::)?test_[A-Za-z0-9_]+"
-                        r"(?:\[[^\]]*\])?(?!\.py|[\w/])")
+_TEST_NAME = re.compile(
+    r"(?<![\w/.-])[\w./-]*\w\.py::[\w:\[\]-]+|(?<![\w/.])(?:\w+::)?test_[A-Za-z0-9_]+"
+    r"(?:\[[^\]]*\])?(?!\.py|[\w/])"
+)
 
 
 def rule_campaign_word(doc: Doc, ctx: Context) -> list[Finding]:
@@ -155,16 +197,21 @@ def rule_campaign_word(doc: Doc, ctx: Context) -> list[Finding]:
 
 
 def rule_test_name(doc: Doc, ctx: Context) -> list[Finding]:
-    return _scan("test-name", doc, [(_TEST_NAME, "a test function name: name the test file and say what it "
-                                     "checks in a few words")], mask="code")
+    return _scan(
+        "test-name",
+        doc,
+        [(_TEST_NAME, "a test function name: name the test file and say what it checks in a few words")],
+        mask="code",
+    )
 
 
 # --- bold --------------------------------------------------------------------------------------
 
 _BOLD_RE = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1|<(?:b|strong)>(.+?)</(?:b|strong)>", re.I)
 _ITEM_START_RE = re.compile(r"^\s*\d+[.)]\s+$")
-_SPEEDUP_IN_BOLD_RE = re.compile(r"\d+(?:\.\d+)?\s?[x×](?![A-Za-z0-9])|\d+(?:\.\d+)?\s?%\s+(?:faster|less|lower|shorter)",
-                                 re.I)
+_SPEEDUP_IN_BOLD_RE = re.compile(
+    r"\d+(?:\.\d+)?\s?[x×](?![A-Za-z0-9])|\d+(?:\.\d+)?\s?%\s+(?:faster|less|lower|shorter)", re.I
+)
 
 
 def rule_bold(doc: Doc, ctx: Context) -> list[Finding]:
@@ -172,12 +219,20 @@ def rule_bold(doc: Doc, ctx: Context) -> list[Finding]:
     for i, text in enumerate(doc.prose):
         for m in _BOLD_RE.finditer(text):
             inner = m.group(2) or m.group(3) or ""
-            if _ITEM_START_RE.match(text[:m.start()]) and m.group(1):
+            if _ITEM_START_RE.match(text[: m.start()]) and m.group(1):
                 continue  # a numbered change's name
             if _SPEEDUP_IN_BOLD_RE.search(inner):
                 continue  # the headline speedup
-            out.append(_find("bold", doc, i, m.start(), m.end(),
-                             "bold only the numbered change names and the headline speedup; remove the markup"))
+            out.append(
+                _find(
+                    "bold",
+                    doc,
+                    i,
+                    m.start(),
+                    m.end(),
+                    "bold only the numbered change names and the headline speedup; remove the markup",
+                )
+            )
     return out
 
 
@@ -192,9 +247,11 @@ def _speedup_figures(text: str, line: int) -> list[nums.Figure]:
     for f in figs:
         if f.setup_count:
             continue
-        if f.unit == "x" and not nums.HARDWARE_RE.match(text[f.end:].lstrip()):
+        if f.unit == "x" and not nums.HARDWARE_RE.match(text[f.end :].lstrip()):
             out.append(f)
-        elif f.unit == "%" and re.match(r"\s*(?:faster|quicker|less time|shorter|lower step|speed)", text[f.end:], re.I):
+        elif f.unit == "%" and re.match(
+            r"\s*(?:faster|quicker|less time|shorter|lower step|speed)", text[f.end :], re.I
+        ):
             out.append(f)
     return out
 
@@ -235,8 +292,11 @@ def rule_speedup_hardware(doc: Doc, ctx: Context) -> list[Finding]:
                 found += [(i, f) for f in _speedup_figures(doc.prose[i][:e], i) if f.start >= s]
             if not found and _FASTER_RE.search(text):
                 for i, s, e in sent:
-                    found += [(i, f) for f in nums.figures_in(i, doc.prose[i][:e])
-                              if f.start >= s and not f.setup_count and not nums.is_small_count(f)]
+                    found += [
+                        (i, f)
+                        for f in nums.figures_in(i, doc.prose[i][:e])
+                        if f.start >= s and not f.setup_count and not nums.is_small_count(f)
+                    ]
             for i, f in found[:1]:
                 out.append(_find("speedup-hardware", doc, i, f.start, f.end, fix))
     return out
@@ -245,15 +305,26 @@ def rule_speedup_hardware(doc: Doc, ctx: Context) -> list[Finding]:
 # --- scope claims ------------------------------------------------------------------------------
 
 _SCOPE = [
-    (re.compile(r"\b(?:on|for|across) (?:all |any |other |most |modern |every )?(?:NVIDIA |AMD )?GPUs\b"
-                r"|\b(?:all|any|every) (?:GPUs?|accelerators?|hardware|devices|platforms)\b"
-                r"|\bhardware[- ]agnostic\b|\buniversal(?:ly)?\b"),
-     "a scope wider than measured: name the hardware you measured"),
-    (re.compile(r"\bsm_\d+\w* (?:and|or|/) sm_\d+\w*", re.I),
-     "several architectures claimed: say which one was measured"),
-    (re.compile(r"\bmodel[- ]local\b|\bonly (?:for|affects?) (?:the )?recipe(?: users)?\b|\bno (?:side )?effects? on "
-                r"other (?:callers|users)\b", re.I),
-     "check who else reaches this code (process-wide flags, options read by constructors) and scope the claim to that"),
+    (
+        re.compile(
+            r"\b(?:on|for|across) (?:all |any |other |most |modern |every )?(?:NVIDIA |AMD )?GPUs\b"
+            r"|\b(?:all|any|every) (?:GPUs?|accelerators?|hardware|devices|platforms)\b"
+            r"|\bhardware[- ]agnostic\b|\buniversal(?:ly)?\b"
+        ),
+        "a scope wider than measured: name the hardware you measured",
+    ),
+    (
+        re.compile(r"\bsm_\d+\w* (?:and|or|/) sm_\d+\w*", re.I),
+        "several architectures claimed: say which one was measured",
+    ),
+    (
+        re.compile(
+            r"\bmodel[- ]local\b|\bonly (?:for|affects?) (?:the )?recipe(?: users)?\b|\bno (?:side )?effects? on "
+            r"other (?:callers|users)\b",
+            re.I,
+        ),
+        "check who else reaches this code (process-wide flags, options read by constructors) and scope the claim to that",
+    ),
 ]
 
 
@@ -277,8 +348,16 @@ def rule_duplicate_number(doc: Doc, ctx: Context) -> list[Finding]:
                     continue
                 key = f.numeral
                 if key in first and first[key][0] != name and key not in seen_here:
-                    out.append(_find("duplicate-number", doc, i, f.start, f.end,
-                                     f"already given in '{first[key][0]}' (line {first[key][1] + 1}): say it once"))
+                    out.append(
+                        _find(
+                            "duplicate-number",
+                            doc,
+                            i,
+                            f.start,
+                            f.end,
+                            f"already given in '{first[key][0]}' (line {first[key][1] + 1}): say it once",
+                        )
+                    )
                 first.setdefault(key, (name, i))
                 seen_here.add(key)
     return out
@@ -286,17 +365,31 @@ def rule_duplicate_number(doc: Doc, ctx: Context) -> list[Finding]:
 
 # --- sections the description leaves out -------------------------------------------------------
 
-_FORBIDDEN_HEADING = re.compile(r"^(?:observations?|findings|profile findings|revision(?:s| history| notes)?|"
-                                r"history|changelog|change ?log|changes since\b.*|what changed since\b.*|update[sd]?\b.*|"
-                                r"edit\b.*|v\d+\b.*|experimental\b.*|disclaimer|generated\b.*|about this pr)$", re.I)
+_FORBIDDEN_HEADING = re.compile(
+    r"^(?:observations?|findings|profile findings|revision(?:s| history| notes)?|"
+    r"history|changelog|change ?log|changes since\b.*|what changed since\b.*|update[sd]?\b.*|"
+    r"edit\b.*|v\d+\b.*|experimental\b.*|disclaimer|generated\b.*|about this pr)$",
+    re.I,
+)
 _FORBIDDEN_TEXT = [
-    (re.compile(r"\bexperimental (?:PR|pull request|change)\b|\bthis (?:PR|pull request) is (?:an? )?experiment", re.I),
-     "an 'experimental PR' callout: cut it; the description states what was measured"),
-    (re.compile(r"\bgenerated (?:with|by|using)\b|\bco-authored-by:[ \t]*(?:claude|copilot|chatgpt)|🤖|claude\.ai/|"
-                r"\bsession (?:link|log)\b", re.I),
-     "a generated-with footer or session link: cut it (an AI-assistance statement only where the repo asks)"),
-    (re.compile(r"^[ \t]*(?:\*\*|__)?(?:edit|update|revision|revised|v\d+)(?:\*\*|__)?[ \t]*(?:\(|:)", re.I | re.M),
-     "a revision note: describe the PR as it is now, without its history"),
+    (
+        re.compile(
+            r"\bexperimental (?:PR|pull request|change)\b|\bthis (?:PR|pull request) is (?:an? )?experiment", re.I
+        ),
+        "an 'experimental PR' callout: cut it; the description states what was measured",
+    ),
+    (
+        re.compile(
+            r"\bgenerated (?:with|by|using)\b|\bco-authored-by:[ \t]*(?:claude|copilot|chatgpt)|🤖|claude\.ai/|"
+            r"\bsession (?:link|log)\b",
+            re.I,
+        ),
+        "a generated-with footer or session link: cut it (an AI-assistance statement only where the repo asks)",
+    ),
+    (
+        re.compile(r"^[ \t]*(?:\*\*|__)?(?:edit|update|revision|revised|v\d+)(?:\*\*|__)?[ \t]*(?:\(|:)", re.I | re.M),
+        "a revision note: describe the PR as it is now, without its history",
+    ),
 ]
 
 
@@ -304,8 +397,11 @@ def rule_forbidden_section(doc: Doc, ctx: Context) -> list[Finding]:
     out = []
     for i, h in enumerate(doc.heading):
         if h and i > 0 and _FORBIDDEN_HEADING.match(norm_heading(h[1])) and doc.prose[i].strip():
-            what = "profile findings belong in the issue" if re.match(r"(obs|find|prof)", norm_heading(h[1])) \
+            what = (
+                "profile findings belong in the issue"
+                if re.match(r"(obs|find|prof)", norm_heading(h[1]))
                 else "the description does not carry this section"
+            )
             out.append(_find("forbidden-section", doc, i, 0, len(doc.lines[i]), f"remove the section: {what}"))
     return out + _scan("forbidden-section", doc, _FORBIDDEN_TEXT)
 
@@ -320,8 +416,16 @@ def rule_unrequested_section(doc: Doc, ctx: Context) -> list[Finding]:
             continue  # the title, or the repo's own heading carried verbatim
         if norm_heading(h[1]) not in allowed:
             where = "the repo's PR template" if ctx.kind == "pr" else "the repo's issue form"
-            out.append(_find("unrequested-section", doc, i, 0, len(doc.lines[i]),
-                             f"a section {where} does not ask for: fold what matters into an existing section or cut it"))
+            out.append(
+                _find(
+                    "unrequested-section",
+                    doc,
+                    i,
+                    0,
+                    len(doc.lines[i]),
+                    f"a section {where} does not ask for: fold what matters into an existing section or cut it",
+                )
+            )
     return out
 
 
@@ -330,43 +434,92 @@ def rule_unrequested_section(doc: Doc, ctx: Context) -> list[Finding]:
 PR_TITLE_RE = re.compile(
     r"^# (?:(?P<prefix>\[[^\]]+\]|[\w-]+(?:\([^)]*\))?!?:)\s+)?(?P<job>.+?) on (?P<hw>.+?): "
     r"(?P<t0>\d[\d,]*(?:\.\d+)?) ?(?P<u0>m?s|min|h) to (?P<t1>\d[\d,]*(?:\.\d+)?) ?(?P<u1>m?s|min|h) per (?P<unit>[^,]+?) "
-    r"at (?P<ws>[^,]+), mostly from (?P<cause>.+?)\s*$")
-_ISSUE_SPEED_RE = re.compile(r"\d+(?:\.\d+)?\s?[x×](?![A-Za-z0-9])|\d+(?:\.\d+)?\s?%|\b(?:speed-?ups?|faster|slower|"
-                             r"quicker)\b", re.I)
+    r"at (?P<ws>[^,]+), mostly from (?P<cause>.+?)\s*$"
+)
+_ISSUE_SPEED_RE = re.compile(
+    r"\d+(?:\.\d+)?\s?[x×](?![A-Za-z0-9])|\d+(?:\.\d+)?\s?%|\b(?:speed-?ups?|faster|slower|"
+    r"quicker)\b",
+    re.I,
+)
 _OWN_PREFIX_RE = re.compile(r"^(?:\[[^\]]*\]:?|[\w-]+(?:\([^)]*\))?!?:)\s*")
 
 
 def rule_title_form(doc: Doc, ctx: Context) -> list[Finding]:
     first = doc.lines[0] if doc.lines else ""
     if not first.startswith("# "):
-        return [Finding(rule="title-form", line=1, column=1, excerpt=first[:80],
-                        fix="start with the title as a level-one heading: '# ...'")]
+        return [
+            Finding(
+                rule="title-form",
+                line=1,
+                column=1,
+                excerpt=first[:80],
+                fix="start with the title as a level-one heading: '# ...'",
+            )
+        ]
     if ctx.kind == "pr":
         m = PR_TITLE_RE.match(first)
         if not m:
-            return [Finding(rule="title-form", line=1, column=1, excerpt=first[:120],
-                            fix="use '# [perf] <job> on <hardware>: <t0> s to <t1> s per <unit> at <world size>, "
-                                "mostly from <largest cause>'")]
+            return [
+                Finding(
+                    rule="title-form",
+                    line=1,
+                    column=1,
+                    excerpt=first[:120],
+                    fix="use '# [perf] <job> on <hardware>: <t0> s to <t1> s per <unit> at <world size>, "
+                    "mostly from <largest cause>'",
+                )
+            ]
         if not nums.HARDWARE_RE.search(m.group("hw")) and "<" not in m.group("hw"):
-            return [Finding(rule="title-form", line=1, column=m.start("hw") + 1, excerpt=m.group("hw"),
-                            fix="name the accelerator model after 'on' ('8 B200')")]
+            return [
+                Finding(
+                    rule="title-form",
+                    line=1,
+                    column=m.start("hw") + 1,
+                    excerpt=m.group("hw"),
+                    fix="name the accelerator model after 'on' ('8 B200')",
+                )
+            ]
         t0, t1 = (float(m.group(k).replace(",", "")) for k in ("t0", "t1"))
         if m.group("u0") == m.group("u1") and t1 >= t0:
-            return [Finding(rule="title-form", line=1, column=m.start("t0") + 1, excerpt=f"{m.group('t0')} to "
-                            f"{m.group('t1')}", fix="the title names a speedup: the second time must be the smaller")]
+            return [
+                Finding(
+                    rule="title-form",
+                    line=1,
+                    column=m.start("t0") + 1,
+                    excerpt=f"{m.group('t0')} to {m.group('t1')}",
+                    fix="the title names a speedup: the second time must be the smaller",
+                )
+            ]
         return []
     out = []
     title = first[2:]
     prefix = _OWN_PREFIX_RE.match(title)
     if prefix and not any(title.startswith(p.strip()) for p in ctx.issue_title_prefixes if p.strip()):
-        out.append(Finding(rule="title-form", line=1, column=3, excerpt=prefix.group(0).strip(),
-                           fix="no prefix of your own in an issue title (keep only the issue form's own prefix)"))
+        out.append(
+            Finding(
+                rule="title-form",
+                line=1,
+                column=3,
+                excerpt=prefix.group(0).strip(),
+                fix="no prefix of your own in an issue title (keep only the issue form's own prefix)",
+            )
+        )
     for m in _ISSUE_SPEED_RE.finditer(title):
-        out.append(Finding(rule="title-form", line=1, column=m.start() + 3, excerpt=m.group(0),
-                           fix="no speed-up in the issue title: name what was observed, with the job and the GPU"))
+        out.append(
+            Finding(
+                rule="title-form",
+                line=1,
+                column=m.start() + 3,
+                excerpt=m.group(0),
+                fix="no speed-up in the issue title: name what was observed, with the job and the GPU",
+            )
+        )
     if not nums.HARDWARE_RE.search(title) and "<" not in title:
-        out.append(Finding(rule="title-form", line=1, column=3, excerpt=title[:80],
-                           fix="name the GPU the observation was made on"))
+        out.append(
+            Finding(
+                rule="title-form", line=1, column=3, excerpt=title[:80], fix="name the GPU the observation was made on"
+            )
+        )
     return out
 
 
@@ -390,15 +543,30 @@ def rule_structure(doc: Doc, ctx: Context) -> list[Finding]:
     last = -1
     for name, level in want:
         if name not in pos:
-            out.append(Finding(rule="structure", line=1, column=1, excerpt=name,
-                               fix=f"add the '{'#' * level} {name.title()}' section in its place"))
+            out.append(
+                Finding(
+                    rule="structure",
+                    line=1,
+                    column=1,
+                    excerpt=name,
+                    fix=f"add the '{'#' * level} {name.title()}' section in its place",
+                )
+            )
             continue
         i, lv = pos[name]
         if lv != level:
             out.append(_find("structure", doc, i, 0, len(doc.lines[i]), f"make it a level-{level} heading"))
         if i < last:
-            out.append(_find("structure", doc, i, 0, len(doc.lines[i]),
-                             "order: Summary, Speedup Result, Correctness Verification, the repo's sections, Details"))
+            out.append(
+                _find(
+                    "structure",
+                    doc,
+                    i,
+                    0,
+                    len(doc.lines[i]),
+                    "order: Summary, Speedup Result, Correctness Verification, the repo's sections, Details",
+                )
+            )
         last = max(last, i)
     if "speedup result" in pos:
         i = pos["speedup result"][0]
@@ -407,34 +575,76 @@ def rule_structure(doc: Doc, ctx: Context) -> list[Finding]:
         body = [j for j in body if j < end]
         if not body or not doc.lines[body[0]].startswith("Measured on "):
             j = body[0] if body else i
-            out.append(_find("structure", doc, j, 0, len(doc.lines[j]), "the first line under Speedup Result is "
-                             "'Measured on <n> <GPU>.'"))
+            out.append(
+                _find(
+                    "structure",
+                    doc,
+                    j,
+                    0,
+                    len(doc.lines[j]),
+                    "the first line under Speedup Result is 'Measured on <n> <GPU>.'",
+                )
+            )
         tables = [j for j in body if doc.table[j]]
         if tables and _cells(doc.lines[tables[0]]) != RESULT_HEADER:
-            out.append(_find("structure", doc, tables[0], 0, len(doc.lines[tables[0]]),
-                             "the result table's header is '| | baseline | this PR | change |'"))
+            out.append(
+                _find(
+                    "structure",
+                    doc,
+                    tables[0],
+                    0,
+                    len(doc.lines[tables[0]]),
+                    "the result table's header is '| | baseline | this PR | change |'",
+                )
+            )
         after = [j for j in body if tables and j > tables[-1] and not doc.table[j]]
         if after:
-            out.append(_find("structure", doc, after[0], 0, len(doc.lines[after[0]]),
-                             "nothing after the tables in Speedup Result: move it to Summary or Details"))
+            out.append(
+                _find(
+                    "structure",
+                    doc,
+                    after[0],
+                    0,
+                    len(doc.lines[after[0]]),
+                    "nothing after the tables in Speedup Result: move it to Summary or Details",
+                )
+            )
     if "correctness verification" in pos:
         i = pos["correctness verification"][0]
-        end = next((j for j in range(i + 1, len(doc.lines)) if doc.heading[j] or "<details" in doc.lines[j]),
-                   len(doc.lines))
+        end = next(
+            (j for j in range(i + 1, len(doc.lines)) if doc.heading[j] or "<details" in doc.lines[j]), len(doc.lines)
+        )
         tables = [j for j in range(i + 1, end) if doc.table[j]]
         if tables and _cells(doc.lines[tables[0]]) != CHECK_HEADER:
-            out.append(_find("structure", doc, tables[0], 0, len(doc.lines[tables[0]]),
-                             "the checks table's header is '| recorded | baseline vs this PR | tolerance |'"))
+            out.append(
+                _find(
+                    "structure",
+                    doc,
+                    tables[0],
+                    0,
+                    len(doc.lines[tables[0]]),
+                    "the checks table's header is '| recorded | baseline vs this PR | tolerance |'",
+                )
+            )
     det = [i for i, line in enumerate(doc.lines) if re.search(r"<details\b", line, re.I) and not doc.fenced[i]]
     ours = [i for i in det if "Details:" in doc.lines[i]]
     if not ours:
-        out.append(Finding(rule="structure", line=len(doc.lines), column=1, excerpt="",
-                           fix="end with '<details><summary>Details: hardware, model, full command, traces</summary>'"))
+        out.append(
+            Finding(
+                rule="structure",
+                line=len(doc.lines),
+                column=1,
+                excerpt="",
+                fix="end with '<details><summary>Details: hardware, model, full command, traces</summary>'",
+            )
+        )
     else:
         close = next((j for j in range(ours[-1], len(doc.lines)) if "</details>" in doc.lines[j]), None)
         if close is None:
-            out.append(_find("structure", doc, ours[-1], 0, len(doc.lines[ours[-1]]), "close the block with </details>"))
-        elif any(line.strip() for line in doc.lines[close + 1:]):
+            out.append(
+                _find("structure", doc, ours[-1], 0, len(doc.lines[ours[-1]]), "close the block with </details>")
+            )
+        elif any(line.strip() for line in doc.lines[close + 1 :]):
             j = next(j for j in range(close + 1, len(doc.lines)) if doc.lines[j].strip())
             out.append(_find("structure", doc, j, 0, len(doc.lines[j]), "nothing after the Details block"))
     return out
@@ -452,9 +662,17 @@ def rule_unbacked_number(doc: Doc, ctx: Context) -> list[Finding]:
             if f.setup_count or nums.is_small_count(f):
                 continue
             if not ctx.figures.backs(f):  # type: ignore[attr-defined]
-                out.append(_find("unbacked-number", doc, i, f.start, f.end,
-                                 "no figure in the campaign's files matches this number: take it from "
-                                 "read_benchmark or a report, or cut it"))
+                out.append(
+                    _find(
+                        "unbacked-number",
+                        doc,
+                        i,
+                        f.start,
+                        f.end,
+                        "no figure in the campaign's files matches this number: take it from "
+                        "read_benchmark or a report, or cut it",
+                    )
+                )
     return out
 
 

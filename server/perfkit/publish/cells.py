@@ -51,32 +51,65 @@ def result_rows(b: BenchmarkSummary, d: Draft, placeholder: str) -> list[Row]:
     """The Speedup Result table: headline, what disappeared, memory, one-time cost, 'of which' rows."""
     unit = d.unit
     base, pr, cmp = b.arm(b.baseline), b.arm(b.candidate), b.comparison
-    rows = [Row(f"mean {unit} time (per run)", f"{sig(base.mean.value)} s ({_runs([r.mean_s for r in base.per_run])})",
-                f"{sig(pr.mean.value)} s ({_runs([r.mean_s for r in pr.per_run])})", pct(cmp.change_mean_pct))]
+    rows = [
+        Row(
+            f"mean {unit} time (per run)",
+            f"{sig(base.mean.value)} s ({_runs([r.mean_s for r in base.per_run])})",
+            f"{sig(pr.mean.value)} s ({_runs([r.mean_s for r in pr.per_run])})",
+            pct(cmp.change_mean_pct),
+        )
+    ]
     if cmp.show_mean_and_median:
-        rows.append(Row(f"median {unit} time (per run)",
-                        f"{sig(base.median.value)} s ({_runs([r.median_s for r in base.per_run])})",
-                        f"{sig(pr.median.value)} s ({_runs([r.median_s for r in pr.per_run])})",
-                        pct(cmp.change_median_pct)))
+        rows.append(
+            Row(
+                f"median {unit} time (per run)",
+                f"{sig(base.median.value)} s ({_runs([r.median_s for r in base.per_run])})",
+                f"{sig(pr.median.value)} s ({_runs([r.median_s for r in pr.per_run])})",
+                pct(cmp.change_median_pct),
+            )
+        )
     if cmp.slow_steps_baseline or cmp.slow_steps_candidate:
-        rows.append(Row(f"{unit}s slower than {sig(base.slow_steps.threshold_s)} s",
-                        f"{cmp.slow_steps_baseline:,} of {base.steady_steps:,}",
-                        f"{cmp.slow_steps_candidate:,} of {pr.steady_steps:,}",
-                        f"{cmp.slow_steps_candidate - cmp.slow_steps_baseline:+,}"))
+        rows.append(
+            Row(
+                f"{unit}s slower than {sig(base.slow_steps.threshold_s)} s",
+                f"{cmp.slow_steps_baseline:,} of {base.steady_steps:,}",
+                f"{cmp.slow_steps_candidate:,} of {pr.steady_steps:,}",
+                f"{cmp.slow_steps_candidate - cmp.slow_steps_baseline:+,}",
+            )
+        )
     for m in cmp.metrics:
-        rows.append(Row(f"{m.name.replace('_', ' ')} per {unit} (mean)", sig(m.baseline), sig(m.candidate),
-                        pct(m.change_pct)))
+        rows.append(
+            Row(f"{m.name.replace('_', ' ')} per {unit} (mean)", sig(m.baseline), sig(m.candidate), pct(m.change_pct))
+        )
     if cmp.peak_mem_baseline_gb is not None and cmp.peak_mem_candidate_gb is not None:
-        rows.append(Row("peak memory", f"{sig(cmp.peak_mem_baseline_gb)} GB", f"{sig(cmp.peak_mem_candidate_gb)} GB",
-                        pct(cmp.peak_mem_change_pct)))
+        rows.append(
+            Row(
+                "peak memory",
+                f"{sig(cmp.peak_mem_baseline_gb)} GB",
+                f"{sig(cmp.peak_mem_candidate_gb)} GB",
+                pct(cmp.peak_mem_change_pct),
+            )
+        )
     if cmp.first_step_baseline_s is not None and cmp.first_step_candidate_s is not None:
-        rows.append(Row(f"first {unit}, one-time cost", f"{sig(cmp.first_step_baseline_s)} s",
-                        f"{sig(cmp.first_step_candidate_s)} s", pct(cmp.first_step_change_pct)))
+        rows.append(
+            Row(
+                f"first {unit}, one-time cost",
+                f"{sig(cmp.first_step_baseline_s)} s",
+                f"{sig(cmp.first_step_candidate_s)} s",
+                pct(cmp.first_step_change_pct),
+            )
+        )
     names = {c.arm: c.name for c in d.changes if c.arm}
     for o in b.of_which:
         name = names.get(o.candidate) or placeholder.format(what=f"name of the change measured as '{o.candidate}'")
-        rows.append(Row(f"of which: {name}, measured alone", f"{sig(b.arm(o.baseline).mean.value)} s",
-                        f"{sig(b.arm(o.candidate).mean.value)} s", pct(o.change_mean_pct)))
+        rows.append(
+            Row(
+                f"of which: {name}, measured alone",
+                f"{sig(b.arm(o.baseline).mean.value)} s",
+                f"{sig(b.arm(o.candidate).mean.value)} s",
+                pct(o.change_mean_pct),
+            )
+        )
     return rows
 
 
@@ -96,17 +129,24 @@ def commit_rows(b: BenchmarkSummary) -> list[dict[str, str]]:
 
 
 def not_shipped(b: BenchmarkSummary) -> list[dict[str, str]]:
-    return [{"title": c.title, "effect": _effect(c) if c.effect_pct is not None else "not measured"}
-            for c in b.candidates if not c.shipped]
+    return [
+        {"title": c.title, "effect": _effect(c) if c.effect_pct is not None else "not measured"}
+        for c in b.candidates
+        if not c.shipped
+    ]
 
 
 def significance(cmp: Comparison) -> str:
     s = cmp.significance
     if s.verdict == "too_few_runs":
-        return (f"With {s.runs_baseline} and {s.runs_candidate} runs no test over per-run means can reach "
-                f"significance, so none was made.")
-    test = f"A Mann-Whitney U test over the per-run means ({s.runs_baseline} and {s.runs_candidate} runs) gives " \
+        return (
+            f"With {s.runs_baseline} and {s.runs_candidate} runs no test over per-run means can reach "
+            f"significance, so none was made."
+        )
+    test = (
+        f"A Mann-Whitney U test over the per-run means ({s.runs_baseline} and {s.runs_candidate} runs) gives "
         f"p = {sig(s.p_value)}"
+    )
     if s.verdict == "not_significant":
         return test + ": the difference is not significant."
     return test + (", in favour of this PR." if s.verdict == "faster" else ", against this PR.")
@@ -118,19 +158,31 @@ def cause(b: BenchmarkSummary, d: Draft) -> dict[str, object] | None:
     if i.cause_arm:
         names = [a.name for a in b.arms if a.name != b.baseline]
         if i.cause_arm not in names:
-            raise InputError("draft.issue.cause_arm", f"'{i.cause_arm}' is not an arm of benchmark.csv",
-                             f"use one of: {', '.join(names)}")
-        return {"before": sig(b.arm(b.baseline).mean.value), "after": sig(b.arm(i.cause_arm).mean.value),
-                "other_base": False}
+            raise InputError(
+                "draft.issue.cause_arm",
+                f"'{i.cause_arm}' is not an arm of benchmark.csv",
+                f"use one of: {', '.join(names)}",
+            )
+        return {
+            "before": sig(b.arm(b.baseline).mean.value),
+            "after": sig(b.arm(i.cause_arm).mean.value),
+            "other_base": False,
+        }
     if i.cause_commit:
         hits = [c for c in b.candidates if c.sha.startswith(i.cause_commit.strip().lower())]
         if len(hits) != 1:
-            raise InputError("draft.issue.cause_commit", f"'{i.cause_commit}' matches {len(hits)} candidates",
-                             "use a sha prefix from records/candidates.jsonl that names one commit")
+            raise InputError(
+                "draft.issue.cause_commit",
+                f"'{i.cause_commit}' matches {len(hits)} candidates",
+                "use a sha prefix from records/candidates.jsonl that names one commit",
+            )
         chosen = hits[0]
     else:
-        timed = [c for c in b.candidates if c.shipped and c.effect_pct is not None and c.before is not None
-                 and c.after is not None]
+        timed = [
+            c
+            for c in b.candidates
+            if c.shipped and c.effect_pct is not None and c.before is not None and c.after is not None
+        ]
         if not timed:
             return None
         chosen = min(timed, key=lambda c: c.effect_pct or 0.0)

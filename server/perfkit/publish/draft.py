@@ -24,13 +24,19 @@ MAX_BYTES = 4 * 1024**2  # a draft is a few pages of prose
 def _parse_file(p: Path, field: str) -> Any:
     size = p.stat().st_size
     if size > MAX_BYTES:
-        raise InputError(field, f"{p.name} is {size / 2**20:,.0f} MiB, more than the 4 MiB a draft may be",
-                         "pass the draft file render_pr documents, not another file")
+        raise InputError(
+            field,
+            f"{p.name} is {size / 2**20:,.0f} MiB, more than the 4 MiB a draft may be",
+            "pass the draft file render_pr documents, not another file",
+        )
     try:
         text = p.read_bytes().decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InputError(field, f"{p.name} is not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start})",
-                         "save it as UTF-8") from None
+        raise InputError(
+            field,
+            f"{p.name} is not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start})",
+            "save it as UTF-8",
+        ) from None
     if p.suffix.lower() in (".yaml", ".yml"):
         try:
             return miniyaml.loads(text)
@@ -39,12 +45,16 @@ def _parse_file(p: Path, field: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InputError(field, f"{p.name} is not valid JSON: line {exc.lineno} column {exc.colno}: {exc.msg}",
-                         "fix the JSON (a .yaml or .yml name is read as YAML)") from None
+        raise InputError(
+            field,
+            f"{p.name} is not valid JSON: line {exc.lineno} column {exc.colno}: {exc.msg}",
+            "fix the JSON (a .yaml or .yml name is read as YAML)",
+        ) from None
 
 
-def load_draft(draft: dict[str, Any] | str | None, campaign_dir: str | Path | None = None,
-               field: str = "draft") -> Draft:
+def load_draft(
+    draft: dict[str, Any] | str | None, campaign_dir: str | Path | None = None, field: str = "draft"
+) -> Draft:
     if draft is None:
         return Draft()
     if isinstance(draft, Draft):

@@ -23,36 +23,50 @@ class Change(_Strict):
     does: str | None = Field(None, description="What the change does, in one sentence.")
     limit: str | None = Field(None, description="Its limit, or how to turn it off, in one sentence.")
     arm: str | None = Field(
-        None, description="The benchmark arm that measured this change alone; its row in the result table "
-        "is labelled with the change's name instead of the arm's.")
+        None,
+        description="The benchmark arm that measured this change alone; its row in the result table "
+        "is labelled with the change's name instead of the arm's.",
+    )
 
 
 class Check(_Strict):
-    recorded: str = Field(description="What was recorded, in words a maintainer knows: 'validation loss after "
-                          "the last step', 'final weights', 'loss at every step'.")
-    when: Literal["end", "step"] = Field("end", description="'end' for end-of-run values, 'step' for per-step "
-                                         "values; end-of-run rows are listed first.")
-    compared: str = Field(description="The 'baseline vs this PR' cell: the measured difference, for example "
-                          "'largest absolute difference 0.0004'. Numbers must appear in the campaign's files.")
+    recorded: str = Field(
+        description="What was recorded, in words a maintainer knows: 'validation loss after "
+        "the last step', 'final weights', 'loss at every step'."
+    )
+    when: Literal["end", "step"] = Field(
+        "end", description="'end' for end-of-run values, 'step' for per-step values; end-of-run rows are listed first."
+    )
+    compared: str = Field(
+        description="The 'baseline vs this PR' cell: the measured difference, for example "
+        "'largest absolute difference 0.0004'. Numbers must appear in the campaign's files."
+    )
     tolerance: str = Field(description="The tolerance fixed before the runs, for example '0.01 absolute'.")
     exceeded: int = Field(0, ge=0, description="How many values exceed the tolerance (0 when all are within).")
     exceeded_unit: str = Field("steps", description="What `exceeded` counts, for per-step rows: 'steps', 'tensors'.")
 
 
 class Correctness(_Strict):
-    ran: str | None = Field(None, description="What was run, first person: 'I trained both versions on the "
-                            "same 382 batches from the same seed.'")
+    ran: str | None = Field(
+        None,
+        description="What was run, first person: 'I trained both versions on the same 382 batches from the same seed.'",
+    )
     compared: str | None = Field(None, description="Which values were compared and how many, as a sentence.")
     recording_code: str | None = Field(
-        None, description="Where the code that recorded the values lives (a branch of your fork, not in the "
-        "PR). Default: the placeholder <fork verify branch>.")
+        None,
+        description="Where the code that recorded the values lives (a branch of your fork, not in the "
+        "PR). Default: the placeholder <fork verify branch>.",
+    )
     checks: list[Check] = Field(default_factory=list, description="One entry per row of the correctness table.")
     suspected_cause: str | None = Field(
-        None, description="For failed checks: a suspected cause. Rendered as a guess; it never turns a "
-        "failure into a pass.")
+        None,
+        description="For failed checks: a suspected cause. Rendered as a guess; it never turns a failure into a pass.",
+    )
     acceptance: str | None = Field(
-        None, description="For failed checks: an explicit acceptance decision with its justification, if one "
-        "was made. Without it, failed checks stay failed.")
+        None,
+        description="For failed checks: an explicit acceptance decision with its justification, if one "
+        "was made. Without it, failed checks stay failed.",
+    )
 
 
 class Checkbox(_Strict):
@@ -65,44 +79,63 @@ class Details(_Strict):
     hardware: str | None = Field(None, description="Hardware and software environment.")
     model: str | None = Field(None, description="The model and the job.")
     data: str | None = Field(None, description="How the data was prepared.")
-    setup: str | None = Field(None, description="Measurement setup: base commit, what both versions share, "
-                              "data size, seed. The run and warm-up counts are added from the data.")
+    setup: str | None = Field(
+        None,
+        description="Measurement setup: base commit, what both versions share, "
+        "data size, seed. The run and warm-up counts are added from the data.",
+    )
     shared_settings: list[str] = Field(
-        default_factory=list, description="Installs and settings a user can apply alone, applied to both "
-        "versions (not the PR's contribution).")
+        default_factory=list,
+        description="Installs and settings a user can apply alone, applied to both "
+        "versions (not the PR's contribution).",
+    )
     command_baseline: str | None = Field(None, description="Full command for the baseline.")
     command_pr: str | None = Field(None, description="Full command for this PR.")
     rejected: list[str] = Field(default_factory=list, description="Settings tried and rejected, one per entry.")
     trace_links: dict[str, str] = Field(
-        default_factory=dict, description="Share link per commit (sha or prefix) whose commits/<sha>/trace/ "
-        "folder exists. Missing ones render as <share link>.")
+        default_factory=dict,
+        description="Share link per commit (sha or prefix) whose commits/<sha>/trace/ "
+        "folder exists. Missing ones render as <share link>.",
+    )
 
 
 class IssueDraft(_Strict):
-    title: str | None = Field(None, description="What was observed, with the job and the GPU; no speed-up "
-                              "factor and no prefix of your own.")
-    observed: str | None = Field(None, description="Paragraph 1: what I ran and what the profile showed as the "
-                                 "largest cause, naming the file.")
+    title: str | None = Field(
+        None, description="What was observed, with the job and the GPU; no speed-up factor and no prefix of your own."
+    )
+    observed: str | None = Field(
+        None, description="Paragraph 1: what I ran and what the profile showed as the largest cause, naming the file."
+    )
     cause_commit: str | None = Field(
-        None, description="Commit (sha or prefix, as in candidates.jsonl) of the change that removes the largest "
+        None,
+        description="Commit (sha or prefix, as in candidates.jsonl) of the change that removes the largest "
         "cause; its recorded before and after are quoted. Default: the shipped candidate with the largest "
-        "measured effect.")
+        "measured effect.",
+    )
     cause_arm: str | None = Field(
-        None, description="Instead of cause_commit: the benchmark arm that measured that change alone; the "
-        "baseline's and the arm's means are quoted.")
-    logs_said: str | None = Field(None, description="Paragraph 2: what the logs or docs said at the time, and "
-                                  "the one line that would have made the profile unnecessary.")
+        None,
+        description="Instead of cause_commit: the benchmark arm that measured that change alone; the "
+        "baseline's and the arm's means are quoted.",
+    )
+    logs_said: str | None = Field(
+        None,
+        description="Paragraph 2: what the logs or docs said at the time, and "
+        "the one line that would have made the profile unnecessary.",
+    )
     pr: str | None = Field(None, description="The PR number once opened (digits). Default: the placeholder <PR>.")
     form_answers: dict[str, str] = Field(
-        default_factory=dict, description="Answers for issue-form fields the three paragraphs do not cover, "
-        "keyed by the field's label.")
+        default_factory=dict,
+        description="Answers for issue-form fields the three paragraphs do not cover, keyed by the field's label.",
+    )
 
 
 class BenchmarkOptions(_Strict):
     baseline: str = Field("baseline", description="Arm name of the baseline (read_benchmark's baseline).")
     candidate: str | None = Field(None, description="Arm name of this PR (read_benchmark's candidate).")
     warmup_steps: int = Field(1, ge=0, description="Steps per run excluded from the steady state.")
-    slow_threshold_s: float | None = Field(None, gt=0, allow_inf_nan=False, description="Step time above which a step counts as slow.")
+    slow_threshold_s: float | None = Field(
+        None, gt=0, allow_inf_nan=False, description="Step time above which a step counts as slow."
+    )
 
 
 class Draft(_Strict):
@@ -113,19 +146,26 @@ class Draft(_Strict):
     gpu_count: int | None = Field(None, ge=1, description="How many accelerators the measurement used.")
     world_size: int | None = Field(None, ge=1, description="World size for the title. Default: gpu_count.")
     unit: str = Field("step", description="What one measured row is: 'step', 'iteration', 'batch'.")
-    largest_cause: str | None = Field(None, description="The largest cause of the speedup, for the title "
-                                      "('mostly from ...').")
+    largest_cause: str | None = Field(
+        None, description="The largest cause of the speedup, for the title ('mostly from ...')."
+    )
     title_prefix: str = Field("[perf]", description="Title prefix; follow the repo's title rule if it has one.")
-    summary: str | None = Field(None, description="Summary paragraph: what the job loses and why, with one or two "
-                                "numbers from the data, and what this PR adds. The headline result and the "
-                                "hardware are appended from the data.")
+    summary: str | None = Field(
+        None,
+        description="Summary paragraph: what the job loses and why, with one or two "
+        "numbers from the data, and what this PR adds. The headline result and the "
+        "hardware are appended from the data.",
+    )
     changes: list[Change] = Field(default_factory=list, description="One entry per change, in the PR's order.")
     correctness: Correctness | None = Field(None, description="The correctness checks.")
     template_answers: dict[str, str] = Field(
-        default_factory=dict, description="Answers for the repo template's headings that stay in the description, "
-        "keyed by heading text (case and punctuation ignored); 'preamble' answers a template without headings.")
+        default_factory=dict,
+        description="Answers for the repo template's headings that stay in the description, "
+        "keyed by heading text (case and punctuation ignored); 'preamble' answers a template without headings.",
+    )
     checkboxes: list[Checkbox] = Field(default_factory=list, description="Decisions on the repo template's boxes.")
     details: Details = Field(default_factory=Details, description="The collapsed Details block.")
     issue: IssueDraft = Field(default_factory=IssueDraft, description="The companion issue.")
-    benchmark: BenchmarkOptions = Field(default_factory=BenchmarkOptions,
-                                        description="How read_benchmark reads the campaign.")
+    benchmark: BenchmarkOptions = Field(
+        default_factory=BenchmarkOptions, description="How read_benchmark reads the campaign."
+    )

@@ -16,17 +16,28 @@ from perfkit.lint.markdown import norm_heading
 from perfkit.publish import miniyaml
 from perfkit.publish.repo_template import Section, _ci_child, split
 
-_RANK = [(r"perf|speed|slow|latency|throughput|regression|optimi[sz]", 0), (r"question|support|help|discussion|ask", 1),
-         (r"bug|defect|crash|error|problem", 3), (r"feature|enhance|request|proposal|idea", 4),
-         (r"doc|typo", 5), (r"security|vulnerab", 9)]
+_RANK = [
+    (r"perf|speed|slow|latency|throughput|regression|optimi[sz]", 0),
+    (r"question|support|help|discussion|ask", 1),
+    (r"bug|defect|crash|error|problem", 3),
+    (r"feature|enhance|request|proposal|idea", 4),
+    (r"doc|typo", 5),
+    (r"security|vulnerab", 9),
+]
 
 ROLE_PATTERNS = [  # first match wins, so the specific roles come before the broad 'observed'
     ("reproduce", r"reproduc|steps|command|script|how to|minimal example|snippet"),
     ("environment", r"environment|hardware|system info|platform|versions?|setup|gpu|device|\bos\b|cuda|software"),
-    ("logs_said", r"expected|docs?\b|documentation|logs?\b|would have|suggest|solution|proposal|proposed|alternative|"
-                  r"desired"),
-    ("observed", r"describe|description|summary|problem|issue|what happened|observ|performance|question|details|bug|"
-                 r"current behaviou?r|motivation|background|feature|report"),
+    (
+        "logs_said",
+        r"expected|docs?\b|documentation|logs?\b|would have|suggest|solution|proposal|proposed|alternative|"
+        r"desired",
+    ),
+    (
+        "observed",
+        r"describe|description|summary|problem|issue|what happened|observ|performance|question|details|bug|"
+        r"current behaviou?r|motivation|background|feature|report",
+    ),
     ("pr_note", r"additional|context|other|related|anything else|links?|references?|notes?"),
 ]
 
@@ -34,7 +45,7 @@ ROLE_PATTERNS = [  # first match wins, so the specific roles come before the bro
 @dataclass
 class FormField:
     label: str
-    kind: str                       # textarea, input, dropdown, checkboxes, or 'heading' for Markdown templates
+    kind: str  # textarea, input, dropdown, checkboxes, or 'heading' for Markdown templates
     required: bool = False
     options: list[str] = field(default_factory=list)
     section: Section | None = None  # Markdown templates: the heading's own section, kept verbatim
@@ -92,13 +103,25 @@ def _parse_yaml_form(rel: str, text: str) -> IssueForm:
             continue
         opts = attrs.get("options") or []
         options = [str(o.get("label", "")) if isinstance(o, dict) else str(o) for o in opts]
-        req = bool((item.get("validations") or {}).get("required", False)) if isinstance(item.get("validations"), dict) else False
+        req = (
+            bool((item.get("validations") or {}).get("required", False))
+            if isinstance(item.get("validations"), dict)
+            else False
+        )
         fields.append(FormField(label=label, kind=kind, required=req, options=options))
     name = str(data.get("name", Path(rel).stem))
     about = str(data.get("description", ""))
     labels = _as_list(data.get("labels"))
-    return IssueForm(path=rel, name=name, about=about, title_prefix=str(data.get("title") or ""), labels=labels,
-                     fields=fields, markdown=False, rank=_rank(name, Path(rel).stem, " ".join(labels), about))
+    return IssueForm(
+        path=rel,
+        name=name,
+        about=about,
+        title_prefix=str(data.get("title") or ""),
+        labels=labels,
+        fields=fields,
+        markdown=False,
+        rank=_rank(name, Path(rel).stem, " ".join(labels), about),
+    )
 
 
 def _parse_md_template(rel: str, text: str) -> IssueForm:
@@ -115,8 +138,17 @@ def _parse_md_template(rel: str, text: str) -> IssueForm:
     name = str(meta.get("name", Path(rel).stem))
     about = str(meta.get("about", ""))
     labels = _as_list(meta.get("labels"))
-    return IssueForm(path=rel, name=name, about=about, title_prefix=str(meta.get("title") or ""), labels=labels,
-                     fields=fields, markdown=True, preamble=pre, rank=_rank(name, Path(rel).stem, " ".join(labels), about))
+    return IssueForm(
+        path=rel,
+        name=name,
+        about=about,
+        title_prefix=str(meta.get("title") or ""),
+        labels=labels,
+        fields=fields,
+        markdown=True,
+        preamble=pre,
+        rank=_rank(name, Path(rel).stem, " ".join(labels), about),
+    )
 
 
 def find_forms(repo: Path) -> tuple[list[IssueForm], list[str]]:
@@ -125,8 +157,11 @@ def find_forms(repo: Path) -> tuple[list[IssueForm], list[str]]:
     for base in (repo / ".github", repo, repo / "docs"):
         d = _ci_child(base, "issue_template")
         if d and d.is_dir():
-            paths += sorted(p for p in d.iterdir() if p.is_file() and p.suffix.lower() in (".md", ".yml", ".yaml")
-                            and p.stem.lower() != "config")
+            paths += sorted(
+                p
+                for p in d.iterdir()
+                if p.is_file() and p.suffix.lower() in (".md", ".yml", ".yaml") and p.stem.lower() != "config"
+            )
         f = _ci_child(base, "issue_template.md")
         if f and f.is_file():
             paths.append(f)
@@ -147,18 +182,27 @@ def pick(repo: Path, choice: str | None) -> tuple[IssueForm | None, list[str], s
     paths = [f.path for f in forms]
     if choice:
         c = choice.strip().lower()
-        hits = [f for f in forms if c in (f.path.lower(), Path(f.path).name.lower(), Path(f.path).stem.lower(),
-                                          f.name.lower())]
+        hits = [
+            f
+            for f in forms
+            if c in (f.path.lower(), Path(f.path).name.lower(), Path(f.path).stem.lower(), f.name.lower())
+        ]
         if not hits:
-            raise InputError("issue_form", f"'{choice}' is not an issue form of this repo",
-                             f"use one of: {', '.join(paths)}" if paths else "this repo has no issue forms; leave it out")
+            raise InputError(
+                "issue_form",
+                f"'{choice}' is not an issue form of this repo",
+                f"use one of: {', '.join(paths)}" if paths else "this repo has no issue forms; leave it out",
+            )
         return hits[0], paths, "chosen by the issue_form parameter", warnings
     if not forms:
         return None, paths, "the repo has no issue forms or templates", warnings
     best = min(forms, key=lambda f: (f.rank, f.path))
-    why = {0: "a performance form", 1: "a question form (no performance form)",
-           2: "a general form (no performance or question form)", 3: "a bug form (no performance, question or general form)"
-           }.get(best.rank, "the closest form by name")
+    why = {
+        0: "a performance form",
+        1: "a question form (no performance form)",
+        2: "a general form (no performance or question form)",
+        3: "a bug form (no performance, question or general form)",
+    }.get(best.rank, "the closest form by name")
     return best, paths, why + f", from {len(forms)}", warnings
 
 
@@ -170,15 +214,20 @@ def _role(label: str) -> str | None:
     return None
 
 
-def fill(form: IssueForm, paragraphs: dict[str, str], answers: dict[str, str], placeholder: str) -> tuple[str, list[str]]:
+def fill(
+    form: IssueForm, paragraphs: dict[str, str], answers: dict[str, str], placeholder: str
+) -> tuple[str, list[str]]:
     """The issue body under the form's headings, and the answers that matched no field."""
     by_label = {norm_heading(k): v for k, v in answers.items()}
     used: set[str] = set()
     assigned: dict[int, list[str]] = {}  # field index -> roles, in paragraph order
     order = ["observed", "logs_said", "pr_note", "environment", "reproduce"]
     remaining = [r for r in order if paragraphs.get(r)]
-    writable = [i for i, f in enumerate(form.fields) if f.kind in ("textarea", "input", "heading")
-                and norm_heading(f.label) not in by_label]
+    writable = [
+        i
+        for i, f in enumerate(form.fields)
+        if f.kind in ("textarea", "input", "heading") and norm_heading(f.label) not in by_label
+    ]
     roles = {i: _role(form.fields[i].label) for i in writable}
     for r in list(remaining):
         slot = next((i for i in writable if roles[i] == r and i not in assigned), None)
@@ -188,8 +237,11 @@ def fill(form: IssueForm, paragraphs: dict[str, str], answers: dict[str, str], p
     remaining = [r for r in remaining if r in order[:3]]  # environment and commands only where asked
     if remaining:
         main = [i for i, rs in assigned.items() if any(r in order[:3] for r in rs)]
-        home = min(main) if main else next((i for i in writable if form.fields[i].kind != "input"
-                                            and i not in assigned), None)
+        home = (
+            min(main)
+            if main
+            else next((i for i in writable if form.fields[i].kind != "input" and i not in assigned), None)
+        )
         if home is not None:
             assigned[home] = sorted(assigned.get(home, []) + remaining, key=order.index)
             remaining = []
@@ -213,8 +265,11 @@ def fill(form: IssueForm, paragraphs: dict[str, str], answers: dict[str, str], p
             if f.required:
                 text += "\n\n" + placeholder.format(what=f"tick what is true in '{f.label}'")
         elif f.kind == "dropdown":
-            text = placeholder.format(what=f"one of: {', '.join(f.options)}") if f.options else \
-                placeholder.format(what=f"answer '{f.label}'")
+            text = (
+                placeholder.format(what=f"one of: {', '.join(f.options)}")
+                if f.options
+                else placeholder.format(what=f"answer '{f.label}'")
+            )
         elif f.required or f.kind == "heading":
             text = placeholder.format(what=f"answer '{f.label}'")
         else:

@@ -78,11 +78,11 @@ def _key_split(s: str) -> tuple[str, str] | None:
     if s[:1] in "\"'":
         q = s[0]
         end = s.find(q, 1)
-        while q == "'" and end != -1 and s[end + 1:end + 2] == "'":
+        while q == "'" and end != -1 and s[end + 1 : end + 2] == "'":
             end = s.find(q, end + 2)
-        if end == -1 or s[end + 1:end + 2] != ":" or s[end + 2:end + 3] not in ("", " "):
+        if end == -1 or s[end + 1 : end + 2] != ":" or s[end + 2 : end + 3] not in ("", " "):
             return None
-        return _quoted(s[:end + 1], 0), s[end + 2:].strip()
+        return _quoted(s[: end + 1], 0), s[end + 2 :].strip()
     m = re.match(r"^([^#\[\]{},][^:]*?|[^#\[\]{},]):(?:\s+|$)(.*)$", s)
     if not m:
         return None
@@ -101,8 +101,8 @@ def _quoted(s: str, line: int) -> str:
         ch = body[i]
         if ch == "\\" and i + 1 < len(body):
             nxt = body[i + 1]
-            if nxt == "u" and i + 5 < len(body) + 0 and re.match(r"[0-9a-fA-F]{4}", body[i + 2:i + 6]):
-                out.append(chr(int(body[i + 2:i + 6], 16)))
+            if nxt == "u" and i + 5 < len(body) + 0 and re.match(r"[0-9a-fA-F]{4}", body[i + 2 : i + 6]):
+                out.append(chr(int(body[i + 2 : i + 6], 16)))
                 i += 6
                 continue
             if nxt in _ESCAPES:
@@ -181,8 +181,9 @@ class _Parser:
 
     def _refuse(self, c: str) -> None:
         if c[:1] in "&*!" or c.startswith("? ") or re.search(r":\s+[&*!]\S", c):
-            raise YamlSubsetError(self.i + 1, "anchors, aliases, tags and complex keys are not supported; "
-                                  "write the value out in full")
+            raise YamlSubsetError(
+                self.i + 1, "anchors, aliases, tags and complex keys are not supported; write the value out in full"
+            )
 
     def seq(self, indent: int) -> list[Any]:
         items: list[Any] = []
@@ -202,7 +203,7 @@ class _Parser:
                 continue
             raw = self.lines[self.i]
             dash = raw.index("-")
-            rest = raw[dash + 1:]
+            rest = raw[dash + 1 :]
             col = dash + 1 + (len(rest) - len(rest.lstrip(" ")))
             self.lines[self.i] = " " * col + rest.lstrip(" ")
             items.append(self.node(col))
@@ -269,8 +270,11 @@ class _Parser:
                 j = self.i
                 while j < len(self.lines) and not self.lines[j].strip():
                     j += 1
-                if j < len(self.lines) and len(self.lines[j]) - len(self.lines[j].lstrip(" ")) > indent \
-                        and _key_split(_strip_comment(self.lines[j]).strip()) is None:
+                if (
+                    j < len(self.lines)
+                    and len(self.lines[j]) - len(self.lines[j].lstrip(" ")) > indent
+                    and _key_split(_strip_comment(self.lines[j]).strip()) is None
+                ):
                     parts.append("\n")
                     self.i = j
                     continue
@@ -385,7 +389,7 @@ def _closed_quote(s: str) -> bool:
             i += 2
             continue
         if s[i] == q:
-            if q == "'" and s[i + 1:i + 2] == "'":
+            if q == "'" and s[i + 1 : i + 2] == "'":
                 i += 2
                 continue
             return True

@@ -73,9 +73,10 @@ class RenderResult(BaseModel):
     pr_template: TemplateUse
     checkboxes: list[CheckboxOutcome] = Field(default_factory=list)
     policy_conflicts: list[PolicyConflict] = Field(default_factory=list)
-    repo_notes: list[RepoNote] = Field(default_factory=list,
-                                       description="Lines of CONTRIBUTING and the templates on titles, sign-off, "
-                                       "AI use and PR rules.")
+    repo_notes: list[RepoNote] = Field(
+        default_factory=list,
+        description="Lines of CONTRIBUTING and the templates on titles, sign-off, AI use and PR rules.",
+    )
     issue_form: IssueFormUse
     lint_pr: list[Finding] = Field(default_factory=list, description="lint_wording findings in the description.")
     lint_issue: list[Finding] = Field(default_factory=list, description="lint_wording findings in the issue.")
@@ -83,8 +84,12 @@ class RenderResult(BaseModel):
     warnings: list[str] = Field(default_factory=list)
 
     def human(self) -> str:
-        lines = [f"wrote {self.pr_path}", f"  title: {self.pr_title}", f"wrote {self.issue_path}",
-                 f"  title: {self.issue_title}"]
+        lines = [
+            f"wrote {self.pr_path}",
+            f"  title: {self.pr_title}",
+            f"wrote {self.issue_path}",
+            f"  title: {self.issue_title}",
+        ]
         t = self.pr_template
         lines.append(f"repo template: {t.path or 'none'} ({t.why})")
         for s in t.skipped_headings:

@@ -24,9 +24,49 @@ PH = "<{what}>"
 PR_FILE = "proposed-pr-description.md"
 ISSUE_FILE = "proposed-issue.md"
 _PLACEHOLDER_RE = re.compile(r"<([A-Za-z#'][^<>\n]{0,160})>")
-_HTML = {"details", "summary", "br", "p", "div", "span", "sub", "sup", "b", "i", "em", "strong", "code", "pre", "kbd",
-         "img", "a", "hr", "table", "tr", "td", "th", "ul", "ol", "li", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote",
-         "picture", "source", "video", "input", "dl", "dt", "dd", "tbody", "thead"}
+_HTML = {
+    "details",
+    "summary",
+    "br",
+    "p",
+    "div",
+    "span",
+    "sub",
+    "sup",
+    "b",
+    "i",
+    "em",
+    "strong",
+    "code",
+    "pre",
+    "kbd",
+    "img",
+    "a",
+    "hr",
+    "table",
+    "tr",
+    "td",
+    "th",
+    "ul",
+    "ol",
+    "li",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "blockquote",
+    "picture",
+    "source",
+    "video",
+    "input",
+    "dl",
+    "dt",
+    "dd",
+    "tbody",
+    "thead",
+}
 
 
 def _ph(what: str) -> str:
@@ -55,8 +95,14 @@ def _environment(templates: Path):
     from jinja2 import FileSystemLoader, StrictUndefined
     from jinja2.sandbox import SandboxedEnvironment
 
-    return SandboxedEnvironment(loader=FileSystemLoader(str(templates)), undefined=StrictUndefined,
-                                keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True, autoescape=False)
+    return SandboxedEnvironment(
+        loader=FileSystemLoader(str(templates)),
+        undefined=StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=False,
+    )
 
 
 def _hardware(d: Draft) -> str:
@@ -68,21 +114,36 @@ def _title(b: Any, d: Draft) -> str:
 
     ws = d.world_size or d.gpu_count
     parts = [d.title_prefix.strip()] if d.title_prefix.strip() else []
-    parts.append(f"{_or(d.job, 'job')} on {_hardware(d)}: {sig(b.arm(b.baseline).mean.value)} s to "
-                 f"{sig(b.arm(b.candidate).mean.value)} s per {d.unit} at world size {ws if ws else _ph('world size')}, "
-                 f"mostly from {_or(d.largest_cause, 'largest cause')}")
+    parts.append(
+        f"{_or(d.job, 'job')} on {_hardware(d)}: {sig(b.arm(b.baseline).mean.value)} s to "
+        f"{sig(b.arm(b.candidate).mean.value)} s per {d.unit} at world size {ws if ws else _ph('world size')}, "
+        f"mostly from {_or(d.largest_cause, 'largest cause')}"
+    )
     return " ".join(parts)
 
 
 def _changes(b: Any, d: Draft) -> list[dict[str, str]]:
     if d.changes:
         src = d.changes
-        return [{"name": _or(c.name, "change name"), "problem": _or(c.problem, "problem"),
-                 "does": _or(c.does, "what the change does"), "limit": _or(c.limit, "limit, or how to turn it off")}
-                for c in src]
+        return [
+            {
+                "name": _or(c.name, "change name"),
+                "problem": _or(c.problem, "problem"),
+                "does": _or(c.does, "what the change does"),
+                "limit": _or(c.limit, "limit, or how to turn it off"),
+            }
+            for c in src
+        ]
     shipped = [c.title for c in b.candidates if c.shipped] or [_ph("change name")]
-    return [{"name": t, "problem": _ph("problem"), "does": _ph("what the change does"),
-             "limit": _ph("limit, or how to turn it off")} for t in shipped]
+    return [
+        {
+            "name": t,
+            "problem": _ph("problem"),
+            "does": _ph("what the change does"),
+            "limit": _ph("limit, or how to turn it off"),
+        }
+        for t in shipped
+    ]
 
 
 def _check_view(d: Draft) -> dict[str, Any]:
@@ -93,8 +154,9 @@ def _check_view(d: Draft) -> dict[str, Any]:
     for x in ordered:
         cell = x.compared.strip()
         if x.exceeded:
-            cell += (f"; {x.exceeded} {x.exceeded_unit} above {x.tolerance}" if x.when == "step"
-                     else "; above the tolerance")
+            cell += (
+                f"; {x.exceeded} {x.exceeded_unit} above {x.tolerance}" if x.when == "step" else "; above the tolerance"
+            )
             failed.append({"recorded": x.recorded, "cell": cell})
         rows.append({"recorded": x.recorded, "cell": cell, "tolerance": x.tolerance})
     if not rows:
@@ -103,7 +165,8 @@ def _check_view(d: Draft) -> dict[str, Any]:
         "ran": _or(c.ran if c else None, "what you ran: both versions on the same batches"),
         "compared": _or(c.compared if c else None, "which values you compared, and how many"),
         "recording_code": _or(c.recording_code if c else None, "fork verify branch"),
-        "total": len(checks), "failed": failed,
+        "total": len(checks),
+        "failed": failed,
         "passed": [x.recorded for x in ordered if not x.exceeded],
         "suspected": (c.suspected_cause or "").strip() if c else "",
         "acceptance": (c.acceptance or "").strip() if c else "",
@@ -120,8 +183,13 @@ def _traces(b: Any, d: Draft, campaign: Path) -> list[dict[str, str]]:
     out = []
     for sha in dict.fromkeys(shas):
         link = next((v for k, v in d.details.trace_links.items() if k and sha.startswith(k.strip().lower())), None)
-        out.append({"label": f"{titles.get(sha, 'commit')} (`{sha[:12]}`)", "link": link or _ph("share link"),
-                    "local": f"commits/{sha}/trace/"})
+        out.append(
+            {
+                "label": f"{titles.get(sha, 'commit')} (`{sha[:12]}`)",
+                "link": link or _ph("share link"),
+                "local": f"commits/{sha}/trace/",
+            }
+        )
     return out
 
 
@@ -132,16 +200,21 @@ def _details(b: Any, d: Draft, campaign: Path) -> dict[str, Any]:
     base, pr = b.arm(b.baseline), b.arm(b.candidate)
     steps = sorted({r.steps for a in (base, pr) for r in a.per_run})
     return {
-        "hardware": _or(x.hardware, "hardware and environment"), "model": _or(x.model, "model and job"),
+        "hardware": _or(x.hardware, "hardware and environment"),
+        "model": _or(x.model, "model and job"),
         "data": _or(x.data, "data preparation"),
         "setup": _or(x.setup, "base commit, what both versions share, data size, seed"),
-        "runs_baseline": base.runs, "runs_pr": pr.runs,
+        "runs_baseline": base.runs,
+        "runs_pr": pr.runs,
         "steps_per_run": str(steps[0]) if len(steps) == 1 else f"{steps[0]} to {steps[-1]}",
-        "warmup": b.warmup_steps, "significance": cells.significance(b.comparison),
+        "warmup": b.warmup_steps,
+        "significance": cells.significance(b.comparison),
         "shared": list(x.shared_settings),
         "command_baseline": _or(x.command_baseline, "full command, baseline"),
         "command_pr": _or(x.command_pr, "full command, this PR"),
-        "rejected": list(x.rejected), "not_shipped": cells.not_shipped(b), "traces": _traces(b, d, campaign),
+        "rejected": list(x.rejected),
+        "not_shipped": cells.not_shipped(b),
+        "traces": _traces(b, d, campaign),
     }
 
 
@@ -167,22 +240,49 @@ def _write_both(out: Path, files: dict[str, str]) -> dict[str, Path]:
 
 
 def render_pr(
-    campaign_dir: Annotated[str, Field(description="The campaign folder (benchmark.csv, records/candidates.jsonl, "
-                                       "commits/<sha>/, latest-report.md).")],
-    repo: Annotated[str, Field(description="The target repo checkout: its PR template, issue forms and "
-                               "CONTRIBUTING are read, never changed.")],
-    draft: Annotated[dict[str, Any] | str | None, Field(
-        description="What only the agent can write (job, GPU, prose, changes, correctness checks, answers to the "
-        "repo's headings, Details): an object, JSON text, or a .json/.yaml file path. Without it every prose "
-        "slot is a visible <placeholder>; the figures are filled either way.")] = None,
-    out_dir: Annotated[str | None, Field(description="Folder for the two files. Default: the folder of "
-                                         "latest-report.md, which is the campaign folder.")] = None,
-    pr_template: Annotated[str | None, Field(
-        description="Which of the repo's PR templates to follow (file name) when it has several. Default: "
-        "GitHub's default template, else the one whose name fits a performance change.")] = None,
-    issue_form: Annotated[str | None, Field(
-        description="Which issue form or template to use (file name or form name). Default: a performance "
-        "form, else a question form, before a bug form.")] = None,
+    campaign_dir: Annotated[
+        str,
+        Field(
+            description="The campaign folder (benchmark.csv, records/candidates.jsonl, "
+            "commits/<sha>/, latest-report.md)."
+        ),
+    ],
+    repo: Annotated[
+        str,
+        Field(
+            description="The target repo checkout: its PR template, issue forms and "
+            "CONTRIBUTING are read, never changed."
+        ),
+    ],
+    draft: Annotated[
+        dict[str, Any] | str | None,
+        Field(
+            description="What only the agent can write (job, GPU, prose, changes, correctness checks, answers to the "
+            "repo's headings, Details): an object, JSON text, or a .json/.yaml file path. Without it every prose "
+            "slot is a visible <placeholder>; the figures are filled either way."
+        ),
+    ] = None,
+    out_dir: Annotated[
+        str | None,
+        Field(
+            description="Folder for the two files. Default: the folder of "
+            "latest-report.md, which is the campaign folder."
+        ),
+    ] = None,
+    pr_template: Annotated[
+        str | None,
+        Field(
+            description="Which of the repo's PR templates to follow (file name) when it has several. Default: "
+            "GitHub's default template, else the one whose name fits a performance change."
+        ),
+    ] = None,
+    issue_form: Annotated[
+        str | None,
+        Field(
+            description="Which issue form or template to use (file name or form name). Default: a performance "
+            "form, else a question form, before a bug form."
+        ),
+    ] = None,
 ) -> RenderResult:
     """Write proposed-pr-description.md and proposed-issue.md for a finished campaign: the title, Summary,
     Speedup Result (figures from read_benchmark only), Correctness Verification, the repo's own PR template
@@ -202,50 +302,75 @@ def render_pr(
     if not campaign.is_dir():
         raise InputError("campaign_dir", f"'{campaign_dir}' is not a folder", "pass the campaign folder")
     if out_dir and Path(out_dir).expanduser().exists() and not Path(out_dir).expanduser().is_dir():
-        raise InputError("out_dir", f"'{Path(out_dir).expanduser()}' is not a folder", "pass a folder for the two files")
+        raise InputError(
+            "out_dir", f"'{Path(out_dir).expanduser()}' is not a folder", "pass a folder for the two files"
+        )
     d = load_draft(draft, campaign)
     top = gitrepo.open_repo(repo)
     o = d.benchmark
-    b = read_benchmark(str(campaign), baseline=o.baseline, candidate=o.candidate, warmup_steps=o.warmup_steps,
-                       slow_threshold_s=o.slow_threshold_s)
+    b = read_benchmark(
+        str(campaign),
+        baseline=o.baseline,
+        candidate=o.candidate,
+        warmup_steps=o.warmup_steps,
+        slow_threshold_s=o.slow_threshold_s,
+    )
     warnings = [f"read_benchmark: {w}" for w in b.warnings]
     arms = {a.name for a in b.arms}
     for c in d.changes:
         if c.arm and c.arm not in arms:
-            raise InputError("draft.changes.arm", f"'{c.arm}' is not an arm of benchmark.csv",
-                             f"use one of: {', '.join(sorted(arms))}")
+            raise InputError(
+                "draft.changes.arm",
+                f"'{c.arm}' is not an arm of benchmark.csv",
+                f"use one of: {', '.join(sorted(arms))}",
+            )
 
     tpl = repo_template.select(top, pr_template)
     merged = repo_template.merge(tpl, d.template_answers, d.checkboxes, PH)
     notes, note_conflicts = repo_template.repo_notes(top, tpl)
-    warnings += [f"draft.template_answers['{k}'] matches no heading kept from the repo's template" for k in merged.unused_answers]
+    warnings += [
+        f"draft.template_answers['{k}'] matches no heading kept from the repo's template" for k in merged.unused_answers
+    ]
     warnings += [f"draft.checkboxes '{t}' matches no box of the repo's template" for t in merged.unused_boxes]
     form, form_paths, form_why, form_warnings = issue_forms.pick(top, issue_form)
     warnings += form_warnings
 
     hardware = _hardware(d)
     view = {
-        "title": _title(b, d), "summary": _or(d.summary, "summary: what the job loses and why, with one or two "
-                                                  "figures, and what this PR adds"),
-        "hardware": hardware, "unit": d.unit,
+        "title": _title(b, d),
+        "summary": _or(
+            d.summary, "summary: what the job loses and why, with one or two figures, and what this PR adds"
+        ),
+        "hardware": hardware,
+        "unit": d.unit,
         "speedup_mean": cells.factor(b.comparison.speedup_mean),
         "speedup_median": cells.factor(b.comparison.speedup_median),
         "show_median": b.comparison.show_mean_and_median,
-        "changes": _changes(b, d), "rows": [r.__dict__ for r in cells.result_rows(b, d, PH)],
-        "commits": cells.commit_rows(b), "check": _check_view(d),
-        "repo_sections": "\n".join(merged.lines).strip(), "d": _details(b, d, campaign),
+        "changes": _changes(b, d),
+        "rows": [r.__dict__ for r in cells.result_rows(b, d, PH)],
+        "commits": cells.commit_rows(b),
+        "check": _check_view(d),
+        "repo_sections": "\n".join(merged.lines).strip(),
+        "d": _details(b, d, campaign),
     }
     issue_title = _or(d.issue.title, "what was observed, with the job and the GPU")
     if form and form.title_prefix.strip() and not issue_title.startswith(form.title_prefix.strip()):
-        issue_title = form.title_prefix + issue_title if form.title_prefix.endswith(" ") else \
-            f"{form.title_prefix} {issue_title}"
+        issue_title = (
+            form.title_prefix + issue_title if form.title_prefix.endswith(" ") else f"{form.title_prefix} {issue_title}"
+        )
     issue_view = {
-        "title": issue_title, "hardware": hardware, "unit": d.unit, "cause": cells.cause(b, d),
-        "issue": {"observed": _or(d.issue.observed, "what you ran, and the largest cause the profile showed, "
-                                  "with its file"),
-                  "logs_said": _or(d.issue.logs_said, "what the logs or docs said at the time, and the one line "
-                                   "that would have saved the profile"),
-                  "pr": (d.issue.pr or "").strip().lstrip("#") or _ph("PR")},
+        "title": issue_title,
+        "hardware": hardware,
+        "unit": d.unit,
+        "cause": cells.cause(b, d),
+        "issue": {
+            "observed": _or(d.issue.observed, "what you ran, and the largest cause the profile showed, with its file"),
+            "logs_said": _or(
+                d.issue.logs_said,
+                "what the logs or docs said at the time, and the one line that would have saved the profile",
+            ),
+            "pr": (d.issue.pr or "").strip().lstrip("#") or _ph("PR"),
+        },
         "form_body": None,
     }
 
@@ -257,8 +382,11 @@ def render_pr(
         issue_tpl = env.get_template("issue.md.j2")
         if form is not None:
             mod = issue_tpl.make_module(vars=issue_view)
-            paragraphs = {"observed": str(mod.observed()), "logs_said": str(mod.logs_said()),
-                          "pr_note": str(mod.pr_note())}
+            paragraphs = {
+                "observed": str(mod.observed()),
+                "logs_said": str(mod.logs_said()),
+                "pr_note": str(mod.pr_note()),
+            }
             if d.details.hardware:
                 paragraphs["environment"] = d.details.hardware.strip()
             if d.details.command_pr:
@@ -285,14 +413,31 @@ def render_pr(
     paths = _write_both(out, {PR_FILE: pr_text, ISSUE_FILE: issue_text})
 
     return RenderResult(
-        pr_path=str(paths[PR_FILE]), issue_path=str(paths[ISSUE_FILE]),
-        pr_title=pr_text.split("\n", 1)[0].removeprefix("# "), issue_title=issue_text.split("\n", 1)[0].removeprefix("# "),
+        pr_path=str(paths[PR_FILE]),
+        issue_path=str(paths[ISSUE_FILE]),
+        pr_title=pr_text.split("\n", 1)[0].removeprefix("# "),
+        issue_title=issue_text.split("\n", 1)[0].removeprefix("# "),
         placeholders=placeholders(pr_text, "pr") + placeholders(issue_text, "issue"),
-        pr_template=TemplateUse(path=tpl.path, candidates=tpl.candidates, why=tpl.why, kept_headings=merged.kept,
-                                skipped_headings=merged.skipped),
-        checkboxes=merged.boxes, policy_conflicts=merged.conflicts + note_conflicts, repo_notes=notes,
-        issue_form=IssueFormUse(path=form.path if form else None, name=form.name if form else None,
-                                candidates=form_paths, why=form_why,
-                                title_prefix=form.title_prefix.strip() or None if form else None,
-                                labels=form.labels if form else []),
-        lint_pr=lint_pr, lint_issue=lint_issue, lint_skipped=skipped, warnings=warnings)
+        pr_template=TemplateUse(
+            path=tpl.path,
+            candidates=tpl.candidates,
+            why=tpl.why,
+            kept_headings=merged.kept,
+            skipped_headings=merged.skipped,
+        ),
+        checkboxes=merged.boxes,
+        policy_conflicts=merged.conflicts + note_conflicts,
+        repo_notes=notes,
+        issue_form=IssueFormUse(
+            path=form.path if form else None,
+            name=form.name if form else None,
+            candidates=form_paths,
+            why=form_why,
+            title_prefix=form.title_prefix.strip() or None if form else None,
+            labels=form.labels if form else [],
+        ),
+        lint_pr=lint_pr,
+        lint_issue=lint_issue,
+        lint_skipped=skipped,
+        warnings=warnings,
+    )

@@ -30,37 +30,53 @@ SUMMARY_HEADINGS = re.compile(
     r"what (?:is|was) (?:changed|the change)|what changed|what changes were proposed.*|proposed changes?|"
     r"changes?(?: made| proposed| introduced| in this pr)?|description of (?:the )?changes?|"
     r"(?:summary|description) of (?:the )?(?:pr|pull request|change)|about|details|the change|"
-    r"problem|problem statement|issue|what problem does this (?:pr|change) solve)$")
+    r"problem|problem statement|issue|what problem does this (?:pr|change) solve)$"
+)
 RESULT_HEADINGS = re.compile(
     r"^(?:test(?:ing)? results?|results?|benchmarks?(?: results)?|performance(?: results| numbers| impact| changes?)?|"
     r"perf(?: results| numbers)?|speed ?ups?|before (?:and|&|vs) after|accuracy(?: results)?|correctness|"
     r"numerical (?:equivalence|accuracy|correctness)|verification(?: results)?|evaluation(?: results)?|"
-    r"measurements?)$")
+    r"measurements?)$"
+)
 _POLICY_BOX_RE = re.compile(
     r"\b(?:not|no|never|without|nothing)\b[^.]{0,60}\b(?:ai|a\.i\.|llm|llms|agent|agents|bot|bots|copilot|chatgpt|claude|"
     r"gpt|machine[- ]generated|auto(?:matically)?[- ]?generated|generated)\b"
     r"|\b(?:human[- ](?:written|authored|created|made)|written (?:entirely |solely |only )?by (?:a )?human|"
-    r"i (?:wrote|authored|typed) (?:this|all|every|the)\b[^.]{0,40}\b(?:myself|by hand)|my own (?:work|words))", re.I)
-_AI_RE = re.compile(r"\b(?:ai|a\.i\.|llms?|agents?|copilot|chatgpt|claude|gpt-?\d?|generative|machine[- ]generated|"
-                    r"ai[- ](?:generated|assisted))\b", re.I)
-_AI_BAN_RE = re.compile(r"\b(?:not accept|do not accept|don't accept|won't accept|will be (?:closed|rejected)|"
-                        r"(?:is|are) (?:not )?(?:allowed|permitted|prohibited|forbidden|banned)|prohibit|forbid|ban(?:s|ned)?|"
-                        r"reject|no (?:ai|llm))\b", re.I)
-_SIGNOFF_RE = re.compile(r"\b(?:signed-off-by|sign[- ]off|dco|developer certificate of origin|cla|"
-                         r"contributor license agreement)\b", re.I)
+    r"i (?:wrote|authored|typed) (?:this|all|every|the)\b[^.]{0,40}\b(?:myself|by hand)|my own (?:work|words))",
+    re.I,
+)
+_AI_RE = re.compile(
+    r"\b(?:ai|a\.i\.|llms?|agents?|copilot|chatgpt|claude|gpt-?\d?|generative|machine[- ]generated|"
+    r"ai[- ](?:generated|assisted))\b",
+    re.I,
+)
+_AI_BAN_RE = re.compile(
+    r"\b(?:not accept|do not accept|don't accept|won't accept|will be (?:closed|rejected)|"
+    r"(?:is|are) (?:not )?(?:allowed|permitted|prohibited|forbidden|banned)|prohibit|forbid|ban(?:s|ned)?|"
+    r"reject|no (?:ai|llm))\b",
+    re.I,
+)
+_SIGNOFF_RE = re.compile(
+    r"\b(?:signed-off-by|sign[- ]off|dco|developer certificate of origin|cla|"
+    r"contributor license agreement)\b",
+    re.I,
+)
 _TITLE_RE = re.compile(r"\b(?:pr|pull request|merge request)?\s*titles?\b", re.I)
-_PR_RULE_RE = re.compile(r"\b(?:pull requests?|prs?|merge requests?)\b.*\b(?:must|required?|should|need to|please)\b|"
-                         r"\b(?:must|required?|should|need to|please)\b.*\b(?:pull requests?|prs?)\b", re.I)
+_PR_RULE_RE = re.compile(
+    r"\b(?:pull requests?|prs?|merge requests?)\b.*\b(?:must|required?|should|need to|please)\b|"
+    r"\b(?:must|required?|should|need to|please)\b.*\b(?:pull requests?|prs?)\b",
+    re.I,
+)
 
 
 @dataclass
 class Section:
-    heading: str | None          # heading text, None for the text before the first heading
+    heading: str | None  # heading text, None for the text before the first heading
     level: int
-    heading_lines: list[str]     # the heading as written (two lines for a setext heading)
+    heading_lines: list[str]  # the heading as written (two lines for a setext heading)
     body: list[str]
-    line: int                    # 1-based line of the heading (or of the first body line)
-    body_line: int               # 1-based line of body[0]
+    line: int  # 1-based line of the heading (or of the first body line)
+    body_line: int  # 1-based line of body[0]
 
     @property
     def boxes(self) -> list[tuple[int, re.Match[str]]]:
@@ -74,7 +90,7 @@ class Section:
 
 @dataclass
 class RepoTemplate:
-    path: str | None                 # repo-relative
+    path: str | None  # repo-relative
     candidates: list[str]
     why: str
     sections: list[Section] = field(default_factory=list)
@@ -144,9 +160,14 @@ def find_templates(repo: Path) -> tuple[list[Path], list[Path]]:
     return singles, folder
 
 
-_FIT = [(r"perf|speed|optimi[sz]|latency|throughput|fast", 0), (r"feature|enhance|improve|change|code", 1),
-        (r"default|general|standard|template|pull_request", 2), (r"bug|fix|hotfix", 4), (r"doc|typo|readme", 5),
-        (r"release|dependab|deps|chore", 6)]
+_FIT = [
+    (r"perf|speed|optimi[sz]|latency|throughput|fast", 0),
+    (r"feature|enhance|improve|change|code", 1),
+    (r"default|general|standard|template|pull_request", 2),
+    (r"bug|fix|hotfix", 4),
+    (r"doc|typo|readme", 5),
+    (r"release|dependab|deps|chore", 6),
+]
 
 
 def _fit(p: Path) -> int:
@@ -163,10 +184,15 @@ def select(repo: Path, choice: str | None) -> RepoTemplate:
     rel = [str(p.relative_to(repo)) for p in singles + folder]
     if choice:
         wanted = choice.strip().lower()
-        hits = [p for p in singles + folder if wanted in (p.name.lower(), p.stem.lower(), str(p.relative_to(repo)).lower())]
+        hits = [
+            p for p in singles + folder if wanted in (p.name.lower(), p.stem.lower(), str(p.relative_to(repo)).lower())
+        ]
         if not hits:
-            raise InputError("pr_template", f"'{choice}' is not a PR template of this repo",
-                             f"use one of: {', '.join(rel)}" if rel else "this repo has no PR template; leave it out")
+            raise InputError(
+                "pr_template",
+                f"'{choice}' is not a PR template of this repo",
+                f"use one of: {', '.join(rel)}" if rel else "this repo has no PR template; leave it out",
+            )
         return _load(repo, hits[0], rel, "chosen by the pr_template parameter")
     if singles:
         why = "the repo's default PR template"
@@ -176,9 +202,11 @@ def select(repo: Path, choice: str | None) -> RepoTemplate:
     if folder:
         best = min(folder, key=lambda p: (_fit(p), p.name))
         rank = _fit(best)
-        why = ("fits a performance change by its name" if rank == 0 else
-               "no template is named for performance changes; picked the closest by name") + \
-            f" from {len(folder)} templates; pick another with pr_template"
+        why = (
+            "fits a performance change by its name"
+            if rank == 0
+            else "no template is named for performance changes; picked the closest by name"
+        ) + f" from {len(folder)} templates; pick another with pr_template"
         return _load(repo, best, rel, why)
     return RepoTemplate(path=None, candidates=[], why="the repo has no PR template")
 
@@ -215,8 +243,14 @@ def split(text: str) -> list[Section]:
             hm = _ATX_RE.match(ln)
             if hm:
                 heading = (len(hm.group(1)), (hm.group(2) or "").strip(), [ln])
-            elif (i + 1 < len(lines) and ln.strip() and not BOX_RE.match(ln) and _SETEXT_RE.match(lines[i + 1])
-                  and not re.match(r"^\s*([-*+>|]|\d+[.)])\s", ln) and not (sections[-1].body and sections[-1].body[-1].strip())):
+            elif (
+                i + 1 < len(lines)
+                and ln.strip()
+                and not BOX_RE.match(ln)
+                and _SETEXT_RE.match(lines[i + 1])
+                and not re.match(r"^\s*([-*+>|]|\d+[.)])\s", ln)
+                and not (sections[-1].body and sections[-1].body[-1].strip())
+            ):
                 level = 1 if lines[i + 1].strip()[0] == "=" else 2
                 heading = (level, ln.strip(), [ln, lines[i + 1]])
         if heading:
@@ -289,8 +323,14 @@ def merge(tpl: RepoTemplate, answers: dict[str, str], decisions: list[Checkbox],
             text = m.group("text")
             line_no = s.body_line + k
             policy = bool(_POLICY_BOX_RE.search(text))
-            decision = next(((j, d) for j, d in enumerate(decisions) if _box_key(d.text) and
-                             (_box_key(d.text) == _box_key(text) or _box_key(d.text) in _box_key(text))), None)
+            decision = next(
+                (
+                    (j, d)
+                    for j, d in enumerate(decisions)
+                    if _box_key(d.text) and (_box_key(d.text) == _box_key(text) or _box_key(d.text) in _box_key(text))
+                ),
+                None,
+            )
             tick, reason, note = False, None, None
             if decision:
                 used_boxes.add(decision[0])
@@ -301,27 +341,40 @@ def merge(tpl: RepoTemplate, answers: dict[str, str], decisions: list[Checkbox],
                 if tick:
                     note = "the draft asked to tick it; left unticked: the description is drafted with an agent"
                 tick = False
-                conflicts.append(PolicyConflict(
-                    source=tpl.path or "", line=line_no, text=text,
-                    why="the box asserts the PR is not written with AI or agent help; it stays unticked, so tell "
-                        "the user before they post"))
+                conflicts.append(
+                    PolicyConflict(
+                        source=tpl.path or "",
+                        line=line_no,
+                        text=text,
+                        why="the box asserts the PR is not written with AI or agent help; it stays unticked, so tell "
+                        "the user before they post",
+                    )
+                )
             mark = "x" if tick else " "
             new = m.group("lead") + mark + m.group("close") + text
             if not tick:
                 new += f" ({reason})" if reason else f" {placeholder.format(what='tick if true, else say why not')}"
             body[k] = new
-            boxes.append(CheckboxOutcome(text=text, line=line_no, ticked=tick, reason=reason if not tick else None,
-                                         note=note))
+            boxes.append(
+                CheckboxOutcome(text=text, line=line_no, ticked=tick, reason=reason if not tick else None, note=note)
+            )
         key = norm_heading(s.heading) if s.heading is not None else "preamble"
         answer = by_heading.get(key)
         if answer is not None:
             used_answers.add(key)
-        needs = (s.heading is not None or not has_headings) and not s.boxes and \
-            (s.heading is not None or bool(s.visible_text()))
+        needs = (
+            (s.heading is not None or not has_headings)
+            and not s.boxes
+            and (s.heading is not None or bool(s.visible_text()))
+        )
         out += s.heading_lines
         out += body
         if answer is not None or needs:
-            text = answer.strip() if answer is not None else placeholder.format(what=f"answer '{s.heading or 'the template'}'")
+            text = (
+                answer.strip()
+                if answer is not None
+                else placeholder.format(what=f"answer '{s.heading or 'the template'}'")
+            )
             if out and out[-1].strip():
                 out.append("")
             out += text.split("\n")
@@ -347,7 +400,9 @@ def repo_notes(repo: Path, tpl: RepoTemplate) -> tuple[list[RepoNote], list[Poli
     """Lines of CONTRIBUTING and the PR template about titles, sign-off, AI use and PR rules."""
     notes: list[RepoNote] = []
     conflicts: list[PolicyConflict] = []
-    sources: list[tuple[str, str]] = [(str(p.relative_to(repo)), p.read_text("utf-8", "replace")) for p in _contrib_files(repo)]
+    sources: list[tuple[str, str]] = [
+        (str(p.relative_to(repo)), p.read_text("utf-8", "replace")) for p in _contrib_files(repo)
+    ]
     if tpl.path:
         sources.append((tpl.path, tpl.text))
     for rel, text in sources:
@@ -364,13 +419,23 @@ def repo_notes(repo: Path, tpl: RepoTemplate) -> tuple[list[RepoNote], list[Poli
             if _AI_RE.search(s):
                 kind = "ai-policy"
                 if _AI_BAN_RE.search(s):
-                    conflicts.append(PolicyConflict(source=rel, line=n, text=s[:300],
-                                                    why="the repo restricts AI-assisted contributions; the user "
-                                                        "decides whether and how to post"))
+                    conflicts.append(
+                        PolicyConflict(
+                            source=rel,
+                            line=n,
+                            text=s[:300],
+                            why="the repo restricts AI-assisted contributions; the user "
+                            "decides whether and how to post",
+                        )
+                    )
             elif _SIGNOFF_RE.search(s):
                 kind = "sign-off"
-            elif _TITLE_RE.search(s) and re.search(r"\b(?:prefix|format|start|convention|tag|should|must|use|e\.g\.|"
-                                                     r"like|\[|:)", s, re.I):
+            elif _TITLE_RE.search(s) and re.search(
+                r"\b(?:prefix|format|start|convention|tag|should|must|use|e\.g\.|"
+                r"like|\[|:)",
+                s,
+                re.I,
+            ):
                 kind = "title-rule"
             elif rel != tpl.path and _PR_RULE_RE.search(s):
                 kind = "pr-rule"

@@ -3,5 +3,8 @@
 from perfkit.publish.render import render_pr
 from perfkit.toolspec import ToolSpec
 
-SPECS = [ToolSpec(render_pr, read_only=False, destructive=True, idempotent=True,
-                  title="Render the PR description and the issue")]
+SPECS = [
+    ToolSpec(
+        render_pr, read_only=False, destructive=True, idempotent=True, title="Render the PR description and the issue"
+    )
+]

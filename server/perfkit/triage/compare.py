@@ -117,13 +117,20 @@ def _unified(name: str, a: list[str], b: list[str], na: list[str], nb: list[str]
 
 
 def triage_builds(
-    good_dir: Annotated[str, Field(description="Build output folder of a run that passed the precision check "
-                                   "(for example build_output/<Program>_<timestamp>).")],
+    good_dir: Annotated[
+        str,
+        Field(
+            description="Build output folder of a run that passed the precision check "
+            "(for example build_output/<Program>_<timestamp>)."
+        ),
+    ],
     bad_dir: Annotated[str, Field(description="Build output folder of the failing run.")],
-    subdirs: Annotated[list[str], Field(description="Subfolders of both build outputs to compare; '.' compares "
-                                        "the whole folder.")] = ["kernels", "ptoas", "orchestration"],  # noqa: B006
-    max_diffs: Annotated[int, Field(ge=0, le=50, description="How many of the most changed files get a unified "
-                                    "diff.")] = 5,
+    subdirs: Annotated[
+        list[str], Field(description="Subfolders of both build outputs to compare; '.' compares the whole folder.")
+    ] = ["kernels", "ptoas", "orchestration"],  # noqa: B006
+    max_diffs: Annotated[
+        int, Field(ge=0, le=50, description="How many of the most changed files get a unified diff.")
+    ] = 5,
     diff_lines: Annotated[int, Field(ge=5, le=5000, description="Lines kept of each unified diff.")] = 60,
     *,
     progress: Progress = no_progress,
@@ -137,12 +144,18 @@ def triage_builds(
     only."""
     good, bad = _folder(good_dir, "good_dir"), _folder(bad_dir, "bad_dir")
     if good == bad or os.path.samefile(good, bad):
-        raise InputError("bad_dir", f"'{bad_dir}' is the same folder as good_dir",
-                         "pass the build output of the failing run and the one of a passing run")
+        raise InputError(
+            "bad_dir",
+            f"'{bad_dir}' is the same folder as good_dir",
+            "pass the build output of the failing run and the one of a passing run",
+        )
     names = _subdir_names(subdirs)
     if not any((good / n).is_dir() or (bad / n).is_dir() for n in names):
-        raise InputError("subdirs", f"none of {', '.join(names)} exists in either build folder",
-                         "pass the subfolder names your build output uses, or '.' for the whole folder")
+        raise InputError(
+            "subdirs",
+            f"none of {', '.join(names)} exists in either build folder",
+            "pass the subfolder names your build output uses, or '.' for the whole folder",
+        )
     norm = Normaliser(good, bad)
     outside: list[str] = []
     trees = [(n, _files(good / n, good, outside), _files(bad / n, bad, outside)) for n in names]
@@ -153,11 +166,22 @@ def triage_builds(
     results: list[SubdirTriage] = []
     warnings: list[str] = []
     if outside:
-        warnings.append(f"{len(outside)} file(s) are links to outside the build folders and were not read: "
-                        f"{', '.join(outside[:5])}")
+        warnings.append(
+            f"{len(outside)} file(s) are links to outside the build folders and were not read: {', '.join(outside[:5])}"
+        )
     for n, gfiles, bfiles in trees:
-        st = SubdirTriage(name=n, in_good=(good / n).is_dir(), in_bad=(bad / n).is_dir(), compared=0, identical=0,
-                          differ=[], added=[], missing=[], timestamp_only=[], binary_differ=[])
+        st = SubdirTriage(
+            name=n,
+            in_good=(good / n).is_dir(),
+            in_bad=(bad / n).is_dir(),
+            compared=0,
+            identical=0,
+            differ=[],
+            added=[],
+            missing=[],
+            timestamp_only=[],
+            binary_differ=[],
+        )
         if st.in_good != st.in_bad:
             warnings.append(f"{n}/ exists only in the {'good' if st.in_good else 'bad'} build")
         elif not st.in_good:
@@ -166,8 +190,11 @@ def triage_builds(
             g, b = gfiles.get(rel), bfiles.get(rel)
             binary = any(_unreadable(p) for p in (g, b) if p)
             if g is None or b is None:
-                target = (st.binary_added if g is None else st.binary_missing) if binary else \
-                    (st.added if g is None else st.missing)
+                target = (
+                    (st.binary_added if g is None else st.binary_missing)
+                    if binary
+                    else (st.added if g is None else st.missing)
+                )
                 target.append(rel)
             elif binary:
                 if _same_bytes(g, b):
@@ -198,31 +225,60 @@ def triage_builds(
     for count, n, rel, g, b in candidates[:max_diffs]:
         a, bl = _read(g).splitlines(), _read(b).splitlines()
         if len(a) > _DIFF_LINE_CAP or len(bl) > _DIFF_LINE_CAP:
-            diffs.append(FileDiff(subdir=n, path=rel, changed_lines=count, truncated=True,
-                                  diff=f"(not diffed: more than {_DIFF_LINE_CAP} lines; compare with `diff -u`)"))
+            diffs.append(
+                FileDiff(
+                    subdir=n,
+                    path=rel,
+                    changed_lines=count,
+                    truncated=True,
+                    diff=f"(not diffed: more than {_DIFF_LINE_CAP} lines; compare with `diff -u`)",
+                )
+            )
             continue
-        text, cut = _unified(f"{n}/{rel}", a, bl, norm.text("\n".join(a)).split("\n") if a else [],
-                             norm.text("\n".join(bl)).split("\n") if bl else [], diff_lines)
+        text, cut = _unified(
+            f"{n}/{rel}",
+            a,
+            bl,
+            norm.text("\n".join(a)).split("\n") if a else [],
+            norm.text("\n".join(bl)).split("\n") if bl else [],
+            diff_lines,
+        )
         diffs.append(FileDiff(subdir=n, path=rel, changed_lines=count, diff=text, truncated=cut))
     return _report(good, bad, results, diffs, dict(fired), warnings)
 
 
-def _report(good: Path, bad: Path, subs: list[SubdirTriage], diffs: list[FileDiff], fired: dict[str, int],
-            warnings: list[str]) -> TriageReport:
+def _report(
+    good: Path, bad: Path, subs: list[SubdirTriage], diffs: list[FileDiff], fired: dict[str, int], warnings: list[str]
+) -> TriageReport:
     code = [(s.name, len(s.differ) + len(s.added) + len(s.missing)) for s in subs]
     changed = [(n, k) for n, k in code if k]
-    noise = sum(len(s.timestamp_only) + len(s.binary_differ) + len(s.binary_added) + len(s.binary_missing)
-                for s in subs)
+    noise = sum(
+        len(s.timestamp_only) + len(s.binary_differ) + len(s.binary_added) + len(s.binary_missing) for s in subs
+    )
     if changed:
         where = ", ".join(f"{n}/ ({k} file{'s' if k != 1 else ''})" for n, k in changed)
-        verdict = (f"generated code differs in {where}: the compiler (superproject) most likely produced different "
-                   f"code; bisect it first and expect a source commit")
+        verdict = (
+            f"generated code differs in {where}: the compiler (superproject) most likely produced different "
+            f"code; bisect it first and expect a source commit"
+        )
     elif noise:
-        verdict = (f"the generated code is the same; only {noise} binary or timestamp-only file(s) differ: the same "
-                   f"code behaves differently, which points at the runtime (a submodule bump)")
+        verdict = (
+            f"the generated code is the same; only {noise} binary or timestamp-only file(s) differ: the same "
+            f"code behaves differently, which points at the runtime (a submodule bump)"
+        )
     else:
-        verdict = ("the generated code is identical and so are the binaries: the difference is outside these "
-                   "folders, most likely the runtime (a submodule bump) or the environment")
-    return TriageReport(good_dir=str(good), bad_dir=str(bad), subdirs=subs, generated_code_differs=bool(changed),
-                        reading="compiler" if changed else "runtime", verdict=verdict, diffs=diffs,
-                        normalised=fired, warnings=warnings)
+        verdict = (
+            "the generated code is identical and so are the binaries: the difference is outside these "
+            "folders, most likely the runtime (a submodule bump) or the environment"
+        )
+    return TriageReport(
+        good_dir=str(good),
+        bad_dir=str(bad),
+        subdirs=subs,
+        generated_code_differs=bool(changed),
+        reading="compiler" if changed else "runtime",
+        verdict=verdict,
+        diffs=diffs,
+        normalised=fired,
+        warnings=warnings,
+    )

@@ -11,8 +11,9 @@ class FileDiff(BaseModel):
     subdir: str
     path: str = Field(description="path inside the subdir")
     changed_lines: int = Field(description="lines removed plus lines added, after normalisation")
-    diff: str = Field(description="unified diff (good -> bad) of the original text, hunks that differ after "
-                      "normalisation only")
+    diff: str = Field(
+        description="unified diff (good -> bad) of the original text, hunks that differ after normalisation only"
+    )
     truncated: bool = Field(description="whether the diff was cut to the line limit")
 
 
@@ -25,8 +26,7 @@ class SubdirTriage(BaseModel):
     differ: list[str] = Field(description="text files whose content differs after normalisation")
     added: list[str] = Field(description="text files only in the bad build")
     missing: list[str] = Field(description="text files only in the good build")
-    timestamp_only: list[str] = Field(
-        description="text files that differ only in dates, times, build ids or hashes")
+    timestamp_only: list[str] = Field(description="text files that differ only in dates, times, build ids or hashes")
     binary_differ: list[str] = Field(description="binary files (ignored for the reading) whose bytes differ")
     binary_added: list[str] = Field(default_factory=list, description="binary files only in the bad build")
     binary_missing: list[str] = Field(default_factory=list, description="binary files only in the good build")
@@ -40,11 +40,13 @@ class TriageReport(BaseModel):
     generated_code_differs: bool
     reading: Literal["compiler", "runtime"] = Field(
         description="compiler: the generated code differs, so the superproject (compiler) most likely changed "
-        "it; runtime: only binaries and timestamps differ, so the same code ran on a different runtime")
+        "it; runtime: only binaries and timestamps differ, so the same code ran on a different runtime"
+    )
     verdict: str = Field(description="the reading in one sentence, with the evidence")
     diffs: list[FileDiff] = Field(description="the most changed text files, most changed first")
     normalised: dict[str, int] = Field(
-        default_factory=dict, description="how many text files each normalisation rule made equal to the other side")
+        default_factory=dict, description="how many text files each normalisation rule made equal to the other side"
+    )
     warnings: list[str] = Field(default_factory=list)
 
     def human(self) -> str:
@@ -53,9 +55,11 @@ class TriageReport(BaseModel):
             if not (s.in_good or s.in_bad):
                 lines.append(f"  {s.name}/: absent from both builds")
                 continue
-            lines.append(f"  {s.name}/: {s.compared} text files compared, {len(s.differ)} differ, "
-                         f"{len(s.added)} added, {len(s.missing)} missing, {len(s.timestamp_only)} timestamp-only; binaries: "
-                         f"{len(s.binary_differ)} differ, {len(s.binary_added)} added, {len(s.binary_missing)} missing")
+            lines.append(
+                f"  {s.name}/: {s.compared} text files compared, {len(s.differ)} differ, "
+                f"{len(s.added)} added, {len(s.missing)} missing, {len(s.timestamp_only)} timestamp-only; binaries: "
+                f"{len(s.binary_differ)} differ, {len(s.binary_added)} added, {len(s.binary_missing)} missing"
+            )
             for label, names in (("differ", s.differ), ("added", s.added), ("missing", s.missing)):
                 for n in names[:10]:
                     lines.append(f"    {label:<8} {s.name}/{n}")

@@ -12,9 +12,39 @@ import re
 from pathlib import Path
 
 BINARY_SUFFIXES = {
-    ".o", ".obj", ".so", ".a", ".ar", ".lib", ".dll", ".dylib", ".bin", ".elf", ".out", ".exe", ".ko",
-    ".pyc", ".pyo", ".zip", ".tar", ".gz", ".tgz", ".bz2", ".xz", ".zst", ".whl", ".npy", ".npz", ".pt",
-    ".pth", ".pb", ".onnx", ".om", ".png", ".jpg", ".pdf",
+    ".o",
+    ".obj",
+    ".so",
+    ".a",
+    ".ar",
+    ".lib",
+    ".dll",
+    ".dylib",
+    ".bin",
+    ".elf",
+    ".out",
+    ".exe",
+    ".ko",
+    ".pyc",
+    ".pyo",
+    ".zip",
+    ".tar",
+    ".gz",
+    ".tgz",
+    ".bz2",
+    ".xz",
+    ".zst",
+    ".whl",
+    ".npy",
+    ".npz",
+    ".pt",
+    ".pth",
+    ".pb",
+    ".onnx",
+    ".om",
+    ".png",
+    ".jpg",
+    ".pdf",
 }
 _SNIFF = 8192
 
@@ -24,20 +54,36 @@ _YEAR = r"(?:19|20)\d{2}"
 _MD = r"(?:0[1-9]|1[0-2])[-/.]?(?:0[1-9]|[12]\d|3[01])"
 _HMS = r"(?:[01]\d|2[0-3]):?[0-5]\d(?::?[0-5]\d(?:[.,]\d+)?)?"
 RULES: list[tuple[str, re.Pattern, str]] = [
-    ("key=value stamp", re.compile(
-        r"(?i)\b(build[_ -]?(?:id|time|date|stamp)|timestamp|generated[_ ](?:at|on)|created[_ ]at|"
-        r"compiled[_ ](?:at|on)|uuid)(\"?[ \t]*[:=][ \t]*)(\"[^\"\n]*\"|'[^'\n]*'|[^\s,;]+)"), r"\1\2<stamp>"),
-    ("ISO date-time", re.compile(
-        rf"(?<!\d){_YEAR}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])[T _]{_HMS}(?:Z|[+-]\d{{2}}:?\d{{2}})?"),
-     "<datetime>"),
-    ("compact stamp", re.compile(rf"(?<!\d){_YEAR}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])[_-]?"
-                                 rf"(?:[01]\d|2[0-3])[0-5]\d[0-5]\d(?:\d{{3,6}})?(?!\d)"), "<stamp>"),
+    (
+        "key=value stamp",
+        re.compile(
+            r"(?i)\b(build[_ -]?(?:id|time|date|stamp)|timestamp|generated[_ ](?:at|on)|created[_ ]at|"
+            r"compiled[_ ](?:at|on)|uuid)(\"?[ \t]*[:=][ \t]*)(\"[^\"\n]*\"|'[^'\n]*'|[^\s,;]+)"
+        ),
+        r"\1\2<stamp>",
+    ),
+    (
+        "ISO date-time",
+        re.compile(rf"(?<!\d){_YEAR}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])[T _]{_HMS}(?:Z|[+-]\d{{2}}:?\d{{2}})?"),
+        "<datetime>",
+    ),
+    (
+        "compact stamp",
+        re.compile(
+            rf"(?<!\d){_YEAR}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])[_-]?"
+            rf"(?:[01]\d|2[0-3])[0-5]\d[0-5]\d(?:\d{{3,6}})?(?!\d)"
+        ),
+        "<stamp>",
+    ),
     ("date", re.compile(rf"(?<!\d){_YEAR}[-/.]{_MD}(?!\d)"), "<date>"),
     ("clock time", re.compile(r"(?<![\d:\[])(?:[01]?\d|2[0-3]):[0-5]\d:[0-5]\d(?:[.,]\d+)?(?![\d:])"), "<time>"),
     ("C date", re.compile(rf"(?:{_DAYS},?[ \t]+)?{_MONTHS}[ \t]+\d{{1,2}},?[ \t]+(?:<time>[ \t]+)?\d{{4}}"), "<date>"),
     ("uuid", re.compile(r"(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b"), "<uuid>"),
-    ("hash id", re.compile(r"(?<![0-9A-Za-z_])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{12,64}(?![0-9A-Za-z_])"),
-     "<hash>"),
+    (
+        "hash id",
+        re.compile(r"(?<![0-9A-Za-z_])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{12,64}(?![0-9A-Za-z_])"),
+        "<hash>",
+    ),
     ("temporary folder", re.compile(r"\btmp[a-z0-9_]{6,}\b"), "<tmp>"),
 ]
 
