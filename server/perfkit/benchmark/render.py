@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from perfkit.benchmark.models import ArmSummary, BenchmarkSummary, Comparison, Estimate
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # types only: at run time the models import this module, never the reverse
+    from perfkit.benchmark.models import ArmSummary, BenchmarkSummary, Comparison, Estimate
 
 
 def _n(value: float | None, digits: int = 4) -> str:
