@@ -335,3 +335,56 @@ def test_mcp_cli_and_core_agree(superproject):
     )
     assert cli.returncode == 0, cli.stderr
     assert not mcp_res.is_error and mcp_res.structured_content == core == json.loads(cli.stdout)
+
+
+def test_one_diff_read_matches_what_git_prints_for_each_question(superproject):
+    """files, counts, stat and highlights come from one combined diff: each must equal git's own answer
+    to the single question, also for names with quotes and newlines, a file git diffs as text although
+    it holds NUL bytes, a binary file and more files than the stat lists."""
+    sup, _, s = superproject
+    sup.write(".gitattributes", "*.dat diff\n")
+    files: dict[str, str | bytes] = {f"gen/part_{i:03d}.cpp": f"float acc_{i} = 0;\n" for i in range(70)}
+    files['odd "name"\nwith newline.py'] = "rtol = 1e-3\n"
+    files["blob.dat"] = b"head\0tail\nsecond line\n"
+    files["weights.bin"] = bytes(range(256)) * 4
+    sha = sup.commit("a wide change", files)
+    res = evaluate_culprit(str(sup.path), sha, max_highlights=200)
+    stat = run_git(sup.path, "diff", "--no-renames", "--stat=100,70", "--stat-count=60", f"{sha}^", sha)
+    assert res.stat_text.startswith(" ") and res.stat_text.strip() == stat  # run_git strips the first space
+    assert "\n ...\n" in res.stat_text  # more files than the stat lists
+    assert res.stat == run_git(sup.path, "diff", "--no-renames", "--shortstat", f"{sha}^", sha)
+    numstat = run_git(sup.path, "diff", "--no-renames", "--numstat", "-z", f"{sha}^", sha).split("\0")
+    expected = {}
+    for rec in numstat:
+        if rec.count("\t") >= 2:
+            a, d, path = rec.split("\t", 2)
+            expected[path] = (None if a == "-" else int(a), None if d == "-" else int(d))
+    assert {f.path: (f.added, f.deleted) for f in res.files} == expected and len(expected) == 74
+    assert expected["weights.bin"] == (None, None) and expected["blob.dat"] == (2, 0)
+    flagged = {h.file for h in res.highlights}
+    assert 'odd "name"\nwith newline.py' in flagged  # the tolerance line, under its real name
+    assert res.highlights_total == 71  # 70 accumulators and the tolerance; nothing from the NUL file
+
+
+def test_a_file_too_big_to_scan_is_left_out_of_highlights_only(superproject):
+    sup, _, _ = superproject
+    big = "".join(f"float w{i} = {i}.0f;\n" for i in range(20001))
+    sha = sup.commit("vendor generated weights and tweak a tolerance", {"gen/w.cpp": big, "src/t.py": "atol = 1e-6\n"})
+    res = evaluate_culprit(str(sup.path), sha)
+    assert {f.path: f.added for f in res.files} == {"gen/w.cpp": 20001, "src/t.py": 1}
+    assert [h.file for h in res.highlights] == ["src/t.py"] and res.highlights_total == 1
+    assert any("gen/w.cpp" in w and "not scanned" in w for w in res.warnings)
+
+
+def test_a_full_sha_that_is_not_a_commit_gets_the_same_message_as_any_bad_revision(superproject):
+    sup, _, s = superproject
+    tree = run_git(sup.path, "rev-parse", f"{s['src']}^{{tree}}")
+    with pytest.raises(InputError) as bad:
+        evaluate_culprit(str(sup.path), tree)
+    assert bad.value.field == "commit" and "is not a commit" in str(bad.value)
+    missing = "0123456789abcdef0123456789abcdef01234567"
+    with pytest.raises(InputError) as gone:
+        evaluate_culprit(str(sup.path), missing)
+    assert gone.value.field == "commit"
+    tag = evaluate_culprit(str(sup.path), run_git(sup.path, "rev-parse", s["src"]))
+    assert tag.commit == s["src"]

@@ -2,49 +2,66 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated
 
 from pydantic import Field
 
 from perfkit import gitrepo
-from perfkit.culprit.highlights import commit_highlights, too_big
+from perfkit.culprit.commitdiff import commit_diff
+from perfkit.culprit.highlights import commit_highlights, rank, too_big
 from perfkit.culprit.models import CulpritKind, CulpritReport, FileChange, SubmoduleMove
 from perfkit.culprit.nextaction import next_action
 from perfkit.culprit.pointer import submodule_move
-from perfkit.errors import InputError
+from perfkit.errors import InputError, ToolFailure
 
 
 def _base(repo: Path, parent: str | None) -> str:
     return parent or gitrepo.git(repo, "hash-object", "-t", "tree", "/dev/null").strip()
 
 
-def _file_changes(repo: Path, commit: str, base: str) -> tuple[list[FileChange], str, str]:
-    names = gitrepo.git(repo, "diff", "--no-textconv", "--no-renames", "--raw", "-z", "--no-abbrev", base, commit)
-    nums = gitrepo.git(repo, "diff", "--no-textconv", "--no-renames", "--numstat", "-z", base, commit)
-    counts: dict[str, tuple[int | None, int | None]] = {}
-    for rec in nums.split("\0"):
-        if rec.count("\t") >= 2:
-            a, d, path = rec.split("\t", 2)
-            counts[path] = (None if a == "-" else int(a), None if d == "-" else int(d))
-    files: list[FileChange] = []
-    parts = names.split("\0")
-    for meta, path in zip(parts[0::2], parts[1::2]):
-        if not meta.startswith(":"):
-            continue
-        old_mode, new_mode, _, _, status = meta[1:].split()
-        sub = "160000" in (old_mode, new_mode)
-        a, d = counts.get(path, (None, None))
-        files.append(
-            FileChange(
-                path=path, status=status[0], added=None if sub else a, deleted=None if sub else d, is_submodule=sub
-            )
+_FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+
+
+def _commit(repo: Path, rev: str) -> gitrepo.CommitInfo:
+    """The commit rev names. A full sha (what the bisect passes) is read in one process; anything
+    else, or a sha that is not a commit here, goes through resolve_commit's checks and messages."""
+    if isinstance(rev, str) and _FULL_SHA.fullmatch(rev.strip()):
+        try:
+            return gitrepo.commit_info(repo, f"{rev.strip()}^{{commit}}")
+        except (ToolFailure, ValueError):
+            pass
+    return gitrepo.commit_info(repo, gitrepo.resolve_commit(repo, rev, "commit"))
+
+
+def _declared(repo: Path, commit: str, parent: str | None, files: list[FileChange]) -> dict[str, str]:
+    """Submodules .gitmodules declares at the commit or its parent (the parent's read only if it differs)."""
+    declared = gitrepo.submodule_paths(repo, commit)
+    if parent and any(f.path == ".gitmodules" for f in files):
+        declared |= gitrepo.submodule_paths(repo, parent)
+    return declared
+
+
+def _target(
+    repo: Path, sha: str, parent: str | None, submodule: str | None, declared: dict[str, str], moved: list[str]
+) -> str | None:
+    """The moved submodule to study: the one asked for, else the only one moved."""
+    if submodule is None:
+        return moved[0] if len(moved) == 1 else None
+    path = submodule.strip().strip("/")
+    if path in moved or path in declared:
+        return path if path in moved else None
+    known = set(declared) | set(gitrepo.gitlinks(repo, sha))
+    if parent:
+        known |= set(gitrepo.gitlinks(repo, parent))
+    if path not in known:
+        raise InputError(
+            "submodule",
+            f"'{submodule}' is not a submodule at {sha[:12]} or its parent",
+            f"use one of: {', '.join(sorted(known)) or 'none (this repository has no submodules)'}",
         )
-    stat = gitrepo.git(repo, "diff", "--no-textconv", "--shortstat", base, commit).strip() or "no changes"
-    stat_text = gitrepo.git(
-        repo, "diff", "--no-textconv", "--no-renames", "--stat=100,70", "--stat-count=60", base, commit
-    ).rstrip()
-    return files, stat, stat_text
+    return None
 
 
 def _kind(files: list[FileChange], move: SubmoduleMove | None) -> tuple[CulpritKind, bool]:
@@ -94,35 +111,26 @@ def evaluate_culprit(
     or read the diff) and the diff hunks most likely to move precision, ranked and explained.
     Reads the repository only; never checks anything out or fetches."""
     top = gitrepo.open_repo(repo)
-    sha = gitrepo.resolve_commit(top, commit, "commit")
-    info = gitrepo.commit_info(top, sha)
+    info = _commit(top, commit)
+    sha = info.sha
     parent = info.parents[0] if info.parents else None
     base = _base(top, parent)
-    files, stat, stat_text = _file_changes(top, sha, base)
-    declared = gitrepo.submodule_paths(top, sha) | (gitrepo.submodule_paths(top, parent) if parent else {})
+    diff = commit_diff(top, base, sha)
+    files, stat = diff.files, diff.stat
+    declared = _declared(top, sha, parent, files)
     moved = [f.path for f in files if f.is_submodule]
-    if submodule is not None:
-        path = submodule.strip().strip("/")
-        known = set(declared) | set(gitrepo.gitlinks(top, sha))
-        if parent:
-            known |= set(gitrepo.gitlinks(top, parent))
-        if path not in known:
-            raise InputError(
-                "submodule",
-                f"'{submodule}' is not a submodule at {sha[:12]} or its parent",
-                f"use one of: {', '.join(sorted(known)) or 'none (this repository has no submodules)'}",
-            )
-        target = path if path in moved else None
-    else:
-        target = moved[0] if len(moved) == 1 else None
-    moves = {p: submodule_move(top, sha, parent, p, declared.get(p), info.message) for p in moved}
+    target = _target(top, sha, parent, submodule, declared, moved)
+    moves = {p: submodule_move(top, p, declared.get(p), info.message, *diff.links[p]) for p in moved}
     main = moves.pop(target) if target else None
     warnings = list(main.warnings if main else [])
     if submodule is None and len(moved) > 1:
         warnings.append(f"the commit moves {len(moved)} submodules; pass submodule= to pick the one to study")
     kind, source_changed = _kind(files, main)
     big = [f.path for f in files if not f.is_submodule and too_big(f.added, f.deleted)]
-    highlights, total = commit_highlights(top, base, sha, big, max_highlights)
+    if big:  # read again without them: scanning a generated file's hunks costs seconds and finds nothing
+        highlights, total = commit_highlights(top, base, sha, big, max_highlights)
+    else:
+        highlights, total = rank(diff.patch, max_highlights)
     if big:
         warnings.append(
             f"{len(big)} file(s) with more than 20000 changed lines were not scanned for highlights: "
@@ -141,7 +149,7 @@ def evaluate_culprit(
         pr_number=gitrepo.pr_number(info.subject) or gitrepo.pr_number(info.message),
         parents=list(info.parents),
         stat=stat,
-        stat_text=stat_text,
+        stat_text=diff.stat_text,
         files=files,
         kind=kind,
         source_changed=source_changed,

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from perfkit import gitrepo
 from perfkit.culprit.models import Mention
+from perfkit.culprit.objects import commits_in
 
 _HEX_RE = re.compile(r"(?<![0-9A-Za-z_])[0-9a-f]{7,40}(?![0-9A-Za-z_])")
 _NOISE_RE = re.compile(r"https?://\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
@@ -32,35 +33,27 @@ def message_ids(message: str) -> list[tuple[str, bool]]:
     return list(seen.items())
 
 
-def _resolve(store: Path, ids: list[str]) -> dict[str, str]:
-    """Full commit sha of each id that names exactly one commit in store."""
-    if not ids:
-        return {}
-    out = gitrepo.git(
-        store,
-        "cat-file",
-        "--batch-check=%(objectname) %(objecttype)",
-        input="".join(f"{h}^{{commit}}\n" for h in ids),
-        check=False,
-    )
-    found = {}
-    for h, line in zip(ids, out.splitlines()):
-        parts = line.split()
-        if len(parts) == 2 and parts[1] == "commit":
-            found[h] = parts[0]
-    return found
-
-
-def classify_mentions(repo: Path, store: Path | None, message: str, old: str | None, new: str | None) -> list[Mention]:
+def classify_mentions(
+    repo: Path,
+    store: Path | None,
+    message: str,
+    old: str | None,
+    new: str | None,
+    in_sub: dict[str, str] | None = None,
+) -> list[Mention]:
     """Place every hex id of the message relative to the move old -> new.
 
     store is the submodule object store, or None when it cannot be trusted (missing or cut
-    history): then only prefixes of the pointers are recognised.
+    history): then only prefixes of the pointers are recognised. in_sub, when the caller already
+    asked the store, maps ids to the commits they name there.
     """
     ids = message_ids(message)
     plain = [h for h, _ in ids]
-    in_sub = _resolve(store, plain) if store else {}
-    in_top = _resolve(repo, [h for h in plain if h not in in_sub])
+    if store is None:
+        in_sub = {}
+    elif in_sub is None:
+        in_sub = commits_in(store, plain)
+    in_top = commits_in(repo, [h for h in plain if h not in in_sub])
     mentions: list[Mention] = []
     for h, target in ids:
         if old and old.startswith(h):

@@ -10,14 +10,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from perfkit import gitrepo
-from perfkit.culprit.mentions import classify_mentions
+from perfkit.culprit.mentions import classify_mentions, message_ids
 from perfkit.culprit.models import SubmoduleMove
+from perfkit.culprit.objects import checkout_store, commits_in
 from perfkit.errors import ToolFailure
 
 
 def submodule_store(repo: Path, path: str, name: str | None) -> Path | None:
     """The object store of the submodule: its checkout, else the superproject's modules folder."""
-    found = gitrepo.submodule_git_dir(repo, path)
+    found = checkout_store(repo / path)
     if found:
         return found
     try:
@@ -30,38 +31,32 @@ def submodule_store(repo: Path, path: str, name: str | None) -> Path | None:
     return None
 
 
-def has_commit(store: Path | None, sha: str | None) -> bool:
-    return bool(store and sha) and gitrepo.git_ok(store, "cat-file", "-e", f"{sha}^{{commit}}")
-
-
 def shallow_cuts(store: Path, old: str, new: str) -> list[str]:
     """Shallow-boundary commits that lie between the two pointers (reachable from one, not the other).
 
     Below such a commit the local history is cut, so ancestry and counts across it are wrong.
     """
-    shallow = Path(gitrepo.git(store, "rev-parse", "--path-format=absolute", "--git-path", "shallow").strip())
+    shallow = store / "shallow"
     if not shallow.is_file():
         return []
-    cuts = []
-    for b in shallow.read_text().split():
-        if not gitrepo.git_ok(store, "cat-file", "-e", f"{b}^{{commit}}"):
-            continue
-        if gitrepo.is_ancestor(store, b, old) != gitrepo.is_ancestor(store, b, new):
-            cuts.append(b)
-    return cuts
+    present = commits_in(store, shallow.read_text().split())
+    return [b for b in present.values() if gitrepo.is_ancestor(store, b, old) != gitrepo.is_ancestor(store, b, new)]
 
 
-def _count(store: Path, frm: str, to: str) -> int:
-    return int(gitrepo.git(store, "rev-list", "--count", f"{frm}..{to}").strip())
+def _order(store: Path, old: str, new: str) -> tuple[int, int]:
+    """(commits only old reaches, commits only new reaches): (0, n) is forward, (n, 0) backward."""
+    left, right = gitrepo.git(store, "rev-list", "--left-right", "--count", f"{old}...{new}").split()
+    return int(left), int(right)
 
 
 def submodule_move(
-    repo: Path, commit: str, parent: str | None, path: str, name: str | None, message: str
+    repo: Path, path: str, name: str | None, message: str, old: str | None, new: str | None
 ) -> SubmoduleMove:
-    new = gitrepo.gitlinks(repo, commit).get(path)
-    old = gitrepo.gitlinks(repo, parent).get(path) if parent else None
+    """How the pointer at path moved from old (the parent's) to new (the commit's); None where there is none."""
     store = submodule_store(repo, path, name)
-    missing = [c for c in (old, new) if c and not has_commit(store, c)]
+    ids = [h for h, _ in message_ids(message)]
+    present = commits_in(store, [c for c in (old, new) if c] + ids) if store else {}
+    missing = [c for c in (old, new) if c and c not in present]
     available = store is not None and not missing
     warnings: list[str] = []
     direction = "unknown"
@@ -95,21 +90,22 @@ def submodule_move(
                 f"(at {', '.join(c[:12] for c in cuts)}), so the direction and the commit count are "
                 f"unknown: run `{hint}`"
             )
-        elif gitrepo.is_ancestor(store, old, new):
-            direction, between = "forward", _count(store, old, new)
-        elif gitrepo.is_ancestor(store, new, old):
-            direction, between = "backward", _count(store, new, old)
         else:
-            direction, between = "sideways", _count(store, old, new)
-            base = gitrepo.git(store, "merge-base", old, new, check=False).strip()
-            merge_base = base or None
-            warnings.append(
-                f"the new pointer is not a descendant of the old one: {between} commits of the new "
-                f"line are not in the old, and {_count(store, new, old)} commits of the old line "
-                f"are dropped"
-            )
+            only_old, only_new = _order(store, old, new)
+            if not only_old:
+                direction, between = "forward", only_new
+            elif not only_new:
+                direction, between = "backward", only_old
+            else:
+                direction, between = "sideways", only_new
+                base = gitrepo.git(store, "merge-base", old, new, check=False).strip()
+                merge_base = base or None
+                warnings.append(
+                    f"the new pointer is not a descendant of the old one: {between} commits of the new "
+                    f"line are not in the old, and {only_old} commits of the old line are dropped"
+                )
     trusted = store if available and complete else None
-    mentions = classify_mentions(repo, trusted, message, old, new)
+    mentions = classify_mentions(repo, trusted, message, old, new, {i: present[i] for i in ids if i in present})
     named = [m.id for m in mentions if m.relation in ("in_range", "before_range", "outside_range", "unknown")]
     flagged = [m for m in mentions if m.warns]
     if new and flagged:
