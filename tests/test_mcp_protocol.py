@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import ast
+import json
 import os
+import subprocess
 import sys
 
 import anyio
 from mcp import Client, StdioServerParameters, stdio_client
 from mcp.client.session import ClientSession
+from perfkit import toolcache
 from perfkit.registry import all_tools
-from perfkit.server import build_server
+from perfkit.server import build_cached_server, build_server
 
 
 def _call(coro_fn):
@@ -54,9 +58,10 @@ def test_evaluate_culprit_over_mcp(superproject):
     assert missing.is_error and "commit" in missing.content[0].text
 
 
-def test_stdio_subprocess(superproject):
+def test_stdio_subprocess(superproject, tmp_path):
     sup, _, s = superproject
-    params = StdioServerParameters(command=sys.executable, args=["-m", "perfkit.cli", "serve"], env=dict(os.environ))
+    env = dict(os.environ) | {"PERFKIT_CACHE_DIR": str(tmp_path / "cache")}
+    params = StdioServerParameters(command=sys.executable, args=["-m", "perfkit.cli", "serve"], env=env)
 
     async def go():
         with anyio.fail_after(60):
@@ -74,3 +79,84 @@ def test_stdio_subprocess(superproject):
     assert "evaluate_culprit" in [t.name for t in tools.tools]
     assert res.structured_content["kind"] == "submodule_rollback"
     assert err.is_error and "repo: '/definitely/not/here' does not exist" in err.content[0].text
+
+
+def _listed(server):
+    async def go():
+        async with Client(server, mode="legacy") as client:
+            return [t.model_dump(mode="json") for t in (await client.list_tools()).tools]
+
+    return _call(go)
+
+
+def test_the_cached_tool_list_is_the_built_one_and_tools_load_on_first_call(tmp_path, monkeypatch):
+    monkeypatch.setenv("PERFKIT_CACHE_DIR", str(tmp_path))
+    built = _listed(build_server())
+    first = build_cached_server()  # nothing stored yet: builds the tools and stores the list
+    assert first.registered and _listed(first) == built
+    stored = list(tmp_path.glob("tools-*.json"))
+    assert [p.name for p in stored] == [f"tools-{toolcache.fingerprint()}.json"]
+    assert [t["name"] for t in json.loads(stored[0].read_text())] == [s.name for s in all_tools()]
+
+    warm = build_cached_server()
+    assert not warm.registered and _listed(warm) == built and not warm.registered  # listing imports no tool
+
+    async def call():
+        async with Client(warm, mode="legacy") as client:
+            return await client.call_tool("evaluate_culprit", {"repo": str(tmp_path / "absent"), "commit": "HEAD"})
+
+    res = _call(call)
+    assert (
+        warm.registered
+        and res.is_error
+        and "repo: '" in res.content[0].text
+        and "does not exist" in res.content[0].text
+    )
+
+
+def test_a_broken_or_foreign_cache_file_is_rebuilt(tmp_path, monkeypatch):
+    monkeypatch.setenv("PERFKIT_CACHE_DIR", str(tmp_path))
+    key = toolcache.fingerprint()
+    target = tmp_path / f"tools-{key}.json"
+    built = _listed(build_server())
+    for bad in ("{not json", json.dumps({"tools": []}), json.dumps([{"name": "x", "inputSchema": 3}])):
+        target.write_text(bad)
+        server = build_cached_server()
+        assert server.registered and _listed(server) == built, bad
+    assert toolcache.load(key) is not None and [t["name"] for t in toolcache.load(key)] == [s.name for s in all_tools()]
+
+
+def test_the_fingerprint_follows_every_source_file(tmp_path):
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "a.py").write_text("x = 1\n")
+    (pkg / "sub" / "b.py").write_text("y = 2\n")
+    first = toolcache.fingerprint(pkg)
+    assert toolcache.fingerprint(pkg) == first
+    (pkg / "sub" / "b.py").write_text("y = 22\n")
+    second = toolcache.fingerprint(pkg)
+    (pkg / "c.py").write_text("")
+    third = toolcache.fingerprint(pkg)
+    os.utime(pkg / "a.py", ns=(1, 1))
+    assert len({first, second, third, toolcache.fingerprint(pkg)}) == 4
+
+
+def test_a_warm_start_lists_tools_without_importing_them(tmp_path):
+    """What `perfkit serve` imports before answering tools/list, in a fresh interpreter."""
+    env = dict(os.environ) | {"PERFKIT_CACHE_DIR": str(tmp_path)}
+    probe = (
+        "import sys, anyio\n"
+        "from perfkit.server import build_cached_server\n"
+        "tools = anyio.run(build_cached_server().list_tools)\n"
+        "print(len(tools), sorted(m for m in sys.modules if m.startswith('perfkit.')))\n"
+    )
+    runs = [
+        subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True).stdout
+        for _ in range(2)
+    ]
+    cold, warm = (r.split(" ", 1) for r in runs)
+    assert cold[0] == warm[0] == str(len(all_tools()))
+    assert "perfkit.benchmark.models" in cold[1]  # the first start builds the schemas
+    loaded = set(ast.literal_eval(warm[1]))
+    assert loaded <= {"perfkit.errors", "perfkit.registry", "perfkit.server", "perfkit.toolcache"}, loaded
+    assert "perfkit.server" in loaded

@@ -6,7 +6,10 @@ CLI call. Tool modules import pandas, jinja2 and git inside their functions.
 
 from __future__ import annotations
 
-from perfkit.toolspec import ToolSpec
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the server lists tools from its cache without importing this
+    from perfkit.toolspec import ToolSpec
 
 
 def all_tools() -> list[ToolSpec]:

@@ -2,7 +2,9 @@
 
 The wrapper only moves arguments in, runs the blocking core function in a worker thread,
 forwards progress as MCP notifications and turns InputError into ToolError. Logging goes to
-stderr: stdout carries the protocol.
+stderr: stdout carries the protocol. `perfkit serve` answers tools/list from the cached list
+(perfkit.toolcache) and imports the tools on the first call, so a client's start does not wait
+for every tool module and schema.
 """
 
 from __future__ import annotations
@@ -11,18 +13,24 @@ import functools
 import inspect
 import logging
 import sys
-from typing import Any
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import ToolAnnotations
+from mcp.types import CallToolResult, ToolAnnotations
+from mcp.types import Tool as MCPTool
 
-from perfkit import __version__
+from perfkit import __version__, toolcache
 from perfkit.errors import InputError, ToolFailure
 from perfkit.registry import all_tools
-from perfkit.toolspec import ToolSpec
+
+if TYPE_CHECKING:
+    from mcp.types import InputRequiredResult
+
+    from perfkit.toolspec import ToolSpec
 
 log = logging.getLogger("perfkit")
 
@@ -33,11 +41,13 @@ INSTRUCTIONS = (
     "evaluate_culprit). Every number comes from the user's files; bisects never touch the user's checkout."
 )
 
+Handler = Callable[..., Coroutine[Any, Any, Any]]
 
-def _wrap(spec: ToolSpec):
+
+def _wrap(spec: ToolSpec) -> Handler:
     params = spec.parameters()
 
-    async def tool(ctx: Context, **kwargs: Any):
+    async def tool(ctx: Context, **kwargs: Any) -> Any:
         progress = None
         if spec.wants_progress:
 
@@ -56,16 +66,16 @@ def _wrap(spec: ToolSpec):
 
     ctx_param = inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context)
     kw_params = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in params]
-    tool.__signature__ = inspect.Signature([*kw_params, ctx_param], return_annotation=spec.return_type())
+    signature = inspect.Signature([*kw_params, ctx_param], return_annotation=spec.return_type())
+    setattr(tool, "__signature__", signature)  # noqa: B010  # inspect reads it; mypy knows no such attribute
     tool.__annotations__ = {p.name: p.annotation for p in params} | {"ctx": Context, "return": spec.return_type()}
     tool.__name__ = spec.name
     tool.__doc__ = spec.description
     return tool
 
 
-def build_server(specs: list[ToolSpec] | None = None) -> MCPServer:
-    server = MCPServer("perfkit", version=__version__, instructions=INSTRUCTIONS)
-    for spec in specs if specs is not None else all_tools():
+def _register(server: MCPServer, specs: list[ToolSpec]) -> None:
+    for spec in specs:
         server.add_tool(
             _wrap(spec),
             name=spec.name,
@@ -80,9 +90,62 @@ def build_server(specs: list[ToolSpec] | None = None) -> MCPServer:
             ),
             structured_output=True,
         )
+
+
+class _ListedFromCache(MCPServer):
+    """Lists the tools from a stored answer; imports and registers the real ones on first use."""
+
+    cached: list[MCPTool] | None = None
+    registered = False
+
+    def ensure_tools(self) -> None:
+        if not self.registered:
+            self.registered = True
+            _register(self, all_tools())
+
+    async def list_tools(self) -> list[MCPTool]:
+        if not self.registered and self.cached is not None:
+            return list(self.cached)
+        return await super().list_tools()
+
+    def _tool_input_schema(self, name: str) -> dict[str, Any] | None:
+        self.ensure_tools()
+        return super()._tool_input_schema(name)
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        context: Context | None = None,
+    ) -> CallToolResult | InputRequiredResult:
+        self.ensure_tools()
+        return await super().call_tool(name, arguments, context)
+
+
+def build_server(specs: list[ToolSpec] | None = None) -> MCPServer:
+    """Every tool registered now: what tests and the README reference read."""
+    server = MCPServer("perfkit", version=__version__, instructions=INSTRUCTIONS)
+    _register(server, specs if specs is not None else all_tools())
+    return server
+
+
+def build_cached_server() -> MCPServer:
+    """The server `perfkit serve` runs: tools/list from the cache when it matches the code, else built and stored."""
+    server = _ListedFromCache("perfkit", version=__version__, instructions=INSTRUCTIONS)
+    key = toolcache.fingerprint()
+    stored = toolcache.load(key)
+    if stored is not None:
+        try:
+            server.cached = [MCPTool.model_validate(t) for t in stored]
+            return server
+        except ValueError:
+            log.info("tool list cache unreadable; rebuilding it")
+    server.ensure_tools()
+    tools = anyio.run(server.list_tools)
+    toolcache.store(key, [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools])
     return server
 
 
 def serve() -> None:
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="perfkit %(levelname)s %(message)s")
-    build_server().run("stdio")
+    build_cached_server().run("stdio")

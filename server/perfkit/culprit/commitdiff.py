@@ -55,11 +55,7 @@ def commit_diff(repo: Path, base: str, commit: str) -> CommitDiff:
         sub = "160000" in (old_mode, new_mode)
         if sub:
             links[path] = (old_sha if old_mode == "160000" else None, new_sha if new_mode == "160000" else None)
-        a, d = counts.get(path, (None, None))
-        files.append(
-            FileChange(
-                path=path, status=status[0], added=None if sub else a, deleted=None if sub else d, is_submodule=sub
-            )
-        )
+        added, deleted = (None, None) if sub else counts.get(path, (None, None))
+        files.append(FileChange(path=path, status=status[0], added=added, deleted=deleted, is_submodule=sub))
     stat = stat_text.splitlines()[-1].strip() if stat_text else "no changes"
     return CommitDiff(files, links, stat, stat_text, patch)

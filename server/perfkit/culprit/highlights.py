@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from perfkit import gitrepo
-from perfkit.culprit.models import Highlight
+from perfkit.culprit.models import Highlight, HighlightCategory
 
 
 def _tok(words: str) -> str:
@@ -29,8 +29,8 @@ _TYPE_RE = re.compile(_tok(_TYPE_WORDS), re.IGNORECASE)
 
 @dataclass(frozen=True)
 class Rule:
-    category: str
-    pattern: re.Pattern
+    category: HighlightCategory
+    pattern: re.Pattern[str]
     weight: float
     why: str
     removed_only: bool = False
@@ -223,7 +223,7 @@ def _unquote(body: str) -> str:
 
 @dataclass
 class _Hit:
-    category: str
+    category: HighlightCategory
     score: float
     why: str
     line: _Line
@@ -306,7 +306,7 @@ def rank(diff: str, limit: int = 15) -> tuple[list[Highlight], int]:
                 line=top.new_no,
                 old_line=top.old_no,
                 category=hits[0].category,
-                categories=cats,  # type: ignore[arg-type]
+                categories=cats,
                 score=score,
                 excerpt=excerpt,
                 why=why,

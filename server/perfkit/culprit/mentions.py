@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from perfkit import gitrepo
-from perfkit.culprit.models import Mention
+from perfkit.culprit.models import Mention, MentionRelation
 from perfkit.culprit.objects import commits_in
 
 _HEX_RE = re.compile(r"(?<![0-9A-Za-z_])[0-9a-f]{7,40}(?![0-9A-Za-z_])")
@@ -56,20 +56,21 @@ def classify_mentions(
     in_top = commits_in(repo, [h for h in plain if h not in in_sub])
     mentions: list[Mention] = []
     for h, target in ids:
+        relation: MentionRelation
         if old and old.startswith(h):
             relation = "old_pointer"
         elif new and new.startswith(h):
             relation = "new_pointer"
         elif h in in_sub and store is not None:
             sha = in_sub[h]
-            in_new = bool(new) and gitrepo.is_ancestor(store, sha, new)
+            in_new = new is not None and gitrepo.is_ancestor(store, sha, new)
             in_old = gitrepo.is_ancestor(store, sha, old) if old else in_new
             relation = "before_range" if in_new and in_old else "in_range" if in_new or in_old else "outside_range"
         elif h in in_top:
             relation = "superproject"
         else:
             relation = "unknown"
-        mentions.append(Mention(id=h, relation=relation, as_target=target, warns=False))  # type: ignore[arg-type]
+        mentions.append(Mention(id=h, relation=relation, as_target=target, warns=False))
     names_new = any(m.relation == "new_pointer" for m in mentions)
     for m in mentions:
         if m.relation == "outside_range":

@@ -18,6 +18,7 @@ CulpritKind = Literal[
 ]
 HighlightCategory = Literal["dtype", "tolerance", "layout", "math_kernel", "passes", "sync_removed"]
 ActionKind = Literal["bisect_submodule", "find_fix", "split_test", "read_highlights", "fetch_submodule"]
+Direction = Literal["forward", "backward", "sideways", "added", "removed", "unknown"]
 MentionRelation = Literal[
     "old_pointer", "new_pointer", "in_range", "before_range", "outside_range", "superproject", "unknown"
 ]
@@ -49,7 +50,7 @@ class SubmoduleMove(BaseModel):
     name: str | None = Field(description="submodule name from .gitmodules")
     old: str | None = Field(description="pointer at the culprit's first parent; null when the commit adds it")
     new: str | None = Field(description="pointer at the culprit; null when the commit removes it")
-    direction: Literal["forward", "backward", "sideways", "added", "removed", "unknown"]
+    direction: Direction
     commits_between: int | None = Field(
         description="submodule commits from old to new (forward) or dropped from new to old (backward); "
         "null when the local clone cannot establish it"

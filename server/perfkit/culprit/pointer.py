@@ -11,7 +11,7 @@ from pathlib import Path
 
 from perfkit import gitrepo
 from perfkit.culprit.mentions import classify_mentions, message_ids
-from perfkit.culprit.models import SubmoduleMove
+from perfkit.culprit.models import Direction, SubmoduleMove
 from perfkit.culprit.objects import checkout_store, commits_in
 from perfkit.errors import ToolFailure
 
@@ -59,7 +59,7 @@ def submodule_move(
     missing = [c for c in (old, new) if c and c not in present]
     available = store is not None and not missing
     warnings: list[str] = []
-    direction = "unknown"
+    direction: Direction = "unknown"
     between: int | None = None
     merge_base: str | None = None
     complete = True
@@ -80,7 +80,7 @@ def submodule_move(
         direction = "added"
     elif new is None and old is not None:
         direction = "removed"
-    elif available and old and new:
+    elif store is not None and available and old and new:
         cuts = shallow_cuts(store, old, new)
         if cuts:
             complete = False
@@ -117,7 +117,7 @@ def submodule_move(
         name=name,
         old=old,
         new=new,
-        direction=direction,  # type: ignore[arg-type]
+        direction=direction,
         commits_between=between,
         merge_base=merge_base,
         objects_available=available,

@@ -72,8 +72,10 @@ def build(path: Path) -> tuple[Path, str, str]:
     spec = importlib.util.spec_from_file_location(
         "perfkit_example_target", examples_dir() / "publish" / "target_repo.py"
     )
+    if spec is None or spec.loader is None:
+        raise RuntimeError(f"cannot load {examples_dir() / 'publish' / 'target_repo.py'}")
     target = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(target)  # type: ignore[union-attr]
+    spec.loader.exec_module(target)
     repo = target.build(path)
     loader = "funasr/datasets/loader.py"
     t = 1_700_100_000
