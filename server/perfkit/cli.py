@@ -166,6 +166,11 @@ def _extra_commands() -> dict[str, tuple[Any, str]]:
 def main(argv: list[str] | None = None) -> int:
     from perfkit.registry import all_tools
 
+    if (sys.argv[1:] if argv is None else argv) == ["serve"]:  # before the parsers: they import every tool
+        from perfkit.server import serve
+
+        serve()
+        return EXIT_OK
     parser = build_parser(all_tools())
     ns = parser.parse_args(argv)
     if ns.command is None:
