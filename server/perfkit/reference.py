@@ -9,25 +9,29 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mcp.types import Tool
 
 START, END = "<!-- tool-reference:start -->", "<!-- tool-reference:end -->"
 
 
-def _type(prop: dict) -> str:
+def _type(prop: dict[str, Any]) -> str:
     if "anyOf" in prop:
         return " or ".join(_type(p) for p in prop["anyOf"])
     if prop.get("type") == "array":
         return f"list of {_type(prop.get('items', {}))}"
     if "enum" in prop:
         return " / ".join(f"`{v}`" for v in prop["enum"])
-    return prop.get("type", "object")
+    return str(prop.get("type", "object"))
 
 
 def _cell(text: str) -> str:
     return " ".join(str(text).split()).replace("|", "\\|")
 
 
-async def _tools():
+async def _tools() -> list[Tool]:
     from mcp import Client
 
     from perfkit.server import build_server
@@ -38,11 +42,12 @@ async def _tools():
 
 def markdown() -> str:
     import anyio
+    from mcp.types import ToolAnnotations
 
     tools = anyio.run(_tools)
     out = [START, ""]
     for t in tools:
-        a = t.annotations
+        a = t.annotations or ToolAnnotations()
         hints = (
             ", ".join(
                 h
@@ -56,7 +61,7 @@ def markdown() -> str:
             or "writes"
         )
         cli = t.name.replace("_", "-")
-        out += [f"### `{t.name}`", "", f"CLI: `perfkit {cli}`. Hints: {hints}.", "", t.description.strip(), ""]
+        out += [f"### `{t.name}`", "", f"CLI: `perfkit {cli}`. Hints: {hints}.", "", (t.description or "").strip(), ""]
         props = t.input_schema.get("properties", {})
         required = set(t.input_schema.get("required", []))
         if props:
