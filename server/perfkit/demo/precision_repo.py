@@ -41,7 +41,7 @@ def _runtime_history() -> list[Commit]:
     commits = []
     for i in range(RUNTIME_COMMITS):
         area = _RUNTIME_AREAS[i % len(_RUNTIME_AREAS)]
-        files = {f"src/{area}/state.cpp": f"// {area} revision {i}\n"}
+        files: dict[str, str | bytes] = {f"src/{area}/state.cpp": f"// {area} revision {i}\n"}
         if i == 0:
             files["install.py"] = INSTALL.replace("{name}", "runtime")
             files["src/kernels/accumulate.h"] = "#define ACCUM_DTYPE fp32\n"
