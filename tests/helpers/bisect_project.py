@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import math
 import os
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from perfkit.demo.fastimport import Commit, write_history
 
 from helpers.gitbuild import Repo, run_git
 
@@ -85,33 +86,14 @@ class Project:
 
 def _fast_import(path: Path, commits: list[tuple[str, dict[str, str], dict[str, str]]]) -> list[str]:
     """Write (message, files, gitlinks) commits on main in one fast-import stream: tests stay quick."""
-    path.mkdir(parents=True)
-    run_git(path, "init", "-q", "-b", "main")
-    chunks = []
-    for i, (message, files, links) in enumerate(commits, start=1):
-        when = 1_700_000_000 + i * 60
-        parts = [
-            f"commit refs/heads/main\nmark :{i}\n"
-            f"author Test Author <author@example.com> {when} +0000\n"
-            f"committer Test Committer <committer@example.com> {when} +0000\n"
-            f"data {len(message.encode())}\n{message}\n"
-        ]
-        if i > 1:
-            parts.append(f"from :{i - 1}\n")
-        parts += [f"M 160000 {sha} {p}\n" for p, sha in links.items()]
-        parts += [f"M 100644 inline {p}\ndata {len(t.encode())}\n{t}\n" for p, t in files.items()]
-        chunks.append("".join(parts))
-    marks = path / ".git" / "marks"
-    subprocess.run(
-        ["git", "-C", str(path), "fast-import", "--quiet", f"--export-marks={marks}"],
-        input="".join(chunks).encode(),
-        check=True,
-        env=_env(),
-    )
-    shas = dict(line.split() for line in marks.read_text().splitlines())
-    marks.unlink()
-    run_git(path, "reset", "-q", "--hard", "main")
-    return [shas[f":{i}"] for i in range(1, len(commits) + 1)]
+    history = [
+        Commit(message, files, links, author="Test Author <author@example.com>", committer=COMMITTER)
+        for message, files, links in commits
+    ]
+    return write_history(path, history, start_time=1_700_000_000, step=60, env=_env())
+
+
+COMMITTER = "Test Committer <committer@example.com>"
 
 
 def _env() -> dict[str, str]:
