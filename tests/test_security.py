@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from helpers.gitbuild import run_git
+from perfkit.demo.fastimport import Commit, write_history
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVER = ROOT / "server" / "perfkit"
@@ -195,37 +196,20 @@ def _fast_import(
     path: Path, commits: list[tuple[str, dict[str, tuple[str, str]], dict[str, str]]], author: str
 ) -> list[str]:
     """(message, {path: (mode, text)}, {path: gitlink sha}) commits on main, in one stream."""
-    path.mkdir(parents=True)
-    run_git(path, "init", "-q", "-b", "main")
-    chunks = []
-    for i, (message, files, links) in enumerate(commits, start=1):
-        when = 1_700_000_000 + i * 60
-        parts = [
-            f"commit refs/heads/main\nmark :{i}\nauthor {author} <eve@example.com> {when} +0000\n"
-            f"committer {author} <eve@example.com> {when} +0000\n"
-            f"data {len(message.encode())}\n{message}\n"
-        ]
-        if i > 1:
-            parts.append(f"from :{i - 1}\n")
-        parts += [f"M 160000 {sha} {p}\n" for p, sha in links.items()]
-        for p, (mode, text) in files.items():
-            if mode == "D":
-                parts.append(f"D {p}\n")
-            else:
-                parts.append(f"M {mode} inline {p}\ndata {len(text.encode())}\n{text}\n")
-        chunks.append("".join(parts))
-    marks = path / ".git" / "marks"
+    who = f"{author} <eve@example.com>"
+    history = [
+        Commit(
+            message,
+            {p: text for p, (mode, text) in files.items() if mode != "D"},
+            links,
+            deletes=[p for p, (mode, _) in files.items() if mode == "D"],
+            modes={p: mode for p, (mode, _) in files.items() if mode != "D"},
+            author=who,
+        )
+        for message, files, links in commits
+    ]
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")} | {"GIT_CONFIG_NOSYSTEM": "1"}
-    subprocess.run(
-        ["git", "-C", str(path), "fast-import", "--quiet", f"--export-marks={marks}"],
-        input="".join(chunks).encode(),
-        check=True,
-        env=env,
-    )
-    shas = dict(line.split() for line in marks.read_text().splitlines())
-    marks.unlink()
-    run_git(path, "reset", "-q", "--hard", "main")
-    return [shas[f":{i}"] for i in range(1, len(commits) + 1)]
+    return write_history(path, history, start_time=1_700_000_000, step=60, env=env)
 
 
 def _hook(markers: Path, tag: str) -> str:
