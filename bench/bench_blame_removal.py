@@ -44,40 +44,29 @@ def git(repo: Path, *args: str, input: bytes | None = None) -> str:
     ).stdout.decode()
 
 
-def _blob(lines: list[str]) -> bytes:
-    data = ("\n".join(lines) + "\n").encode()
-    return b"data %d\n%s\n" % (len(data), data)
-
-
 def generate(path: Path, commits: int, files: int = 40, lines: int = 200, seed: int = 7) -> tuple[str, str, int]:
     """A linear-plus-merges history by fast-import; returns (base, head, hunks deleted by head)."""
+    from perfkit.demo.fastimport import Commit, write_history
+
     rng = random.Random(seed)
-    git(path.parent, "init", "-q", "-b", "main", str(path))
     content = {f"src/mod_{i:02d}.py": [f"v_{i}_{j} = compute({i}, {j}, 0)" for j in range(lines)] for i in range(files)}
-    out: list[bytes] = []
-    mark = 0
-    t0 = 1_600_000_000
+    history: list[Commit] = []
 
-    def commit(ref: str, msg: str, changed: dict[str, list[str]], parents: list[int]) -> int:
-        nonlocal mark
-        mark += 1
-        when = t0 + mark * 60
-        out.append(
-            f"commit {ref}\nmark :{mark}\nauthor Dev {mark % 17} <dev{mark % 17}@example.com> {when} +0000\n"
-            f"committer Bench <bench@example.com> {when} +0000\n".encode()
+    def commit(branch: str, msg: str, changed: dict[str, list[str]], parents: list[int]) -> int:
+        n = len(history) + 1
+        history.append(
+            Commit(
+                msg,
+                {name: "\n".join(body) + "\n" for name, body in changed.items()},
+                author=f"Dev {n % 17} <dev{n % 17}@example.com>",
+                committer="Bench <bench@example.com>",
+                branch=branch,
+                parents=parents,
+            )
         )
-        m = msg.encode()
-        out.append(b"data %d\n%s\n" % (len(m), m))
-        if parents:
-            out.append(f"from :{parents[0]}\n".encode())
-            for p in parents[1:]:
-                out.append(f"merge :{p}\n".encode())
-        for name, body in changed.items():
-            out.append(f"M 100644 inline {name}\n".encode() + _blob(body))
-        out.append(b"\n")
-        return mark
+        return len(history) - 1
 
-    main = commit("refs/heads/main", "Initial import (#1)", content, [])
+    main = commit("main", "Initial import (#1)", content, [])
     n, pr = 1, 1
     while n < commits:
         if n % 200 == 0:  # a side branch of three commits, merged by a pull-request merge
@@ -89,18 +78,18 @@ def generate(path: Path, commits: int, files: int = 40, lines: int = 200, seed: 
                 for j in rng.sample(range(lines), 3):
                     content[name][j] = f"v_{name[-5:-3]}_{j} = compute({n}, {j}, {rng.randint(0, 9)})"
                 touched[name] = list(content[name])
-                side = commit("refs/heads/side", f"side work {n}", {name: content[name]}, [side])
+                side = commit("side", f"side work {n}", {name: content[name]}, [side])
                 n += 1
-            main = commit("refs/heads/main", f"Merge pull request #{pr} from dev/side-{n}", touched, [main, side])
+            main = commit("main", f"Merge pull request #{pr} from dev/side-{n}", touched, [main, side])
             n += 1
             continue
         name = rng.choice(list(content))
         for j in rng.sample(range(lines), rng.randint(1, 3)):
             content[name][j] = f"v_{name[-5:-3]}_{j} = compute({n}, {j}, {rng.randint(0, 9)})"
         pr += 1
-        main = commit("refs/heads/main", f"Change {n} (#{pr})", {name: content[name]}, [main])
+        main = commit("main", f"Change {n} (#{pr})", {name: content[name]}, [main])
         n += 1
-    git(path, "fast-import", "--quiet", input=b"".join(out))
+    write_history(path, history, start_time=1_600_000_000, step=60, env=ENV)
     git(path, "checkout", "-q", "main")
     base = git(path, "rev-parse", "HEAD").strip()
     hunks = 0
