@@ -165,27 +165,10 @@ def replay(repo: Path) -> tuple[float, float, float, float]:
 
 
 def fast_import(path: Path, commits: list[tuple[str, dict[str, str], dict[str, str]]]) -> list[str]:
-    path.mkdir(parents=True)
-    git(path, "init", "-q", "-b", "main")
-    chunks = []
-    for i, (msg, files, links) in enumerate(commits, start=1):
-        parts = [
-            f"commit refs/heads/main\nmark :{i}\nauthor b <b@example.com> {1_700_000_000 + i} +0000\n"
-            f"committer b <b@example.com> {1_700_000_000 + i} +0000\ndata {len(msg)}\n{msg}\n"
-        ]
-        parts += [f"from :{i - 1}\n"] if i > 1 else []
-        parts += [f"M 160000 {sha} {p}\n" for p, sha in links.items()]
-        parts += [f"M 100644 inline {p}\ndata {len(t)}\n{t}\n" for p, t in files.items()]
-        chunks.append("".join(parts))
-    marks = path / ".git" / "marks"
-    subprocess.run(
-        ["git", "-C", str(path), "fast-import", "--quiet", f"--export-marks={marks}"],
-        input="".join(chunks).encode(),
-        check=True,
-    )
-    shas = dict(line.split() for line in marks.read_text().splitlines())
-    git(path, "reset", "-q", "--hard", "main")
-    return [shas[f":{i}"] for i in range(1, len(commits) + 1)]
+    from perfkit.demo.fastimport import Commit, write_history
+
+    history = [Commit(msg, dict(files), links, author="b <b@example.com>") for msg, files, links in commits]
+    return write_history(path, history, start_time=1_700_000_000, step=1)
 
 
 def synthetic(base: Path) -> tuple[Path, str, str]:
