@@ -17,6 +17,7 @@ Usage: python bench/bench_publish.py [--proselint PATH] [--out docs/perf-publish
 from __future__ import annotations
 
 import argparse
+import functools
 import shutil
 import statistics
 import subprocess
@@ -78,12 +79,12 @@ def main() -> None:
         for label, path in files.items():
             kb = path.stat().st_size / 1024
             perfkit_cmd = [sys.executable, "-m", "perfkit.cli", "lint-wording", "--path", str(path), "--json"]
-            a = lambda: subprocess.run(perfkit_cmd, capture_output=True, check=True)  # noqa: E731
+            a = functools.partial(subprocess.run, perfkit_cmd, capture_output=True, check=True)
             b = (
-                (lambda: subprocess.run([args.proselint, "check", str(path)], capture_output=True))
+                functools.partial(subprocess.run, [args.proselint, "check", str(path)], capture_output=True)
                 if args.proselint
                 else None
-            )  # noqa: E731
+            )
             ta, tb = side_by_side(a, b, args.repeat)
             rows.append(
                 f"| `perfkit lint-wording --path F --json`, {label} ({kb:.0f} KB), whole process, "
@@ -94,7 +95,7 @@ def main() -> None:
         figures = FigureSet.from_campaign(campaign, bench)
         for label, path in files.items():
             text = path.read_text()
-            ta, _ = side_by_side(lambda: lint_text(text, "pr", figures), None, args.repeat)
+            ta, _ = side_by_side(functools.partial(lint_text, text, "pr", figures), None, args.repeat)
             rows.append(
                 f"| lint_text in process, every rule with the campaign's {len(figures)} figures, {label}, "
                 f"median of {args.repeat} | {fmt(ta)} | | |"

@@ -14,6 +14,7 @@ Usage: python bench/bench_read_benchmark.py [--quick] [--out docs/perf-read-benc
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import statistics
 import subprocess
@@ -109,14 +110,14 @@ def main() -> None:
             camp = make_campaign(tmp_path / f"c{rows}", rows)
             argv = [str(script), str(camp)]
 
-            def alternative() -> None:
+            def alternative(argv: list[str] = argv) -> None:
                 saved, sys.argv = sys.argv, argv
                 try:
                     exec(code, dict(namespace, __name__="alt"))
                 finally:
                     sys.argv = saved
 
-            pk, alt = side_by_side(lambda: read_benchmark(str(camp)), alternative, repeat)
+            pk, alt = side_by_side(functools.partial(read_benchmark, str(camp)), alternative, repeat)
             rows_out.append(
                 f"| read_benchmark, {rows:,} rows (3 arms x 8 runs), median of {repeat} | {fmt(pk)} "
                 f"| pandas groupby script, no checks: {fmt(alt)} | {pk / alt:.2f}x |"

@@ -64,8 +64,9 @@ def main() -> int:
     text = [
         "# Performance",
         "",
-        f"Measured {stamp} on {machine()}. The machine is shared and noisy, so each benchmark runs perfkit and the",
-        "alternative a user would otherwise pick side by side in the same run; read the ratios, not the absolute times.",
+        f"Measured {stamp} on {machine()}. The machine is shared and noisy, so each benchmark runs perfkit and",
+        "the alternative a user would otherwise pick side by side in the same run; read the ratios, not the absolute",
+        "times.",
         "Reproduce everything with `python bench/run_all.py`; each script also runs alone.",
         "",
         *sections,
