@@ -33,12 +33,38 @@ def machine() -> str:
     )
 
 
+def split_sections(text: str) -> tuple[list[str], dict[str, str]]:
+    """The '### ' sections of an existing docs/performance.md, in order, by title."""
+    order: list[str] = []
+    found: dict[str, str] = {}
+    for chunk in ("\n" + text).split("\n### ")[1:]:
+        title = chunk.split("\n", 1)[0].strip()
+        order.append(title)
+        found[title] = "### " + chunk.rstrip() + "\n"
+    return order, found
+
+
+def merge(old_text: str, fresh: dict[str, str]) -> list[str]:
+    """Fresh sections replace their old ones in place; sections this run did not produce (other benchmarks'
+    rows, sections appended by hand) stay as they were; new ones go at the end."""
+    order, old = split_sections(old_text)
+    kept = [fresh.get(t, old[t]) for t in order if not t.startswith("Benchmarks that failed")]
+    return kept + [body for t, body in fresh.items() if t not in old]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--quick", action="store_true", help="pass --quick to benchmarks that accept it")
+    ap.add_argument(
+        "--only",
+        nargs="+",
+        metavar="SCRIPT",
+        help="run only these (bench_culprit.py ...): their "
+        "sections are replaced, every other section of the file is kept",
+    )
     ap.add_argument("--out", default=str(ROOT / "docs" / "performance.md"))
     ns = ap.parse_args()
-    sections: list[str] = []
+    fresh: dict[str, str] = {}
     failures: list[str] = []
     titles = {
         "bench_cold_start.py": "MCP cold start",
@@ -48,7 +74,11 @@ def main() -> int:
         "bench_culprit.py": "evaluate_culprit and triage_builds",
         "bench_publish.py": "render_pr and lint_wording",
     }
-    for script in sorted(HERE.glob("bench_*.py")):
+    scripts = sorted(HERE.glob("bench_*.py"))
+    if ns.only:
+        scripts = [s for s in scripts if s.name in set(ns.only)]
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    for script in scripts:
         text_of_script = script.read_text()
         args = [sys.executable, str(script)] + (["--quick"] if ns.quick and "--quick" in text_of_script else [])
         if "--no-write" in text_of_script:
@@ -59,21 +89,24 @@ def main() -> int:
             failures.append(f"{script.name}: exit {proc.returncode}: {' '.join(proc.stderr.strip().splitlines()[-1:])}")
             continue
         body = "\n".join(line for line in proc.stdout.splitlines() if not line.startswith("# ")).strip()
-        sections += [f"### {titles.get(script.name, script.stem)}", "", f"`python bench/{script.name}`", "", body, ""]
-    stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+        title = titles.get(script.name, script.stem)
+        fresh[title] = f"### {title}\n\n`python bench/{script.name}`, measured {stamp}\n\n{body}\n"
+    out = Path(ns.out)
+    old_text = out.read_text() if out.is_file() else ""
     text = [
         "# Performance",
         "",
-        f"Measured {stamp} on {machine()}. The machine is shared and noisy, so each benchmark runs perfkit and",
+        f"Measured on {machine()}. The machine is shared and noisy, so each benchmark runs perfkit and",
         "the alternative a user would otherwise pick side by side in the same run; read the ratios, not the absolute",
-        "times.",
-        "Reproduce everything with `python bench/run_all.py`; each script also runs alone.",
+        "times. Each section says when it was measured.",
+        "Reproduce everything with `python bench/run_all.py` (or `--only bench_x.py` for some); each script also",
+        "runs alone.",
         "",
-        *sections,
+        *merge(old_text, fresh),
     ]
     if failures:
-        text += ["Benchmarks that failed in this run:", "", *[f"- {f}" for f in failures], ""]
-    Path(ns.out).write_text("\n".join(text))
+        text += ["### Benchmarks that failed in the last run", "", *[f"- {f}" for f in failures], ""]
+    out.write_text("\n".join(text))
     print("\n".join(text))
     readme = ROOT / "README.md"
     start, end = "<!-- performance:start -->", "<!-- performance:end -->"
