@@ -584,24 +584,3 @@ def test_repository_moved_or_deleted_mid_run(bench, tmp_path, how):
     assert after["worktrees"].count("worktree ") == 1  # the user's own, at its new place
     assert (b.p.env / "super.path").read_text().strip() == str(new)
     bisect_reset(str(new))
-
-
-def test_the_guarantees_doc_names_tests_that_exist():
-    """docs/guarantees.md cites `file::test[case]`: each file, test and case must exist."""
-    import ast
-    import re
-
-    root = Path(__file__).resolve().parents[1]
-    text = (root / "docs" / "guarantees.md").read_text()
-    cited = re.findall(r"`(test_\w+\.py)::(test_\w+)(?:\[([^\]]+)\])?`", text)
-    assert len(cited) > 30
-    for file, test, case in cited:
-        path = root / "tests" / file
-        assert path.is_file(), file
-        source = path.read_text()
-        names = {n.name for n in ast.walk(ast.parse(source)) if isinstance(n, ast.FunctionDef)}
-        assert test in names, f"{file}::{test}"
-        if case:
-            assert all(part.strip() in source for part in re.split(r"[-\s]", case) if part.strip()), case
-    for file in set(re.findall(r"`(test_\w+\.py)`", text)):
-        assert (root / "tests" / file).is_file(), file
