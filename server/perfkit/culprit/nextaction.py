@@ -36,7 +36,9 @@ def next_action(
         )
     path, old, new = move.path, move.old, move.new
     o, n = (old or "")[:12], (new or "")[:12]
-    base: dict[str, Any] = dict(submodule=path, old=old, new=new, direction=move.direction, commits=move.commits_between)
+    base: dict[str, Any] = dict(
+        submodule=path, old=old, new=new, direction=move.direction, commits=move.commits_between
+    )
     if move.direction == "unknown":
         return NextAction(
             kind="fetch_submodule",
