@@ -78,3 +78,15 @@ def test_normal_approximation_beyond_the_exact_limit_is_close_to_the_exact_p(m, 
     sd = math.sqrt(m * n * (m + n + 1) / 12)
     wrong_sign = math.erfc((abs(res.u_a - m * n / 2) + 0.5) / sd / math.sqrt(2))
     assert abs(wrong_sign - exact) > 0.005  # the check above can tell the two apart
+
+
+def test_speedup_interval_is_wide_when_only_one_arm_varies():
+    """Only when both arms are constant is the ratio known exactly; one varying arm keeps the width."""
+    from perfkit.benchmark.stats import ratio_ci
+
+    steady, noisy = [2.0, 2.0, 2.0, 2.0], [1.0, 1.2, 0.8, 1.1, 0.9]
+    ci = ratio_ci(steady, noisy)
+    assert ci.low is not None and ci.high is not None
+    assert ci.low < 2.0 < ci.high and ci.high - ci.low > 0.3
+    fixed = ratio_ci(steady, [1.0, 1.0, 1.0])
+    assert (fixed.low, fixed.high) == (2.0, 2.0)
