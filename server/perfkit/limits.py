@@ -26,7 +26,8 @@ MAX_JSON_DEPTH = 64  # nesting of one JSON value: a record is two or three level
 MAX_INT_DIGITS = 400  # more digits than any float holds: a number, not a payload
 MAX_REVISION_CHARS = 1024  # a sha, tag or branch name
 MAX_PATH_CHARS = 4096  # PATH_MAX on Linux
-MAX_ARG_CHARS = 100_000  # any string argument: a single argument above 128 KiB cannot even reach a process
+MAX_ARG_CHARS = 100_000  # a string that becomes a process argument: above 128 KiB none can reach a process
+MAX_INLINE_CHARS = 4 * MiB  # any string argument of a tool: inline text included
 
 
 def _kind(mode: int) -> str:
