@@ -119,8 +119,9 @@ def _numbers(frame: pd.DataFrame, col: str, file: str, *, required: bool, bounde
             f"{_lines(frame, bad, raw)}",
             "fix those cells or remove their rows",
         )
+    result: np.ndarray = values
     if not bounded:  # the caller applies a narrower range of its own
-        return values
+        return result
     with np.errstate(invalid="ignore"):
         size = np.abs(values)
         extreme = (size > MAX_MAGNITUDE) | ((size < MIN_MAGNITUDE) & (size > 0))
@@ -131,7 +132,6 @@ def _numbers(frame: pd.DataFrame, col: str, file: str, *, required: bool, bounde
             f"{_lines(frame, extreme, raw)}",
             "check the unit of that column, or fix those cells",
         )
-    result: np.ndarray = values
     return result
 
 
