@@ -149,11 +149,16 @@ def _trim(a: list[str], b: list[str]) -> tuple[int, int]:
     return pre, suf
 
 
-def _changed(a: list[str], b: list[str]) -> int:
-    """Lines removed plus lines added: a line diff of the changed region, or, when that region is longer
-    than _DIFF_WINDOW_CAP, the size of the multiset difference of its lines (linear either way)."""
+def _changed(a: list[str], b: list[str], norm: Normaliser) -> int:
+    """Lines removed plus lines added after normalising: a line diff of the changed region, or, when that
+    region is longer than _DIFF_WINDOW_CAP, the size of the multiset difference of its lines (linear
+    either way). Lines equal before normalising are equal after, so only the raw changed region is
+    normalised."""
     pre, suf = _trim(a, b)
-    ma, mb = a[pre : len(a) - suf], b[pre : len(b) - suf]
+    ma = norm.text("\n".join(a[pre : len(a) - suf])).split("\n") if len(a) - suf > pre else []
+    mb = norm.text("\n".join(b[pre : len(b) - suf])).split("\n") if len(b) - suf > pre else []
+    pre2, suf2 = _trim(ma, mb)
+    ma, mb = ma[pre2 : len(ma) - suf2], mb[pre2 : len(mb) - suf2]
     if len(ma) > _DIFF_WINDOW_CAP or len(mb) > _DIFF_WINDOW_CAP:
         ca, cb = Counter(ma), Counter(mb)
         return sum(((ca - cb) + (cb - ca)).values())
@@ -304,7 +309,7 @@ class _Comparison:
                 self.fired.update(rules)
             else:
                 st.differ.append(rel)
-                count = _changed(self.norm.text(ta).splitlines(), self.norm.text(tb).splitlines())
+                count = _changed(ta.splitlines(), tb.splitlines(), self.norm)
                 self.candidates.append((count, n, rel, g, b))
 
     def diffs(self, max_diffs: int, diff_lines: int) -> list[FileDiff]:
