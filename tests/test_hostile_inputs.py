@@ -245,3 +245,22 @@ def test_no_non_finite_number_leaves_a_tool():
 
     with pytest.raises(ToolFailure, match=r"not finite \(values\.1\)"):
         ToolSpec(infinite_tool, read_only=True).call({"size": 2})
+
+
+def test_blame_with_100000_copies_of_one_path_answers_at_once(world):
+    started = time.monotonic()
+    ok, many = _mcp(
+        [
+            ("git_blame_removal", {"repo": str(world["repo"]), "base": world["first"], "paths": ["a.txt"] * 100_000}),
+            (
+                "git_blame_removal",
+                {"repo": str(world["repo"]), "base": world["first"], "paths": [f"f{i}" for i in range(1001)]},
+            ),
+        ]
+    )
+    _started(time.monotonic() - started)
+    assert not ok.is_error, _msg(ok)
+    assert ok.structured_content["empty_range"] is False
+    assert many.is_error and _msg(many).startswith("paths: names 1,001 different paths, more than the 1,000"), _msg(
+        many
+    )
