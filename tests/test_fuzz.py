@@ -664,7 +664,7 @@ def test_json_records_within_limits_parse_and_beyond_them_are_named(depth, kinds
         value = limits.load_json(text, "f", "fix it")
     except InputError as exc:
         event("refused")
-        assert str(exc).startswith("f: ")
+        assert str(exc).startswith(("f: ", "f field '"))
         if too_deep:
             assert "levels deep" in str(exc)
         assert too_deep or too_long or bad_inner, str(exc)
@@ -708,9 +708,9 @@ def test_inline_text_limit_and_validity(value, extra):
     try:
         limits.check_text(text, "text", limit, "shorten it")
     except InputError as exc:
-        assert len(text) > limit or "\x00" in text or "\ud800" in text, str(exc)
+        assert len(text) > limit or "\ud800" in text, str(exc)
         return
-    assert len(text) <= limit and "\x00" not in text
+    assert len(text) <= limit and "\ud800" not in text
 
 
 @FEW

@@ -133,7 +133,7 @@ def _started(seconds: float) -> None:
         ("deep_field", "records/candidates.jsonl line 1", "levels deep"),
         ("bigint", "records/candidates.jsonl line 1", "5,000 digits"),
         ("surrogate", "records/candidates.jsonl line 1", "lone surrogate"),
-        ("inf", "records/candidates.jsonl line 1", "too large"),
+        ("inf", "records/candidates.jsonl line 1 field 'before'", "finite number"),
     ],
 )
 def test_a_hostile_campaign_is_a_clear_error_on_both_surfaces(world, case, field, words):
