@@ -13,6 +13,7 @@ from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from perfkit import gitrepo
 from perfkit.changes import history, lookup, recipes
@@ -202,7 +203,8 @@ def _introducing_commits(
     boundary_hit = False
     for s in shas:
         info = infos[s]
-        pr, source, merge = gitrepo.pr_number(info.subject), "subject", merges.get(s)
+        source: Literal["subject", "merge"] = "subject"
+        pr, merge = gitrepo.pr_number(info.subject), merges.get(s)
         if pr is None and merge:
             pr = gitrepo.pr_number(merge_infos[merge].subject) or gitrepo.pr_number(merge_infos[merge].message)
             source = "merge"

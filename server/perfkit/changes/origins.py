@@ -17,7 +17,7 @@ from pathlib import Path
 from perfkit import gitrepo, limits
 from perfkit.changes.diff_parse import DiffLine
 from perfkit.changes.hunks import FileCtx
-from perfkit.changes.models import SkippedFile
+from perfkit.changes.models import NameRole, RemovalShape, SkippedFile
 from perfkit.changes.removal import defined_name, is_code, judge, net_lines
 from perfkit.changes.revrange import Range
 from perfkit.errors import InputError
@@ -39,7 +39,7 @@ elif else except raise yield await async import from pass none true false null n
 class Block:
     ctx: FileCtx
     lines: list[DiffLine]
-    shape: str
+    shape: RemovalShape
     confidence: float
     line_sha: dict[int, str] = field(default_factory=dict)
 
@@ -286,8 +286,8 @@ def merge_owners(repo: Path, base: str) -> dict[str, str]:
     return owner
 
 
-def names_in(blocks: list[Block]) -> dict[tuple[str, str], list[str]]:
-    found: dict[tuple[str, str], list[str]] = {}
+def names_in(blocks: list[Block]) -> dict[tuple[str, NameRole], list[str]]:
+    found: dict[tuple[str, NameRole], list[str]] = {}
     for b in blocks:
         for d in b.lines:
             if not is_code(d.text):
