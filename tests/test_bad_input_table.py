@@ -891,7 +891,7 @@ def _hostile_size_rows() -> list[Bad | Hostile]:
             "rb-jsonl-surrogate",
             rb,
             lambda w: {"campaign_dir": camp("jsonl_surrogate")(w)},
-            f"{jl} line 1",
+            f"{jl} line 1 field 'title'",
             "lone surrogate",
         ),
         Bad(
