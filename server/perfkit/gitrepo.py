@@ -24,7 +24,9 @@ gitpython or plain git: gitpython opens a repository (open_repo: finding the wor
 repositories, not-a-repository errors) because it does that in-process, without a git process,
 and reads nothing that runs a program. Everything else is a plain git process through git():
 history walks, diffs, blame, cat-file and checkouts need git's exact behaviour and speed, and
-gitpython would start the same processes without the armour above.
+gitpython would start the same processes without the armour above. Listing the config's keys is a
+git process too: the overrides must name exactly the keys the following git processes will read,
+includes and includeIf conditions as git itself evaluates them.
 """
 
 from __future__ import annotations
