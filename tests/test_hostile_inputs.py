@@ -264,3 +264,27 @@ def test_blame_with_100000_copies_of_one_path_answers_at_once(world):
     assert many.is_error and _msg(many).startswith("paths: names 1,001 different paths, more than the 1,000"), _msg(
         many
     )
+
+
+def test_a_report_that_is_not_a_regular_file_is_named_or_left_out(tmp_path):
+    from perfkit.benchmark.read import read_benchmark
+    from perfkit.errors import InputError
+
+    sha = "c3" * 20
+    named = _campaign(tmp_path / "named", _rows(3, 4, 1.0, 0.9, 0.01))
+    (named / "records").mkdir()
+    (named / "notes").mkdir()
+    line = {"sha": sha, "title": "t", "shipped": True, "report": "notes"}
+    (named / "records" / "candidates.jsonl").write_text(json.dumps(line) + "\n")
+    with pytest.raises(InputError, match=r"^records/candidates.jsonl line 1 field 'report': 'notes' is not a regular"):
+        read_benchmark(str(named))
+    implicit = _campaign(tmp_path / "implicit", _rows(3, 4, 1.0, 0.9, 0.01))
+    (implicit / "records").mkdir()
+    (implicit / "commits" / sha).mkdir(parents=True)
+    os.mkfifo(implicit / "commits" / sha / "report.md")
+    (implicit / "records" / "candidates.jsonl").write_text(
+        json.dumps({"sha": sha, "title": "t", "shipped": True}) + "\n"
+    )
+    res = read_benchmark(str(implicit))
+    assert res.candidates[0].report is None
+    assert any("report.md is not a regular file" in w for w in res.warnings), res.warnings

@@ -126,10 +126,17 @@ def _files(
         found = campaign.existing(root, report_rel, f"{where} field 'report'")
         if found is None:
             warnings.append(f"{where}: report '{report_rel}' does not exist")
+        elif not found.is_file():
+            raise InputError(
+                f"{where} field 'report'", f"'{report_rel}' is not a regular file", "point it at the report's file"
+            )
         else:
             report = campaign.relative(root, found)
     elif commit is not None:
         found = campaign.existing(root, f"{campaign.relative(root, commit)}/report.md", f"{where} field 'sha'")
+        if found is not None and not found.is_file():
+            warnings.append(f"{where}: {campaign.relative(root, found)} is not a regular file and is not used")
+            found = None
         report = campaign.relative(root, found) if found else None
     trace = None
     if commit is not None:
