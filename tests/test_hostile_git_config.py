@@ -197,6 +197,7 @@ def _cli(world: World, cases: list[tuple[str, list[str]]]) -> dict[str, dict]:
     return {r["id"]: r for r in json.loads(proc.stdout)}
 
 
+@pytest.mark.slow  # every tool through the CLI, a whole bisect included: about 30 s
 def test_no_tool_runs_a_program_the_repository_config_names(world):
     repo, c = str(world.repo), world.p.c
     out = world.tmp / "out"

@@ -118,34 +118,59 @@ def _started(seconds: float) -> None:
     assert seconds < 20, f"took {seconds:.1f} s"
 
 
-@pytest.mark.parametrize(
-    "case, field, words",
-    [
-        ("fifo", "records/candidates.jsonl", "named pipe"),
-        ("fifo_csv", "benchmark.csv", "named pipe"),
-        ("folder", "benchmark.csv", "is a folder"),
-        ("loop", "benchmark.csv", "loops"),
-        ("tiny", "benchmark.csv column 'step_time_s'", "between 1e-09 and 1e+09 seconds"),
-        ("huge", "benchmark.csv column 'step_time_s'", "between 1e-09 and 1e+09 seconds"),
-        ("huge_metric", "benchmark.csv column 'tokens'", "beyond the magnitudes"),
-        ("dup", "benchmark.csv", "names column 'step_time_s' twice"),
-        ("deep", "records/candidates.jsonl line 1", "nests 20,000 levels deep"),
-        ("deep_field", "records/candidates.jsonl line 1", "levels deep"),
-        ("bigint", "records/candidates.jsonl line 1", "5,000 digits"),
-        ("surrogate", "records/candidates.jsonl line 1", "lone surrogate"),
-        ("inf", "records/candidates.jsonl line 1 field 'before'", "finite number"),
-    ],
-)
-def test_a_hostile_campaign_is_a_clear_error_on_both_surfaces(world, case, field, words):
+CAMPAIGN_CASES = [
+    ("fifo", "records/candidates.jsonl", "named pipe"),
+    ("fifo_csv", "benchmark.csv", "named pipe"),
+    ("folder", "benchmark.csv", "is a folder"),
+    ("loop", "benchmark.csv", "loops"),
+    ("tiny", "benchmark.csv column 'step_time_s'", "between 1e-09 and 1e+09 seconds"),
+    ("huge", "benchmark.csv column 'step_time_s'", "between 1e-09 and 1e+09 seconds"),
+    ("huge_metric", "benchmark.csv column 'tokens'", "beyond the magnitudes"),
+    ("dup", "benchmark.csv", "names column 'step_time_s' twice"),
+    ("deep", "records/candidates.jsonl line 1", "nests 20,000 levels deep"),
+    ("deep_field", "records/candidates.jsonl line 1", "levels deep"),
+    ("bigint", "records/candidates.jsonl line 1", "5,000 digits"),
+    ("surrogate", "records/candidates.jsonl line 1", "lone surrogate"),
+    ("inf", "records/candidates.jsonl line 1 field 'before'", "finite number"),
+]
+
+
+@pytest.fixture(scope="module")
+def campaign_answers(world):
+    """Every hostile campaign through one MCP session and one CLI batch (one process per command line)."""
     started = time.monotonic()
-    (res,) = _mcp([("read_benchmark", {"campaign_dir": str(world[case])})])
-    _started(time.monotonic() - started)
+    mcp = _mcp([("read_benchmark", {"campaign_dir": str(world[case])}) for case, _, _ in CAMPAIGN_CASES])
+    mcp_seconds = time.monotonic() - started
+    job = {
+        "root": str(world["fifo"].parent),
+        "cases": [
+            {"id": case, "argv": ["read-benchmark", str(world[case]), "--json"], "cwd": str(world["fifo"].parent)}
+            for case, _, _ in CAMPAIGN_CASES
+        ],
+    }
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "tests" / "helpers" / "cli_batch.py")],
+        input=json.dumps(job),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    cli = {r["id"]: r for r in json.loads(proc.stdout)}
+    return dict(zip([c for c, _, _ in CAMPAIGN_CASES], mcp, strict=True)), cli, mcp_seconds
+
+
+@pytest.mark.parametrize("case, field, words", CAMPAIGN_CASES, ids=[c for c, _, _ in CAMPAIGN_CASES])
+def test_a_hostile_campaign_is_a_clear_error_on_both_surfaces(campaign_answers, case, field, words):
+    mcp, cli, mcp_seconds = campaign_answers
+    _started(mcp_seconds / len(CAMPAIGN_CASES))
+    res = mcp[case]
     text = _msg(res)
     assert res.is_error and text.startswith(field) and words in text, text
     assert "please report" not in text
-    proc = _cli("read-benchmark", str(world[case]), "--json", timeout=60)
-    assert proc.returncode == 2, proc.stderr
-    assert proc.stderr.startswith(f"perfkit: error: {field}") and words in proc.stderr, proc.stderr
+    r = cli[case]
+    assert r["rc"] == 2 and r["seconds"] < 20, r
+    assert r["stderr"].startswith(f"perfkit: error: {field}") and words in r["stderr"], r["stderr"]
 
 
 def _u_p_independent(a: list[float], b: list[float]) -> float:
