@@ -51,6 +51,7 @@ def _keys(markers: Path, tmp: Path) -> list[tuple[str, str]]:
         ("diff.external", m("diff.external")),  # external diff for every diff
         ("diff.evil.textconv", m("diff.evil.textconv")),  # diff driver (attribute diff=evil): log -p, blame, diff
         ("diff.evil.command", m("diff.evil.command")),  # diff driver's external diff
+        ("diff.x=y.textconv", m("diff.eq.textconv")),  # a driver name holding '=' (attribute diff=x=y)
         ("filter.evil.clean", m("filter.evil.clean")),  # filter driver (attribute filter=evil): hashing files
         ("filter.evil.smudge", m("filter.evil.smudge")),  # filter driver: checkout
         ("filter.evil.process", m("filter.evil.process")),  # long-running filter process
@@ -122,7 +123,7 @@ class World:
                     f.write(f"{head}\n\t{name} = {json.dumps(value)}\n")
             (git_dir / "info").mkdir(exist_ok=True)
             (git_dir / "info" / "attributes").write_text(
-                "* filter=evil diff=evil merge=evil\n*.md filter=inc diff=inc\n"
+                "* filter=evil diff=evil merge=evil\n*.md filter=inc diff=inc\nREADME.md diff=x=y\n"
             )
         for name, keys in INCLUDED.items():
             lines = []
@@ -178,7 +179,7 @@ def test_the_planted_config_would_run_its_programs_under_plain_git(world):
     subprocess.run(["git", "-C", str(world.repo), "status"], capture_output=True, timeout=60)
     ran = world.marks()
     world.clear()
-    assert {"gpg.openpgp.program", "diff.inc.textconv", "core.fsmonitor", "filter.evil.process"} <= ran, ran
+    assert {"gpg.openpgp.program", "diff.eq.textconv", "core.fsmonitor", "filter.evil.process"} <= ran, ran
 
 
 def _cli(world: World, cases: list[tuple[str, list[str]]]) -> dict[str, dict]:
@@ -254,9 +255,15 @@ def test_keys_that_arrive_through_an_include_are_overridden_too(world):
     from perfkit import gitrepo
 
     args = gitrepo.armour(world.repo)
-    for key in ("diff.inc.textconv", "filter.inc.smudge", "filter.inc.clean", "diff.evil.textconv"):
-        assert any(a.startswith(key + "=") for a in args), key
-    assert not any(a.startswith("filter.") for a in gitrepo.armour(world.repo, filters=True))
+    for key in (
+        "diff.inc.textconv",
+        "filter.inc.smudge",
+        "filter.inc.clean",
+        "diff.evil.textconv",
+        "diff.x=y.textconv",
+    ):
+        assert any(a.startswith(f"--config-env={key}=PERFKIT_GIT_") for a in args), key
+    assert not any(a.startswith("--config-env=filter.") for a in gitrepo.armour(world.repo, filters=True))
 
 
 @pytest.mark.parametrize(
@@ -264,6 +271,8 @@ def test_keys_that_arrive_through_an_include_are_overridden_too(world):
     [
         ("hash-object", "src/codegen.py"),  # the clean filter of the worktree file
         ("cat-file", "--textconv", "HEAD:src/codegen.py"),  # textconv asked for explicitly
+        ("cat-file", "--textconv", "HEAD:README.md"),  # ... of a driver whose name holds '='
+        ("show", "--textconv", "HEAD~1", "--", "README.md"),
         ("diff", "--textconv", "--ext-diff", "HEAD~3", "--", "src/codegen.py"),  # driver and external diff asked for
         ("log", "-1", "--show-signature"),  # signature check asked for
         ("log", "-1", "--format=%G? %GS"),  # signature placeholders verify too

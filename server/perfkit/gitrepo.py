@@ -11,8 +11,8 @@ process started here is armoured without depending on what that config holds:
 - keys with a user-chosen middle part (`filter.<driver>.clean`, `diff.<driver>.textconv`,
   `credential.<url>.helper`, ...) cannot be named in advance: the first call in a repository lists
   the names its config defines (includes followed, nothing run) and overrides every one that
-  matches _DRIVER_KEYS with a value that runs nothing; the list is cached until a config file's
-  size or time changes;
+  matches _DRIVER_KEYS with a value that runs nothing (through --config-env, so a middle part
+  holding '=' is overridden too); the list is cached until a config file's size or time changes;
 - log/show/diff/blame/grep get --no-textconv, --no-ext-diff and, where accepted, --no-show-signature,
   and gpg.*.program points at a path that cannot exist, so a signature is never checked by running gpg;
 - protocol.allow=never with only local paths allowed (the bisect clones its submodule offline).
@@ -41,6 +41,15 @@ from pathlib import Path
 from perfkit import limits
 from perfkit.errors import InputError, ToolFailure
 
+_NO_PROGRAM = "/dev/null/perfkit-runs-no-program"  # exec fails: /dev/null is not a folder
+# Values of the driver overrides, passed with --config-env: a key's middle part may hold '=', which
+# `-c key=value` would split at, but an environment variable's name cannot.
+_VALUE_ENV = {
+    "": "PERFKIT_GIT_EMPTY",
+    "false": "PERFKIT_GIT_FALSE",
+    "checkout": "PERFKIT_GIT_CHECKOUT",
+    _NO_PROGRAM: "PERFKIT_GIT_NO_PROGRAM",
+}
 _SAFE_ENV = {
     "GIT_TERMINAL_PROMPT": "0",
     "GIT_PAGER": "cat",
@@ -51,9 +60,9 @@ _SAFE_ENV = {
     "LC_ALL": "C",
     "GIT_CONFIG_NOSYSTEM": "1",
     "GIT_CONFIG_GLOBAL": os.devnull,
+    **{name: value for value, name in _VALUE_ENV.items()},
 }
 _DROPPED_ENV = ("SSH_ASKPASS", "SSH_ASKPASS_REQUIRE", "EDITOR", "VISUAL")
-_NO_PROGRAM = "/dev/null/perfkit-runs-no-program"  # exec fails: /dev/null is not a folder
 
 # Keys that run a program (or decide which one runs) for the commands perfkit uses, and the value
 # that runs nothing. -c applies after every config file, so these win over the repository's config.
@@ -204,7 +213,7 @@ def driver_overrides(repo: str | Path) -> tuple[tuple[str, ...], tuple[str, ...]
     for key in dict.fromkeys(keys):
         for pattern, value in _DRIVER_KEYS:
             if pattern.match(key):
-                (filters if _FILTER_KEY.match(key) else others).extend(("-c", f"{key}={value}"))
+                (filters if _FILTER_KEY.match(key) else others).append(f"--config-env={key}={_VALUE_ENV[value]}")
                 break
     entry = (_stat_key(list(dict.fromkeys(_repo_files(where) + files))), tuple(filters), tuple(others))
     with _lock:
