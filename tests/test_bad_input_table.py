@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import inspect
 import json
+import os
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -212,6 +214,29 @@ def build_world(root: Path) -> World:
         _jsonl({"sha": SHA_B, "title": "t", "shipped": True})
     )
 
+    # hostile campaigns (issue: hostile repositories and sizes)
+    bad("jsonl_fifo").joinpath("records/candidates.jsonl").unlink()
+    os.mkfifo(w.bad["jsonl_fifo"] / "records" / "candidates.jsonl")  # no writer ever comes
+    bad("jsonl_dir").joinpath("records/candidates.jsonl").unlink()
+    (w.bad["jsonl_dir"] / "records" / "candidates.jsonl").mkdir()
+    bad("csv_loop").joinpath("benchmark.csv").unlink()
+    (w.bad["csv_loop"] / "benchmark.csv").symlink_to("benchmark.csv")
+    bad("jsonl_deep", jsonl="[" * 20_000 + "]" * 20_000 + "\n")
+    bad("jsonl_bigint", jsonl='{"sha": "a1a1a1a1", "title": "t", "shipped": true, "x": ' + "9" * 4_301 + "}\n")
+    bad("jsonl_surrogate", jsonl='{"sha": "a1a1a1a1", "title": "t \\ud800", "shipped": true}\n')
+    bad("csv_subnormal", csv=_csv([r.rsplit(",", 2)[0] + ",5e-324,40" for r in rows]))
+    bad(
+        "csv_1e308",
+        csv="arm,run,step,step_time_s,peak_mem_gb\n"
+        + "".join(f"{r.split(',')[0]},{r.split(',')[1]},{r.split(',')[2]},1e308,1e308\n" for r in rows),
+    )
+    bad("csv_dup_header", csv=GOOD_CSV.replace("peak_mem_gb", "step_time_s", 1))
+    broken = root / "broken-config"
+    shutil.copytree(p.sup.path, broken, symlinks=True)
+    cfg = broken / ".git" / "config"
+    cfg.write_text(cfg.read_text()[:-40].rstrip() + "\n[core\n")  # cut off: the last section never closes
+    w.bad["broken_config"] = broken
+
     drafts = root / "drafts"
     drafts.mkdir()
     (drafts / "broken.json").write_text('{"job": "x",')
@@ -315,7 +340,7 @@ def rows() -> list[Bad | Hostile]:
         Bad("rb-dir-too-long", rb, lambda w: {"campaign_dir": LONG}, "campaign_dir", "longer than"),
         Bad("rb-dir-nul", rb, lambda w: {"campaign_dir": str(w.camp) + "\x00"}, "campaign_dir", "", cli=False),
         Bad("rb-no-csv", rb, lambda w: {"campaign_dir": camp("no_csv")(w)}, "campaign_dir", "no benchmark.csv"),
-        Bad("rb-csv-is-dir", rb, lambda w: {"campaign_dir": camp("csv_dir")(w)}, "campaign_dir", "no benchmark.csv"),
+        Bad("rb-csv-is-dir", rb, lambda w: {"campaign_dir": camp("csv_dir")(w)}, "benchmark.csv", "is a folder"),
         Bad(
             "rb-csv-symlink-out",
             rb,
@@ -811,6 +836,7 @@ def rows() -> list[Bad | Hostile]:
         out.append(
             Bad(f"{tool}-nothing-started", tool, lambda w: {"repo": str(w.repo)}, "repo", "no bisect is recorded")
         )
+    out += _hostile_size_rows()
     return out
 
 
@@ -841,13 +867,72 @@ def _lint_ok(w: World, result: dict) -> None:
 def _link_not_read(w: World, result: dict) -> None:
     sub = result["subdirs"][0]
     assert "stolen.cpp" not in json.dumps(sub) and "secret" not in json.dumps(result["diffs"])
-    assert any("links to outside the build folders" in x and "stolen.cpp" in x for x in result["warnings"])
+    assert any("lead outside the build folders" in x and "stolen.cpp" in x for x in result["warnings"])
 
 
 def _huge_triage_ok(w: World, result: dict) -> None:
     sub = result["subdirs"][0]
     assert sorted(sub["binary_differ"]) == ["blob.bin", "gen.cpp"], sub
     assert result["reading"] == "runtime"
+
+
+def _hostile_size_rows() -> list[Bad | Hostile]:
+    """Files and values built to hang or crash a tool: each ends as a clear error in bounded time."""
+    rb, ec, cc = "read_benchmark", "evaluate_culprit", "classify_changes"
+    jl = "records/candidates.jsonl"
+    long = "a" * 200_000  # more than one process argument may hold (E2BIG)
+    return [
+        Bad("rb-jsonl-fifo", rb, lambda w: {"campaign_dir": camp("jsonl_fifo")(w)}, jl, "named pipe"),
+        Bad("rb-jsonl-dir", rb, lambda w: {"campaign_dir": camp("jsonl_dir")(w)}, jl, "is a folder"),
+        Bad("rb-csv-link-loop", rb, lambda w: {"campaign_dir": camp("csv_loop")(w)}, "benchmark.csv", "loops"),
+        Bad("rb-jsonl-deep", rb, lambda w: {"campaign_dir": camp("jsonl_deep")(w)}, f"{jl} line 1", "levels deep"),
+        Bad("rb-jsonl-bigint", rb, lambda w: {"campaign_dir": camp("jsonl_bigint")(w)}, f"{jl} line 1", "digits"),
+        Bad(
+            "rb-jsonl-surrogate",
+            rb,
+            lambda w: {"campaign_dir": camp("jsonl_surrogate")(w)},
+            f"{jl} line 1 field 'title'",
+            "lone surrogate",
+        ),
+        Bad(
+            "rb-csv-subnormal",
+            rb,
+            lambda w: {"campaign_dir": camp("csv_subnormal")(w)},
+            "benchmark.csv column 'step_time_s'",
+            "between 1e-09 and 1e\\+09 seconds",
+        ),
+        Bad(
+            "rb-csv-1e308",
+            rb,
+            lambda w: {"campaign_dir": camp("csv_1e308")(w)},
+            "benchmark.csv column 'step_time_s'",
+            "between 1e-09 and 1e\\+09 seconds",
+        ),
+        Bad(
+            "rb-csv-repeated-header",
+            rb,
+            lambda w: {"campaign_dir": camp("csv_dup_header")(w)},
+            "benchmark.csv",
+            "names column 'step_time_s' twice",
+        ),
+        Bad("ec-commit-200k", ec, lambda w: {"repo": str(w.repo), "commit": long}, "commit", "1,024", cli=False),
+        Bad("cc-base-200k", cc, lambda w: {"repo": str(w.repo), "base": long}, "base", "1,024", cli=False),
+        Bad("cc-repo-200k", cc, lambda w: {"repo": "/" + long, "base": "HEAD"}, "repo", "4,096", cli=False),
+        Bad(
+            "ec-broken-config",
+            ec,
+            lambda w: {"repo": str(w.bad["broken_config"]), "commit": w.c["head"]},
+            "repo",
+            "broken the git config.*bad config line",
+        ),
+        Bad(
+            "cc-broken-config",
+            cc,
+            lambda w: {"repo": str(w.bad["broken_config"]), "base": w.c["head"]},
+            "repo",
+            "bad config line",
+        ),
+    ]
 
 
 ROWS = rows()
@@ -932,7 +1017,7 @@ def results(tmp_path_factory) -> Results:
         mcp = _mcp_pass(mcp_world)
         outputs = [f.result() for f in futures]
     cli: dict[str, dict] = {}
-    for (proc, _), (stdout, stderr) in zip(drivers, outputs):
+    for (proc, _), (stdout, stderr) in zip(drivers, outputs, strict=True):
         assert proc.returncode == 0, stderr[-3000:]
         cli |= {r["id"]: r for r in json.loads(stdout)}
     return Results(mcp, cli, where)

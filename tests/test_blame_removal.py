@@ -185,11 +185,11 @@ def test_every_blamed_line_matches_a_whole_file_blame(history):
 
 def test_per_file_histories_give_the_same_answer(history, monkeypatch):
     """Long histories: one walk, then each blame reads its file's own commit list (here forced on a short one)."""
-    from perfkit.changes import blame
+    from perfkit.changes import blame_run
 
     repo, s = history
     plain = git_blame_removal(str(repo.path), s["base"], "perf")
-    monkeypatch.setattr(blame, "SHARED_HISTORY_MIN_COMMITS", 0)
+    monkeypatch.setattr(blame_run, "SHARED_HISTORY_MIN_COMMITS", 0)
     fast = git_blame_removal(str(repo.path), s["base"], "perf")
     assert fast.model_dump(exclude={"blame_calls"}) == plain.model_dump(exclude={"blame_calls"})
     # src/extra.py was renamed (#85): its list cannot follow the old name, so it is blamed again in full
@@ -328,7 +328,7 @@ def test_per_file_histories_through_true_merges(tmp_path, monkeypatch):
     """Merges where both sides change the blamed files: the rewritten lists must keep both sides."""
     import random
 
-    from perfkit.changes import blame
+    from perfkit.changes import blame_run
 
     rng = random.Random(5)
     repo = Repo(tmp_path / "dag")
@@ -357,7 +357,7 @@ def test_per_file_histories_through_true_merges(tmp_path, monkeypatch):
     repo.git("checkout", "-q", "-b", "perf")
     repo.commit("Delete blocks", {k: "\n".join(x for j, x in enumerate(v) if j % 3) + "\n" for k, v in files.items()})
     plain = git_blame_removal(str(repo.path), base, "perf", include_modified=True)
-    monkeypatch.setattr(blame, "SHARED_HISTORY_MIN_COMMITS", 0)
+    monkeypatch.setattr(blame_run, "SHARED_HISTORY_MIN_COMMITS", 0)
     fast = git_blame_removal(str(repo.path), base, "perf", include_modified=True)
     assert fast.model_dump(exclude={"blame_calls"}) == plain.model_dump(exclude={"blame_calls"})
     assert fast.blame_calls == plain.blame_calls == 3

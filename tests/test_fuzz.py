@@ -575,7 +575,7 @@ def test_verdict_scan_does_not_depend_on_how_output_arrives(lines, data):
         return s.fail_line, s.pass_line, s.metric_text
 
     cuts = sorted(data.draw(st.lists(st.integers(0, len(out)), max_size=12)))
-    pieces = [out[a:b] for a, b in zip([0, *cuts], [*cuts, len(out)])]
+    pieces = [out[a:b] for a, b in zip([0, *cuts], [*cuts, len(out)], strict=True)]
     whole = scan([out])
     assert scan(pieces) == whole
     text = out.decode("utf-8", "replace")
@@ -639,3 +639,100 @@ def test_fast_scan_finds_exactly_what_the_pattern_finds(pattern, lines, pos):
     if every:
         last = _last(rx, text)
         assert (last.start(), last.group(0)) == (every[-1].start(), every[-1].group(0))
+
+
+# ---- size and depth limits of every text input: an answer or an InputError that names the limit ----
+
+
+def _nested(depth: int, inner: str, kinds: str) -> str:
+    opens = "".join("[" if kinds[i % len(kinds)] == "a" else '{"k": ' for i in range(depth))
+    closes = "".join("]" if kinds[i % len(kinds)] == "a" else "}" for i in reversed(range(depth)))
+    return opens + inner + closes
+
+
+@SETTINGS
+@given(
+    depth=st.integers(0, 3000),
+    kinds=st.text(alphabet="ao", min_size=1, max_size=5),
+    digits=st.integers(1, 6000),
+    inner=st.sampled_from(['"x"', "1.5", "1e999", "-1e999", "NaN", '"\\ud800"', '"\\udfff x"', "true", "null"]),
+)
+def test_json_records_within_limits_parse_and_beyond_them_are_named(depth, kinds, digits, inner):
+    from perfkit import limits
+
+    number = "7" * digits
+    text = _nested(depth, f"[{inner}, {number}]", kinds)
+    too_deep = depth + 1 > limits.MAX_JSON_DEPTH
+    too_long = digits > limits.MAX_INT_DIGITS
+    bad_inner = inner in ("1e999", "-1e999", "NaN") or "\\ud" in inner
+    assert limits.json_depth(text) == depth + 1  # independent of the parser: brackets counted in the test
+    try:
+        value = limits.load_json(text, "f", "fix it")
+    except InputError as exc:
+        event("refused")
+        assert str(exc).startswith(("f: ", "f field '"))
+        if too_deep:
+            assert "levels deep" in str(exc)
+        assert too_deep or too_long or bad_inner, str(exc)
+        return
+    event("parsed")
+    assert not (too_deep or too_long or bad_inner)
+    for _ in range(depth):
+        value = value[0] if isinstance(value, list) else value["k"]
+    assert value[1] == int(number)
+
+
+@FEW
+@given(size=st.integers(0, 2048), limit=st.integers(1, 2048), nul=st.booleans(), bad_utf8=st.booleans())
+def test_file_reader_keeps_its_size_limit_exactly(size, limit, nul, bad_utf8):
+    from perfkit import limits
+
+    data = bytearray(b"a" * size)
+    if size and nul:
+        data[size // 2] = 0
+    if size > 2 and bad_utf8:
+        data[-1] = 0xFF
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "f.txt"
+        path.write_bytes(bytes(data))
+        try:
+            text = limits.read_regular_text(path, "f.txt", limit, "fix it")
+        except InputError as exc:
+            assert str(exc).startswith("f.txt: ")
+            assert size > limit or (size and nul) or (size > 2 and bad_utf8), str(exc)
+            return
+    assert size <= limit and text == data.decode()
+
+
+@SETTINGS
+@given(value=st.one_of(st.text(max_size=50), st.text(alphabet="ab\ud800\x00", max_size=10)), extra=st.integers(0, 3))
+def test_inline_text_limit_and_validity(value, extra):
+    from perfkit import limits
+
+    text = value * (extra + 1)
+    limit = 40
+    try:
+        limits.check_text(text, "text", limit, "shorten it")
+    except InputError as exc:
+        assert len(text) > limit or "\ud800" in text, str(exc)
+        return
+    assert len(text) <= limit and "\ud800" not in text
+
+
+@FEW
+@given(rev=st.one_of(st.text(max_size=40), st.integers(1020, 1030).map(lambda n: "a" * n)))
+def test_revisions_of_any_text_or_length_are_a_commit_or_an_input_error(rev, tmp_path_factory):
+    from helpers.gitbuild import Repo
+    from perfkit import gitrepo
+
+    global _FUZZ_REPO
+    if "_FUZZ_REPO" not in globals():
+        repo = Repo(tmp_path_factory.mktemp("fuzz-rev"))
+        repo.commit("one", {"a": "a\n"})
+        _FUZZ_REPO = repo.path
+    try:
+        sha = gitrepo.resolve_commit(_FUZZ_REPO, rev, "base")
+    except InputError as exc:
+        assert str(exc).startswith("base: ")
+        return
+    assert len(rev.strip()) <= 1024 and len(sha) == 40

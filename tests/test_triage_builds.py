@@ -217,3 +217,81 @@ def test_mcp_cli_and_core_agree(builds):
         timeout=120,
     )
     assert human.returncode == 0 and human.stdout.startswith("reading: compiler")
+
+
+def _brute_changed(a: list[str], b: list[str]) -> int:
+    """Lines removed plus added by a plain longest-common-subsequence table (no shared code)."""
+    la, lb = len(a), len(b)
+    row = [0] * (lb + 1)
+    for i in range(la):
+        prev, new = 0, [0] * (lb + 1)
+        for j in range(lb):
+            new[j + 1] = prev + 1 if a[i] == b[j] else max(row[j + 1], new[j])
+            prev = row[j + 1]
+        row = new
+    return la + lb - 2 * row[lb]
+
+
+def test_large_files_count_the_changed_region_only(tmp_path):
+    """20,000-line files: a few changed lines in the middle are counted exactly and diffed with context."""
+    good, bad = tmp_path / "good_build", tmp_path / "bad_build"
+    lines = [f"  v{i} = w{i % 97} + {i};" for i in range(20_000)]
+    changed = list(lines)
+    changed[10_000:10_003] = ["  v10000 = half(w10);", "  v10001 = half(w11);"]
+    write(good, "kernels/big.cpp", "\n".join(lines) + "\n")
+    write(bad, "kernels/big.cpp", "\n".join(changed) + "\n")
+    res = triage_builds(str(good), str(bad), subdirs=["kernels"], diff_lines=50)
+    (d,) = res.diffs
+    assert d.changed_lines == _brute_changed(lines[9_990:10_010], changed[9_990:10_009]) == 5
+    assert "@@ -9998,9 +9998,8 @@" in d.diff and "+  v10000 = half(w10);" in d.diff
+
+
+def test_a_changed_region_too_long_to_diff_is_counted_as_lines(tmp_path):
+    """Every line differs (two unrelated 20,000-line files): counted by multiset, shown as one region."""
+    good, bad = tmp_path / "good_build", tmp_path / "bad_build"
+    a = [f"a{i}" for i in range(20_000)]
+    b = [f"b{i}" for i in range(10_000)] + a[:10_000]
+    write(good, "kernels/x.cpp", "\n".join(a) + "\n")
+    write(bad, "kernels/x.cpp", "\n".join(b) + "\n")
+    (d,) = triage_builds(str(good), str(bad), subdirs=["kernels"], diff_lines=20).diffs
+    assert d.changed_lines == 10_000 + 10_000  # a[10000:] gone, b[:10000] new
+    assert d.truncated and d.diff.splitlines()[2] == "@@ -1,20000 +1,20000 @@"
+
+
+def test_links_out_of_the_build_are_never_followed(tmp_path):
+    good, bad = tmp_path / "good_build", tmp_path / "bad_build"
+    write(good, "kernels/k.cpp", "x\n")
+    write(bad, "kernels/k.cpp", "y\n")
+    secret = tmp_path / "secret.txt"
+    secret.write_text("password\n")
+    for root in (good, bad):
+        os.symlink("/", root / "everything")  # a subdir that is a link to the root file system
+        os.symlink(secret, root / "kernels" / "leak.cpp")  # a file that is a link out
+        os.symlink("loop", root / "kernels" / "loop")  # a link loop
+        os.symlink(tmp_path, root / "kernels" / "up")  # a folder link out
+    res = triage_builds(str(good), str(bad), subdirs=["kernels", "everything"])
+    text = res.model_dump_json()
+    assert "password" not in text
+    assert "good_build/everything/" in res.warnings[0] and "good_build/kernels/leak.cpp" in res.warnings[0]
+    assert res.subdirs[0].differ == ["k.cpp"] and res.subdirs[1].compared == 0
+
+
+def test_a_tree_too_big_to_be_a_build_output_is_refused(tmp_path, monkeypatch):
+    from perfkit.triage import compare
+
+    monkeypatch.setattr(compare, "_MAX_ENTRIES", 300)  # the walk stops at the cap, whatever it is
+    good, bad = tmp_path / "good_build", tmp_path / "bad_build"
+    for i in range(400):
+        (good / "kernels" / f"d{i}").mkdir(parents=True)
+    write(bad, "kernels/k.cpp", "y\n")
+    with pytest.raises(InputError, match=r"^subdirs: the good_build build holds more than 300 files and folders"):
+        triage_builds(str(good), str(bad), subdirs=["kernels"])
+
+
+def test_a_fifo_in_a_build_is_listed_not_read(tmp_path):
+    good, bad = tmp_path / "good_build", tmp_path / "bad_build"
+    write(good, "kernels/k.cpp", "x\n")
+    write(bad, "kernels/k.cpp", "y\n")
+    os.mkfifo(bad / "kernels" / "pipe.cpp")
+    res = triage_builds(str(good), str(bad), subdirs=["kernels"])
+    assert res.subdirs[0].differ == ["k.cpp"] and "pipe.cpp" not in res.subdirs[0].added

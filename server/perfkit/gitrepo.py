@@ -1,9 +1,32 @@
-"""Safe, predictable access to git for every tool.
+"""Safe, predictable access to git for every tool: the one door through which perfkit runs git.
 
-Arguments always go to git as a list (never through a shell), revisions are checked before use
-so that a value starting with '-' cannot become an option, and git runs with prompts, pagers,
-hooks, the fsmonitor program and system config switched off, so that the answer does not depend
-on who runs it and checking out a commit runs no hook.
+A repository perfkit reads may come from a stranger (a fork, a PR branch), and its `.git/config`
+can name programs under many keys. Git always reads a repository's own config, so every git
+process started here is armoured without depending on what that config holds:
+
+- the environment drops every GIT_* and askpass variable and sets GIT_CONFIG_GLOBAL=/dev/null and
+  GIT_CONFIG_NOSYSTEM=1, so only the repository's config (and what it includes) is left;
+- `-c` overrides, which git applies after every config file, switch off each fixed key that runs
+  a program (_FIXED below), and `--no-pager` covers `pager.<command>`;
+- keys with a user-chosen middle part (`filter.<driver>.clean`, `diff.<driver>.textconv`,
+  `credential.<url>.helper`, ...) cannot be named in advance: the first call in a repository lists
+  the names its config defines (includes followed, nothing run) and overrides every one that
+  matches _DRIVER_KEYS with a value that runs nothing (through --config-env, so a middle part
+  holding '=' is overridden too); the list is cached until a config file's size or time changes;
+- log/show/diff/blame/grep get --no-textconv, --no-ext-diff and, where accepted, --no-show-signature,
+  and gpg.*.program points at a path that cannot exist, so a signature is never checked by running gpg;
+- protocol.allow=never with only local paths allowed (the bisect clones its submodule offline).
+
+Only the bisect's own checkouts pass `filters=True`: building an old commit needs the
+repository's checkout filters (LFS), the analysis tools never run them.
+
+gitpython or plain git: gitpython opens a repository (open_repo: finding the working tree, bare
+repositories, not-a-repository errors) because it does that in-process, without a git process,
+and reads nothing that runs a program. Everything else is a plain git process through git():
+history walks, diffs, blame, cat-file and checkouts need git's exact behaviour and speed, and
+gitpython would start the same processes without the armour above. Listing the config's keys is a
+git process too: the overrides must name exactly the keys the following git processes will read,
+includes and includeIf conditions as git itself evaluates them.
 """
 
 from __future__ import annotations
@@ -11,29 +34,219 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from perfkit import limits
 from perfkit.errors import InputError, ToolFailure
 
+_NO_PROGRAM = "/dev/null/perfkit-runs-no-program"  # exec fails: /dev/null is not a folder
+# Values of the driver overrides, passed with --config-env: a key's middle part may hold '=', which
+# `-c key=value` would split at, but an environment variable's name cannot.
+_VALUE_ENV = {
+    "": "PERFKIT_GIT_EMPTY",
+    "false": "PERFKIT_GIT_FALSE",
+    "checkout": "PERFKIT_GIT_CHECKOUT",
+    _NO_PROGRAM: "PERFKIT_GIT_NO_PROGRAM",
+}
 _SAFE_ENV = {
     "GIT_TERMINAL_PROMPT": "0",
     "GIT_PAGER": "cat",
     "PAGER": "cat",
+    "GIT_EDITOR": ":",
+    "GIT_SEQUENCE_EDITOR": ":",
     "GIT_OPTIONAL_LOCKS": "0",
     "LC_ALL": "C",
     "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    **{name: value for value, name in _VALUE_ENV.items()},
 }
+_DROPPED_ENV = ("SSH_ASKPASS", "SSH_ASKPASS_REQUIRE", "EDITOR", "VISUAL")
+
+# Keys that run a program (or decide which one runs) for the commands perfkit uses, and the value
+# that runs nothing. -c applies after every config file, so these win over the repository's config.
+_FIXED = (
+    ("core.hooksPath", os.devnull),  # every hook (post-checkout on worktree add and checkout)
+    ("core.fsmonitor", "false"),  # fsmonitor program started by commands that scan the worktree
+    ("core.quotepath", "off"),  # not a program: paths come back unquoted
+    ("core.sshCommand", _NO_PROGRAM),  # ssh transport (also refused by protocol.allow)
+    ("core.askPass", ""),  # askpass program; empty means none, and GIT_TERMINAL_PROMPT=0 stops prompts
+    ("core.pager", "cat"),  # pager (only on a terminal; --no-pager is passed too)
+    ("core.editor", ":"),  # editor; ':' is git's own no-op
+    ("sequence.editor", ":"),  # rebase todo editor
+    ("core.gitProxy", _NO_PROGRAM),  # git:// proxy command
+    ("core.attributesFile", os.devnull),  # not a program: the user's global attributes stay out
+    ("diff.external", ""),  # external diff (also --no-ext-diff)
+    ("log.showSignature", "false"),  # signature verification on log/show
+    ("gpg.program", _NO_PROGRAM),  # signature verification and signing
+    ("gpg.openpgp.program", _NO_PROGRAM),
+    ("gpg.x509.program", _NO_PROGRAM),
+    ("gpg.ssh.program", _NO_PROGRAM),
+    ("gpg.ssh.defaultKeyCommand", _NO_PROGRAM),
+    ("credential.helper", ""),  # empty resets the list of credential helpers
+    ("protocol.allow", "never"),  # no transport at all (ext:: runs programs, ssh runs ssh) ...
+    ("protocol.file.allow", "always"),  # ... except local paths, for the bisect's offline clone
+    ("gc.auto", "0"),  # no background gc (it would run with the repository's config)
+    ("maintenance.auto", "false"),
+    ("submodule.recurse", "false"),  # submodule commands never run on their own
+)
+
+# Keys with a user-chosen middle part that run a program, and the value that runs nothing there.
+_DRIVER_KEYS = (
+    (re.compile(r"^filter\..+\.(clean|smudge|process)$"), ""),  # checkout and hashing filters
+    (re.compile(r"^filter\..+\.required$"), "false"),  # so a filter switched off is not an error
+    (re.compile(r"^diff\..+\.(textconv|command)$"), ""),  # diff drivers (also --no-textconv/--no-ext-diff)
+    (re.compile(r"^merge\..+\.driver$"), ""),  # merge drivers
+    (re.compile(r"^(difftool|mergetool)\..+\.cmd$"), ""),
+    (re.compile(r"^credential\..+\.helper$"), ""),  # per-URL credential helpers
+    (re.compile(r"^gpg\..+\.program$"), _NO_PROGRAM),  # any signature format
+    (re.compile(r"^remote\..+\.(uploadpack|receivepack)$"), _NO_PROGRAM),
+    (re.compile(r"^remote\..+\.vcs$"), ""),  # remote helper git-remote-<vcs>
+    (re.compile(r"^submodule\..+\.update$"), "checkout"),  # '!command' runs on submodule update
+    (re.compile(r"^hook\..+\.command$"), ""),  # config-defined hooks (newer git)
+    (re.compile(r"^pager\..+$"), "false"),  # not paging (also --no-pager)
+)
+_FILTER_KEY = re.compile(r"^filter\.")
+
+# Flags that stop a command from running a driver, a signature check or an external diff.
+_COMMAND_FLAGS = {
+    "log": ("--no-textconv", "--no-ext-diff", "--no-show-signature"),
+    "show": ("--no-textconv", "--no-ext-diff", "--no-show-signature"),
+    "diff": ("--no-textconv", "--no-ext-diff"),
+    "blame": ("--no-textconv",),
+    "grep": ("--no-textconv",),
+}
+_BROKEN_CONFIG = re.compile(r"(bad config line \d+ in [^\n]*|bad config variable [^\n]*|bad numeric config [^\n]*)")
+
 _REV_RE = re.compile(r"^[A-Za-z0-9_./@^~{}:+-]+$")
 _PR_RE = re.compile(r"(?:\(#(\d+)\)|Merge pull request #(\d+)|\bPR #?(\d+)\b|\(!(\d+)\))")
 
 
+class BrokenGitConfig(ToolFailure):
+    """The repository's config cannot be parsed: git fails on every command there."""
+
+
 def git_env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") and k not in _DROPPED_ENV}
     env.update(_SAFE_ENV)
     if extra:
         env.update(extra)
     return env
+
+
+_lock = threading.Lock()
+_overrides_cache: dict[str, tuple[tuple[tuple[str, int, int], ...], tuple[str, ...], tuple[str, ...]]] = {}
+_safe_dirs: tuple[str, ...] | None = None
+
+
+def _user_safe_directories() -> tuple[str, ...]:
+    """The user's own safe.directory entries: global config is off, this one setting is carried over."""
+    global _safe_dirs
+    if _safe_dirs is None:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")} | {"GIT_CONFIG_NOSYSTEM": "1"}
+        try:
+            proc = subprocess.run(
+                ["git", "config", "--global", "--get-all", "safe.directory"],
+                capture_output=True,
+                stdin=subprocess.DEVNULL,
+                env=env,
+                timeout=30,
+            )
+            _safe_dirs = tuple(proc.stdout.decode("utf-8", "replace").split("\n")[:-1])
+        except (OSError, subprocess.TimeoutExpired):
+            _safe_dirs = ()
+    return _safe_dirs
+
+
+def _stat_key(files: list[str]) -> tuple[tuple[str, int, int], ...]:
+    out = []
+    for f in files:
+        try:
+            st = os.stat(f)
+            out.append((f, st.st_mtime_ns, st.st_size))
+        except OSError:
+            out.append((f, -1, -1))
+    return tuple(out)
+
+
+def _list_config(repo: str) -> tuple[list[str], list[str]]:
+    """(config files, key names) git reads in repo, includes followed. Listing runs no program."""
+    proc = subprocess.run(
+        ["git", *_fixed_args(), "-C", repo, "config", "--list", "--show-origin", "--name-only", "-z"],
+        capture_output=True,
+        stdin=subprocess.DEVNULL,
+        env=git_env(),
+        timeout=60,
+    )
+    if proc.returncode != 0:
+        err = proc.stderr.decode("utf-8", "replace")
+        broken = _BROKEN_CONFIG.search(err)
+        if broken:
+            raise BrokenGitConfig(f"the git config cannot be read ({broken.group(1).strip()})")
+        return [], []  # not a repository yet (clone target) or no config: nothing to override
+    items = proc.stdout.decode("utf-8", "replace").split("\0")
+    files, keys = [], []
+    for origin, key in zip(items[0::2], items[1::2], strict=False):
+        if origin.startswith("file:"):
+            files.append(os.path.join(repo, origin[5:]))
+            keys.append(key)  # keys from perfkit's own -c arguments are left out
+    return files, keys
+
+
+def _repo_files(repo: str) -> list[str]:
+    """Config files git may read in repo even when they hold no key yet, so a new one is noticed."""
+    dot = os.path.join(repo, ".git")
+    return [os.path.join(dot, "config"), os.path.join(dot, "config.worktree"), dot]
+
+
+def driver_overrides(repo: str | Path) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """-c arguments for every program-naming key repo's config defines: (filter keys, other keys)."""
+    where = str(repo)
+    with _lock:
+        cached = _overrides_cache.get(where)
+    if cached is not None and _stat_key([f for f, _, _ in cached[0]]) == cached[0]:
+        return cached[1], cached[2]
+    files, keys = _list_config(where)
+    filters: list[str] = []
+    others: list[str] = []
+    for key in dict.fromkeys(keys):
+        for pattern, value in _DRIVER_KEYS:
+            if pattern.match(key):
+                (filters if _FILTER_KEY.match(key) else others).append(f"--config-env={key}={_VALUE_ENV[value]}")
+                break
+    entry = (_stat_key(list(dict.fromkeys(_repo_files(where) + files))), tuple(filters), tuple(others))
+    with _lock:
+        if len(_overrides_cache) > 256:
+            _overrides_cache.clear()
+        _overrides_cache[where] = entry
+    return entry[1], entry[2]
+
+
+def _fixed_args() -> list[str]:
+    args = ["--no-pager"]
+    for key, value in _FIXED:
+        args += ["-c", f"{key}={value}"]
+    for safe in _user_safe_directories():
+        args += ["-c", f"safe.directory={safe}"]
+    return args
+
+
+def _with_command_flags(args: tuple[str, ...]) -> list[str]:
+    """args with the no-driver flags inserted right after the subcommand (after any leading -c pairs)."""
+    out = list(args)
+    i = 0
+    while i + 1 < len(out) and out[i] == "-c":
+        i += 2
+    if i < len(out) and out[i] in _COMMAND_FLAGS:
+        out[i + 1 : i + 1] = _COMMAND_FLAGS[out[i]]
+    return out
+
+
+def armour(repo: str | Path, filters: bool = False) -> list[str]:
+    """The options placed before `-C repo` on every git process perfkit starts in repo."""
+    filter_args, other_args = driver_overrides(repo)
+    return [*_fixed_args(), *other_args, *(() if filters else filter_args)]
 
 
 def git(
@@ -43,28 +256,23 @@ def git(
     input: str | None = None,
     env: dict[str, str] | None = None,
     timeout: float | None = 600,
+    filters: bool = False,
 ) -> str:
-    """Run git in repo and return stdout (decoded leniently: histories hold any bytes)."""
-    cmd = [
-        "git",
-        "-c",
-        "core.hooksPath=/dev/null",
-        "-c",
-        "core.fsmonitor=false",
-        "-c",
-        "core.quotepath=off",
-        "-C",
-        str(repo),
-        *args,
-    ]
-    proc = subprocess.run(
-        cmd,
-        input=input.encode() if input is not None else None,
-        stdin=None if input is not None else subprocess.DEVNULL,
-        capture_output=True,
-        env=git_env(env),
-        timeout=timeout,
-    )
+    """Run git in repo and return stdout (decoded leniently: histories hold any bytes).
+
+    filters=True keeps the repository's checkout filters (the bisect's checkouts only)."""
+    cmd = ["git", *armour(repo, filters), "-C", str(repo), *_with_command_flags(args)]
+    try:
+        proc = subprocess.run(
+            cmd,
+            input=input.encode("utf-8", "surrogateescape") if input is not None else None,
+            stdin=None if input is not None else subprocess.DEVNULL,
+            capture_output=True,
+            env=git_env(env),
+            timeout=timeout,
+        )
+    except OSError as exc:  # E2BIG: an argument longer than the system takes
+        raise ToolFailure(f"git {' '.join(a[:40] for a in args[:3])} could not start: {exc.strerror}") from None
     if check and proc.returncode != 0:
         err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
         raise ToolFailure(f"git {' '.join(args[:3])} failed: {err[-1] if err else 'exit ' + str(proc.returncode)}")
@@ -75,6 +283,8 @@ def git_ok(repo: str | Path, *args: str) -> bool:
     try:
         git(repo, *args)
         return True
+    except BrokenGitConfig:
+        raise
     except ToolFailure:
         return False
 
@@ -83,6 +293,7 @@ def open_repo(path: str, field: str = "repo") -> Path:
     """Resolve a repository argument to its top-level folder or raise an InputError naming field."""
     if not isinstance(path, str) or not path.strip():
         raise InputError(field, "is empty", "pass the path of a git checkout")
+    limits.check_argument(path, field, limits.MAX_PATH_CHARS)
     p = Path(path).expanduser()
     if not p.exists():
         raise InputError(field, f"'{path}' does not exist", "pass the path of a git checkout")
@@ -96,18 +307,33 @@ def open_repo(path: str, field: str = "repo") -> Path:
         raise InputError(field, f"'{path}' is not a git repository", "pass the top folder of a git checkout") from None
     if top is None:
         raise InputError(field, f"'{path}' is a bare repository", "pass a checkout with a working tree")
-    return Path(top).resolve()
+    resolved = Path(top).resolve()
+    check_config(resolved, field)
+    return resolved
+
+
+def check_config(repo: Path, field: str) -> None:
+    """Refuse a repository whose config git cannot parse, naming the bad line, before any other answer."""
+    try:
+        driver_overrides(repo)
+    except BrokenGitConfig as exc:
+        raise InputError(
+            field, f"'{repo}' has a broken {exc}", "repair .git/config (`git config --list` shows the bad line)"
+        ) from None
 
 
 def resolve_commit(repo: Path, rev: str, field: str) -> str:
     """Full sha of a commit-ish, refusing option-like or malformed revisions."""
     if not isinstance(rev, str) or not rev.strip():
         raise InputError(field, "is empty", "pass a commit sha, tag or branch name")
+    limits.check_argument(rev, field, limits.MAX_REVISION_CHARS)
     rev = rev.strip()
     if rev.startswith("-") or not _REV_RE.match(rev) or ".." in rev:
         raise InputError(field, f"'{rev[:80]}' is not a single revision", "pass a commit sha, tag or branch name")
     try:
         return git(repo, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}").strip()
+    except BrokenGitConfig as exc:
+        raise InputError(field, f"cannot be looked up: {repo.name} has a broken {exc}", "repair .git/config") from None
     except ToolFailure:
         raise InputError(
             field,
@@ -117,15 +343,7 @@ def resolve_commit(repo: Path, rev: str, field: str) -> str:
 
 
 def is_ancestor(repo: Path, older: str, newer: str) -> bool:
-    return (
-        subprocess.run(
-            ["git", "-C", str(repo), "merge-base", "--is-ancestor", older, newer],
-            env=git_env(),
-            capture_output=True,
-            stdin=subprocess.DEVNULL,
-        ).returncode
-        == 0
-    )
+    return git_ok(repo, "merge-base", "--is-ancestor", older, newer)
 
 
 def is_shallow(repo: Path) -> bool:

@@ -6,12 +6,21 @@ or a safety hint cannot differ between them.
 
 from __future__ import annotations
 
+import errno
 import inspect
+import logging
+import math
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from pydantic import BaseModel
+
+from perfkit import limits
+from perfkit.errors import InputError, ToolFailure
+
+log = logging.getLogger("perfkit")
 
 
 class Progress(Protocol):
@@ -58,33 +67,89 @@ class ToolSpec:
         return [p for p in sig.parameters.values() if p.name != "progress"]
 
     def return_type(self) -> type[BaseModel]:
-        return inspect.signature(self.func, eval_str=True).return_annotation
+        annotation: type[BaseModel] = inspect.signature(self.func, eval_str=True).return_annotation
+        return annotation
 
     def call(self, arguments: dict[str, Any], progress: Progress | None = None) -> BaseModel:
+        """Run the tool; whatever escapes it is an InputError or a one-line ToolFailure naming the tool."""
+        for name, value in arguments.items():
+            _check_argument(name, value)
         try:
             if self.wants_progress:
-                return self.func(**arguments, progress=progress or no_progress)
-            return self.func(**arguments)
+                result = self.func(**arguments, progress=progress or no_progress)
+            else:
+                result = self.func(**arguments)
+        except (InputError, ToolFailure):
+            raise
         except OSError as exc:
             field = _too_long(exc, arguments)
             if field is None:
-                raise
-            from perfkit.errors import InputError
+                raise self._last_net(exc) from None
+            raise InputError(
+                field, "names a path or value longer than this system allows", "pass a shorter one"
+            ) from None
+        except Exception as exc:  # the last net: a bug, said in one line; the traceback goes to the log
+            raise self._last_net(exc) from None
+        where = _non_finite(result.model_dump(mode="python"), "")
+        if where is not None:
+            log.error("%s returned a non-finite number at %s", self.name, where)
+            raise ToolFailure(
+                f"{self.name} computed a number that is not finite ({where}); please report it with the inputs"
+            )
+        return result
 
-            raise InputError(field, "names a path longer than this system allows", "pass a shorter path") from None
+    def _last_net(self, exc: Exception) -> ToolFailure:
+        if os.environ.get("PERFKIT_DEBUG"):
+            raise exc
+        if log.hasHandlers():  # the server logs to stderr; the CLI says how to get the traceback
+            log.error("%s raised %s", self.name, type(exc).__name__, exc_info=exc)
+        detail = str(exc).strip().splitlines()
+        text = f": {detail[0][:200]}" if detail else ""
+        return ToolFailure(
+            f"an unexpected {type(exc).__name__}{text} in {self.name}; please report it "
+            "(the server's stderr, or PERFKIT_DEBUG=1 on the command line, shows the traceback)"
+        )
+
+
+def _check_argument(name: str, value: Any, depth: int = 0) -> None:
+    """Strings no longer than limits.MAX_INLINE_CHARS and valid Unicode, in lists and dicts too."""
+    if isinstance(value, str):
+        limits.check_text(value, name, limits.MAX_INLINE_CHARS, "pass a shorter value, or a file path")
+    elif depth > limits.MAX_JSON_DEPTH:
+        raise InputError(name, f"nests more than {limits.MAX_JSON_DEPTH} levels deep", "pass a flatter value")
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _check_argument(name, k, depth + 1)
+            _check_argument(name, v, depth + 1)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            _check_argument(name, v, depth + 1)
+
+
+def _non_finite(value: Any, where: str) -> str | None:
+    """Path of the first inf or NaN in a dumped result: JSON has no such number and clients reject it."""
+    if isinstance(value, float):
+        return None if math.isfinite(value) else where or "result"
+    if isinstance(value, dict):
+        items: Any = value.items()
+    elif isinstance(value, (list, tuple)):
+        items = enumerate(value)
+    else:
+        return None
+    for k, v in items:
+        found = _non_finite(v, f"{where}.{k}" if where else str(k))
+        if found is not None:
+            return found
+    return None
 
 
 def _too_long(exc: OSError, arguments: dict[str, Any]) -> str | None:
-    """The argument behind a 'file name too long' error: the caller can fix that, like any bad path."""
-    import errno
-
-    if exc.errno != errno.ENAMETOOLONG:
+    """The argument behind 'file name too long' or 'argument list too long': the caller can fix those."""
+    if exc.errno not in (errno.ENAMETOOLONG, errno.E2BIG):
         return None
+    longest, name_of = 0, None
     for name, value in arguments.items():
         for v in value if isinstance(value, list) else [value]:
-            if isinstance(v, str) and (
-                len(v.encode(errors="replace")) >= 4096
-                or any(len(part.encode(errors="replace")) > 255 for part in v.split("/"))
-            ):
-                return name
-    return None
+            if isinstance(v, str) and len(v) > longest:
+                longest, name_of = len(v), name
+    return name_of

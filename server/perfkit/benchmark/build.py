@@ -10,7 +10,7 @@ import numpy as np
 from perfkit.benchmark import campaign, stats
 from perfkit.benchmark.candidates import mark_baselines, read_candidates
 from perfkit.benchmark.load import read_benchmark_csv
-from perfkit.benchmark.models import BenchmarkSummary
+from perfkit.benchmark.models import BenchmarkSummary, Candidate
 from perfkit.benchmark.summarize import ArmData, compare, split_arms, summarize_arm
 from perfkit.errors import InputError
 
@@ -48,7 +48,7 @@ def _check_steady(arm: ArmData, warmup_steps: int, file: str) -> list[str]:
     warnings: list[str] = []
     bounds = np.flatnonzero(arm.runs[1:] != arm.runs[:-1]) + 1
     for part_runs, part_steps, part_steady in zip(
-        np.split(arm.runs, bounds), np.split(arm.steps, bounds), np.split(arm.steady, bounds)
+        np.split(arm.runs, bounds), np.split(arm.steps, bounds), np.split(arm.steady, bounds), strict=True
     ):
         run = int(part_runs[0])
         if not part_steady.any():
@@ -82,7 +82,7 @@ def build_summary(
 ) -> BenchmarkSummary:
     root = campaign.open_campaign(campaign_dir)
     bench = campaign.existing(root, campaign.BENCHMARK, campaign.BENCHMARK)
-    if bench is None or not bench.is_file():
+    if bench is None:
         raise InputError(
             "campaign_dir",
             f"'{campaign_dir}' has no {campaign.BENCHMARK}",
@@ -118,7 +118,9 @@ def build_summary(
             )
 
     cands_path = campaign.existing(root, campaign.CANDIDATES, campaign.CANDIDATES)
-    cands, ref, ref_rule = [], None, None
+    cands: list[Candidate] = []
+    ref: str | None = None
+    ref_rule: str | None = None
     if cands_path is not None:
         cands, cand_warnings = read_candidates(root, cands_path, campaign.CANDIDATES)
         warnings += cand_warnings

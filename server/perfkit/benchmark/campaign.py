@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path, PurePosixPath
 
+from perfkit import limits
 from perfkit.errors import InputError
 
 BENCHMARK = "benchmark.csv"
@@ -24,6 +25,7 @@ _SHA = re.compile(r"^[0-9a-fA-F]{4,64}$")
 def open_campaign(campaign_dir: str) -> Path:
     if not campaign_dir.strip():
         raise InputError("campaign_dir", "is empty", "pass the campaign folder, the one that holds benchmark.csv")
+    limits.check_argument(campaign_dir, "campaign_dir", limits.MAX_PATH_CHARS)
     path = Path(campaign_dir).expanduser()
     if not path.exists():
         raise InputError(
@@ -37,16 +39,27 @@ def open_campaign(campaign_dir: str) -> Path:
             f"'{campaign_dir}' is a file, not a folder",
             "pass the campaign folder, the one that holds benchmark.csv",
         )
-    return path.resolve()
+    return _resolve(path, "campaign_dir")
+
+
+def _resolve(path: Path, field: str) -> Path:
+    """path with every link followed; a loop of links is the caller's to fix, like any bad path."""
+    try:
+        return path.resolve()
+    except (RuntimeError, OSError):  # Python 3.11 raises RuntimeError on a loop
+        raise InputError(
+            field, f"'{path.name}' is a symbolic link that loops", "replace the link with the file"
+        ) from None
 
 
 def inside(root: Path, rel: str, field: str) -> Path:
     """The path of rel under root, refusing anything that would leave root."""
+    limits.check_argument(rel, field, limits.MAX_PATH_CHARS)
     pure = PurePosixPath(rel.replace("\\", "/"))
     if pure.is_absolute() or ".." in pure.parts or not pure.parts or "\0" in rel:
         raise InputError(field, f"'{rel}' is not a path inside the campaign folder", "use a relative path without '..'")
     full = root.joinpath(*pure.parts)
-    real = full.resolve()
+    real = _resolve(full, field)
     if real != root and root not in real.parents:
         raise InputError(
             field,
@@ -57,16 +70,9 @@ def inside(root: Path, rel: str, field: str) -> Path:
 
 
 def check_text_file(path: Path, field: str, limit: int, fix: str) -> None:
-    """Refuse a file too big to be what it claims, or binary, before a reader loads it whole into memory."""
-    size = path.stat().st_size
-    if size > limit:
-        raise InputError(
-            field, f"is {size / 2**20:,.0f} MiB, more than the {limit / 2**20:,.0f} MiB perfkit reads", fix
-        )
-    with open(path, "rb") as fh:
-        head = fh.read(8192)
-    if b"\0" in head:
-        raise InputError(field, "holds NUL bytes: it is a binary file, not text", fix)
+    """Refuse what is not a regular text file of at most limit bytes (a FIFO, a folder, a link loop, a
+    binary or oversized file) before a reader loads it whole into memory; never blocks."""
+    limits.check_regular_file(path, field, limit, fix)
 
 
 def existing(root: Path, rel: str, field: str) -> Path | None:

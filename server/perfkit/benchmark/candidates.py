@@ -11,6 +11,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+from perfkit import limits
 from perfkit.benchmark import campaign
 from perfkit.benchmark.models import Candidate
 from perfkit.errors import InputError
@@ -70,55 +71,93 @@ def same_baseline(a: str, b: str) -> bool:
     return hexa and min(len(a), len(b)) >= 7 and (a.startswith(b) or b.startswith(a))
 
 
+def _record(line: str, where: str) -> dict[str, Any]:
+    """One line as a JSON object, within the size and depth limits every user text gets."""
+    record = limits.load_json(line, where, "write one JSON object per line")
+    if not isinstance(record, dict):
+        raise InputError(where, f"is a JSON {type(record).__name__}, not an object", "write one JSON object per line")
+    if "shipped" not in record:
+        _text(record, "sha", where, required=True)
+        _text(record, "title", where, required=True)
+        raise InputError(where, "has no 'shipped'", "every candidate needs sha, title and shipped")
+    if not isinstance(record["shipped"], bool):
+        raise InputError(
+            f"{where} field 'shipped'",
+            f"must be true or false, found {json.dumps(record['shipped'])}",
+            "write a JSON boolean",
+        )
+    return record
+
+
+def _effect(record: dict[str, Any], where: str, warnings: list[str]) -> tuple[float | None, float | None, float | None]:
+    """(before, after, effect_pct); effect_pct computed from before/after when not recorded."""
+    before, after = _number(record, "before", where), _number(record, "after", where)
+    effect = _number(record, "effect_pct", where)
+    if before is not None and after is not None:
+        if before == 0:
+            raise InputError(
+                f"{where} field 'before'",
+                "is 0, so no relative effect can be computed",
+                "record the metric's value on the baseline",
+            )
+        computed = (after - before) / before * 100.0
+        if not math.isfinite(computed):
+            raise InputError(
+                f"{where} field 'before'", "and 'after' give an effect too large to compute", "check both values"
+            )
+        if effect is None:
+            effect = computed
+        elif abs(effect - computed) > EFFECT_TOLERANCE_PCT:
+            warnings.append(
+                f"{where}: effect_pct {effect:g} disagrees with before/after, which give "
+                f"{computed:.2f}; the recorded effect_pct is reported"
+            )
+    return before, after, effect
+
+
+def _files(
+    root: Path, record: dict[str, Any], sha: str, where: str, warnings: list[str]
+) -> tuple[str | None, str | None]:
+    """(report, trace folder) of a candidate: the recorded report, else commits/<sha>/report.md and trace/."""
+    commit = campaign.commit_dir(root, sha, f"{where} field 'sha'")
+    report_rel = _text(record, "report", where)
+    report = None
+    if report_rel is not None:
+        found = campaign.existing(root, report_rel, f"{where} field 'report'")
+        if found is None:
+            warnings.append(f"{where}: report '{report_rel}' does not exist")
+        elif not found.is_file():
+            raise InputError(
+                f"{where} field 'report'", f"'{report_rel}' is not a regular file", "point it at the report's file"
+            )
+        else:
+            report = campaign.relative(root, found)
+    elif commit is not None:
+        found = campaign.existing(root, f"{campaign.relative(root, commit)}/report.md", f"{where} field 'sha'")
+        if found is not None and not found.is_file():
+            warnings.append(f"{where}: {campaign.relative(root, found)} is not a regular file and is not used")
+            found = None
+        report = campaign.relative(root, found) if found else None
+    trace = None
+    if commit is not None:
+        found = campaign.existing(root, f"{campaign.relative(root, commit)}/trace", f"{where} field 'sha'")
+        trace = campaign.relative(root, found) + "/" if found and found.is_dir() else None
+    return report, trace
+
+
 def read_candidates(root: Path, path: Path, file: str) -> tuple[list[Candidate], list[str]]:
-    campaign.check_text_file(path, file, MAX_BYTES, "write one JSON object per tried change")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise InputError(file, "is not UTF-8 text", "save it as UTF-8 JSON lines") from None
+    text = limits.read_regular_text(path, file, MAX_BYTES, "write one JSON object per tried change, as UTF-8")
     out: list[Candidate] = []
     warnings: list[str] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         where = f"{file} line {number}"
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(
-                where, f"is not valid JSON ({exc.msg} at column {exc.colno})", "write one JSON object per line"
-            ) from None
-        if not isinstance(record, dict):
-            raise InputError(
-                where, f"is a JSON {type(record).__name__}, not an object", "write one JSON object per line"
-            )
+        record = _record(line, where)
         sha = _text(record, "sha", where, required=True)
         title = _text(record, "title", where, required=True)
-        if "shipped" not in record:
-            raise InputError(where, "has no 'shipped'", "every candidate needs sha, title and shipped")
-        if not isinstance(record["shipped"], bool):
-            raise InputError(
-                f"{where} field 'shipped'",
-                f"must be true or false, found {json.dumps(record['shipped'])}",
-                "write a JSON boolean",
-            )
-        before, after = _number(record, "before", where), _number(record, "after", where)
-        effect = _number(record, "effect_pct", where)
-        if before is not None and after is not None:
-            if before == 0:
-                raise InputError(
-                    f"{where} field 'before'",
-                    "is 0, so no relative effect can be computed",
-                    "record the metric's value on the baseline",
-                )
-            computed = (after - before) / before * 100.0
-            if effect is None:
-                effect = computed
-            elif abs(effect - computed) > EFFECT_TOLERANCE_PCT:
-                warnings.append(
-                    f"{where}: effect_pct {effect:g} disagrees with before/after, which give "
-                    f"{computed:.2f}; the recorded effect_pct is reported"
-                )
+        assert sha is not None and title is not None  # required=True raised otherwise
+        before, after, effect = _effect(record, where, warnings)
         baseline = _text(record, "baseline", where)
         if (effect is not None or before is not None or after is not None) and baseline is None:
             raise InputError(
@@ -126,22 +165,7 @@ def read_candidates(root: Path, path: Path, file: str) -> tuple[list[Candidate],
                 "records a measured effect but not the baseline it was measured against",
                 'add "baseline": the commit or label of that baseline',
             )
-        commit = campaign.commit_dir(root, sha, f"{where} field 'sha'")
-        report_rel = _text(record, "report", where)
-        report = None
-        if report_rel is not None:
-            found = campaign.existing(root, report_rel, f"{where} field 'report'")
-            if found is None:
-                warnings.append(f"{where}: report '{report_rel}' does not exist")
-            else:
-                report = campaign.relative(root, found)
-        elif commit is not None:
-            found = campaign.existing(root, f"{campaign.relative(root, commit)}/report.md", f"{where} field 'sha'")
-            report = campaign.relative(root, found) if found else None
-        trace = None
-        if commit is not None:
-            found = campaign.existing(root, f"{campaign.relative(root, commit)}/trace", f"{where} field 'sha'")
-            trace = campaign.relative(root, found) + "/" if found and found.is_dir() else None
+        report, trace = _files(root, record, sha, where, warnings)
         out.append(
             Candidate(
                 line=number,

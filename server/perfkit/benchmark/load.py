@@ -17,13 +17,16 @@ import numpy as np
 from perfkit.errors import InputError
 
 if TYPE_CHECKING:
-    import pandas as pd
+    import pandas as pd  # type: ignore[import-untyped]  # no pandas-stubs in the environment: frames are Any
 
 REQUIRED = ("arm", "run", "step", "step_time_s")
 OPTIONAL = ("peak_mem_gb",)
 ARM, RUN, STEP, TIME, MEM, LINE = "_arm", "_run", "_step", "_time", "_mem", "_line"
 SHOWN = 5  # how many bad lines an error quotes
 MAX_BYTES = 1024**3  # about 30 million rows; pandas needs several times the file size in memory
+STEP_TIME_RANGE_S = (1e-9, 1e9)  # 1 ns to 30 years: outside it a value is a unit or export error
+MAX_MAGNITUDE = 1e100  # any other number: sums of 10^8 such values and their squares stay finite
+MIN_MAGNITUDE = 1e-100  # ... and ratios of their means too (0 itself is fine)
 
 
 @dataclass
@@ -94,7 +97,7 @@ def map_columns(found: list[str], columns: dict[str, str] | None, file: str) -> 
     return mapping
 
 
-def _numbers(frame: pd.DataFrame, col: str, file: str, *, required: bool) -> np.ndarray:
+def _numbers(frame: pd.DataFrame, col: str, file: str, *, required: bool, bounded: bool = True) -> np.ndarray:
     """The column as floats. Bad cells (text, nan, inf; empty when required) raise, naming lines."""
     import pandas as pd
 
@@ -116,7 +119,20 @@ def _numbers(frame: pd.DataFrame, col: str, file: str, *, required: bool) -> np.
             f"{_lines(frame, bad, raw)}",
             "fix those cells or remove their rows",
         )
-    return values
+    result: np.ndarray = values
+    if not bounded:  # the caller applies a narrower range of its own
+        return result
+    with np.errstate(invalid="ignore"):
+        size = np.abs(values)
+        extreme = (size > MAX_MAGNITUDE) | ((size < MIN_MAGNITUDE) & (size > 0))
+    if extreme.any():
+        raise InputError(
+            f"{file} column '{col}'",
+            f"a value is beyond the magnitudes perfkit computes with ({MIN_MAGNITUDE:g} to {MAX_MAGNITUDE:g}) at "
+            f"{_lines(frame, extreme, raw)}",
+            "check the unit of that column, or fix those cells",
+        )
+    return result
 
 
 def _to_float(raw: pd.Series) -> pd.Series:
@@ -181,6 +197,7 @@ def read_benchmark_csv(path: Path, file: str, columns: dict[str, str] | None) ->
     except (pd.errors.ParserError, UnicodeDecodeError, OSError) as exc:
         raise InputError(file, f"cannot be read as CSV ({_first_line(exc)})", "fix the file") from None
     found = [str(c).strip() for c in header.columns]
+    _refuse_repeated_names(path, file)
     mapping = map_columns(found, columns, file)
     original = list(header.columns)
     arm_original = original[found.index(mapping["arm"])]
@@ -214,7 +231,7 @@ def read_benchmark_csv(path: Path, file: str, columns: dict[str, str] | None) ->
         ARM: codes,
         RUN: _integers(frame, mapping["run"], "run", file, None),
         STEP: _integers(frame, mapping["step"], "step", file, 1),
-        TIME: _numbers(frame, mapping["step_time_s"], file, required=True),
+        TIME: _numbers(frame, mapping["step_time_s"], file, required=True, bounded=False),
         LINE: frame[LINE].to_numpy(),
     }
     nonpositive = out[TIME] <= 0
@@ -223,6 +240,15 @@ def read_benchmark_csv(path: Path, file: str, columns: dict[str, str] | None) ->
             f"{file} column '{mapping['step_time_s']}'",
             f"a step time must be above 0; it is not at {_lines(frame, nonpositive, frame[mapping['step_time_s']])}",
             "fix those cells or remove their rows",
+        )
+    low, high = STEP_TIME_RANGE_S
+    implausible = (out[TIME] < low) | (out[TIME] > high)
+    if implausible.any():
+        raise InputError(
+            f"{file} column '{mapping['step_time_s']}'",
+            f"a step time must be between {low:g} and {high:g} seconds; it is not at "
+            f"{_lines(frame, implausible, frame[mapping['step_time_s']])}",
+            "check that the column is in seconds, or fix those cells",
         )
     if "peak_mem_gb" in mapping:
         mem = _numbers(frame, mapping["peak_mem_gb"], file, required=False)
@@ -286,6 +312,25 @@ def _arm_codes(frame: pd.DataFrame, col: str, file: str) -> tuple[np.ndarray, li
             f"{file} column '{col}'", f"the arm is empty at {_lines(frame, empty)}", "name the arm on every row"
         )
     return codes, names
+
+
+def _refuse_repeated_names(path: Path, file: str) -> None:
+    """A name the header gives twice is an error under that name (pandas would call the second 'x.1')."""
+    import csv
+    import io
+
+    with open(path, "rb") as f:
+        head = f.read(1024**2).decode("utf-8", "replace")
+    first = next(csv.reader(io.StringIO(head), skipinitialspace=True), [])
+    seen: dict[str, int] = {}
+    for number, name in enumerate((n.strip().lstrip("\ufeff") for n in first), start=1):
+        if name and name in seen:
+            raise InputError(
+                file,
+                f"names column '{name}' twice in its header (columns {seen[name]} and {number})",
+                "give every column its own name",
+            )
+        seen[name] = number
 
 
 def _long_rows(path: Path, width: int) -> str:

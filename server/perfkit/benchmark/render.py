@@ -67,7 +67,7 @@ def _table(arms: list[ArmSummary], cmp: Comparison) -> list[str]:
         "change",
     )
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(4)]
-    return ["  " + "  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in [head, *rows]]
+    return ["  " + "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in [head, *rows]]
 
 
 def human(s: BenchmarkSummary) -> str:

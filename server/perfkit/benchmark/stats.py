@@ -216,7 +216,10 @@ def u_min_p(n_a: int, n_b: int) -> float:
     """Smallest two-sided p-value the exact test can give without ties: 2 / C(n_a + n_b, n_a)."""
     if n_a == 0 or n_b == 0:
         return 1.0
-    return min(1.0, 2.0 / math.comb(n_a + n_b, n_a))
+    ways = math.comb(n_a + n_b, n_a)
+    if ways.bit_length() < 1000:  # exact while 2 / ways is a normal float
+        return min(1.0, 2.0 / ways)
+    return 0.0  # below 2**-999: the smallest p-value is nothing any test could tell from zero
 
 
 def _midranks(values: np.ndarray) -> np.ndarray:
@@ -241,7 +244,8 @@ def _exact_rank_sum_counts(doubled: Sequence[int], k: int) -> np.ndarray:
     for r in doubled:
         for j in range(k, 0, -1):  # items used at most once: walk j downwards
             dp[j, r:] += dp[j - 1, : total + 1 - r]
-    return dp[k]
+    counts: np.ndarray = dp[k]
+    return counts
 
 
 def mann_whitney_u(a: Sequence[float], b: Sequence[float]) -> UTest:

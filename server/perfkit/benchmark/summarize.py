@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -57,7 +58,7 @@ def split_arms(table: Table, warmup_steps: int) -> dict[str, ArmData]:
     starts = np.concatenate([[0], bounds])
     ends = np.concatenate([bounds, [len(codes)]])
     arms: dict[str, ArmData] = {}
-    for s, e in sorted(zip(starts, ends), key=lambda se: codes[se[0]]):
+    for s, e in sorted(zip(starts, ends, strict=True), key=lambda se: codes[se[0]]):
         part = frame.iloc[int(s) : int(e)]
         name = table.arms[int(codes[s])]
         steps = part[STEP].to_numpy()
@@ -85,7 +86,7 @@ def _run_groups(arm: ArmData) -> list[tuple[int, slice]]:
     bounds = np.flatnonzero(arm.runs[1:] != arm.runs[:-1]) + 1
     starts = np.concatenate([[0], bounds])
     ends = np.concatenate([bounds, [len(arm.runs)]])
-    return [(int(arm.runs[s]), slice(int(s), int(e))) for s, e in zip(starts, ends)]
+    return [(int(arm.runs[s]), slice(int(s), int(e))) for s, e in zip(starts, ends, strict=True)]
 
 
 def summarize_arm(
@@ -271,6 +272,7 @@ def significance(base: ArmSummary, cand: ArmSummary) -> Significance:
         )
     test = stats.mann_whitney_u(b, a)  # candidate first: u counts pairs where the candidate is slower
     assert test.p_value is not None
+    verdict: Literal["faster", "slower", "not_significant"]
     if test.p_value < stats.ALPHA:
         verdict = "faster" if test.a_lower else "slower"
         note = (

@@ -25,7 +25,7 @@ class Unavailable(Exception):
 
 
 def _git(repo: Path, *args: str) -> str:
-    return gitrepo.git(repo, *_NO_RECURSE, *args)
+    return gitrepo.git(repo, *_NO_RECURSE, *args, filters=True)  # a build needs its checkout filters (LFS)
 
 
 def source_git_dir(repo: Path, path: str, name: str | None) -> Path | None:

@@ -71,10 +71,11 @@ def classify_changes(
     ctxs = [c for _, cs in loaded for c in cs]
     moved = hunks.mark_moves(ctxs)
     a = hunks.Analysis(r, ctxs, globs)
-    commits, totals = [], {k: 0 for k in KINDS}
+    commits = []
+    totals: dict[str, int] = {k: 0 for k in KINDS}
     for info, cs in loaded:
         files = [hunks.file_changes(a, c) for c in cs]
-        counts = {k: 0 for k in KINDS}
+        counts: dict[str, int] = {k: 0 for k in KINDS}
         for f in files:
             for h in f.hunks:
                 counts[h.kind] += 1

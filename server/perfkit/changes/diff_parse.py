@@ -13,11 +13,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from perfkit import gitrepo
+from perfkit.changes.models import FileStatus
 from perfkit.errors import ToolFailure
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 _HUNK_RE = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
-_STATUS = {"A": "added", "M": "modified", "D": "deleted", "R": "renamed", "C": "copied", "T": "type_changed"}
+_STATUS: dict[str, FileStatus] = {
+    "A": "added",
+    "M": "modified",
+    "D": "deleted",
+    "R": "renamed",
+    "C": "copied",
+    "T": "type_changed",
+}
 
 
 @dataclass
@@ -54,7 +62,7 @@ class FileDiff:
         return "160000" in (self.old_mode, self.new_mode)
 
     @property
-    def status_word(self) -> str:
+    def status_word(self) -> FileStatus:
         return _STATUS.get(self.status, "modified")
 
 
@@ -87,7 +95,7 @@ def parse(out: str) -> list[FileDiff]:
     sections = _split_patch(out[pos:].lstrip("\0"))
     if len(sections) != len(files):
         raise ToolFailure(f"git diff printed {len(files)} files but {len(sections)} patches")
-    for f, section in zip(files, sections):
+    for f, section in zip(files, sections, strict=True):
         _parse_section(f, section)
     return files
 

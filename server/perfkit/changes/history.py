@@ -111,7 +111,7 @@ def write_histories(repo: Path, base: str, paths: list[str], folder: Path) -> di
         for c in oldest_first:
             ps = parents[c]
             if c in sides:
-                same = [p for p, changed in zip(ps, sides[c]) if path not in changed]
+                same = [p for p, changed in zip(ps, sides[c], strict=False) if path not in changed]
                 changes = not same
                 links = ps if changes else same[:1]  # blame follows the first parent holding the same file
             else:

@@ -14,7 +14,7 @@ from pathlib import Path, PurePosixPath
 from perfkit import gitrepo
 from perfkit.changes import lookup, recipes
 from perfkit.changes.diff_parse import DiffLine, FileDiff, Hunk
-from perfkit.changes.models import ChangeKind, Evidence, FileChanges, FileRole, HunkChange, MovedBlock
+from perfkit.changes.models import ChangeKind, Evidence, FileChanges, FileRole, HunkChange, MovedBlock, RemovalShape
 from perfkit.changes.moved import Run, find_moves
 from perfkit.changes.removal import Net, is_code, judge, net_lines
 from perfkit.changes.revrange import Range
@@ -293,7 +293,7 @@ def _judge_recipe(a: Analysis, c: FileCtx, net: Net) -> HunkChange | None:
                 f"; {len(others)} other key(s) on these lines are of other kinds (see evidence)" if others else ""
             )
             ev = [e for f in picked + others for e in f[3]]
-            return _hunk(kind, best[1], why, ev[:12])  # type: ignore[arg-type]
+            return _hunk(kind, best[1], why, ev[:12])
     return None
 
 
@@ -396,7 +396,9 @@ def _judge_source(a: Analysis, c: FileCtx, h: Hunk, net: Net) -> HunkChange:
     )
 
 
-def _hunk(kind: ChangeKind, confidence: float, reason: str, evidence: list[Evidence], removal=None) -> HunkChange:
+def _hunk(
+    kind: ChangeKind, confidence: float, reason: str, evidence: list[Evidence], removal: RemovalShape | None = None
+) -> HunkChange:
     return HunkChange(
         kind=kind,
         confidence=round(confidence, 2),

@@ -11,6 +11,7 @@ KINDS: tuple[ChangeKind, ...] = ("setting", "default", "source", "removal")
 RemovalShape = Literal["file", "function", "guard", "branch", "call", "import", "lines"]
 FileRole = Literal["source", "recipe", "launcher", "config", "dependency", "test", "doc"]
 FileStatus = Literal["added", "modified", "deleted", "renamed", "copied", "type_changed"]
+NameRole = Literal["defined", "referenced"]
 
 
 class _Model(BaseModel):
@@ -177,7 +178,7 @@ class RemovedBlock(_Model):
 
 class NameAtHead(_Model):
     name: str
-    role: Literal["defined", "referenced"]
+    role: NameRole
     removed_at: list[str] = Field(description="path:line at base of the removed lines naming it")
     occurrences: int = Field(description="lines at head that still contain it as a word")
     where: list[str] = Field(description="up to 5 of those lines as path:line")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import Any
 
 MIN_ALNUM = 20
 _MAX_CANDIDATES = 64
@@ -26,7 +27,7 @@ def norm(text: str) -> str:
 class Run:
     """Consecutive deleted (or added) lines of one hunk, with an owner the caller uses to map back."""
 
-    owner: object
+    owner: tuple[Any, int]  # the caller's key back to its hunk: (file context, hunk id) in hunks.py
     path: str
     numbers: list[int]
     texts: list[str]
@@ -44,7 +45,7 @@ def find_moves(removed: list[Run], added: list[Run]) -> list[Match]:
     """Greedy longest matches of deleted runs against added runs, each added line used once."""
     seqs = []
     for run in added:
-        keep = [(n, norm(t)) for n, t in zip(run.numbers, run.texts) if norm(t)]
+        keep = [(n, norm(t)) for n, t in zip(run.numbers, run.texts, strict=True) if norm(t)]
         seqs.append(keep)
     index: dict[str, list[tuple[int, int]]] = defaultdict(list)
     for ai, seq in enumerate(seqs):
@@ -53,7 +54,7 @@ def find_moves(removed: list[Run], added: list[Run]) -> list[Match]:
     used: set[tuple[int, int]] = set()
     matches: list[Match] = []
     for run in removed:
-        rem = [(n, norm(t)) for n, t in zip(run.numbers, run.texts) if norm(t)]
+        rem = [(n, norm(t)) for n, t in zip(run.numbers, run.texts, strict=True) if norm(t)]
         i = 0
         while i < len(rem):
             best = (0, -1, -1)

@@ -14,10 +14,10 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from perfkit import gitrepo
+from perfkit import gitrepo, limits
 from perfkit.changes.diff_parse import DiffLine
 from perfkit.changes.hunks import FileCtx
-from perfkit.changes.models import SkippedFile
+from perfkit.changes.models import NameRole, RemovalShape, SkippedFile
 from perfkit.changes.removal import defined_name, is_code, judge, net_lines
 from perfkit.changes.revrange import Range
 from perfkit.errors import InputError
@@ -39,36 +39,48 @@ elif else except raise yield await async import from pass none true false null n
 class Block:
     ctx: FileCtx
     lines: list[DiffLine]
-    shape: str
+    shape: RemovalShape
     confidence: float
     line_sha: dict[int, str] = field(default_factory=dict)
 
 
+MAX_PATHS = 1_000  # paths named in one call: each is matched against every changed file
+MAX_BLAMED_FILES = 2_000  # files blamed in one call: one git blame each
+
+
 def check_paths(r: Range, paths: list[str] | None) -> list[str] | None:
+    """The paths, cleaned and each once, all checked in one git call; a path neither side has is refused."""
     if paths is None:
         return None
-    out = []
+    out: list[str] = []
     for p in paths:
+        limits.check_argument(p or "", "paths", limits.MAX_PATH_CHARS)
         q = (p or "").strip()
         while q.startswith("./"):
             q = q[2:]
         q = q.rstrip("/")
-        if not q or q.startswith(("/", "-")) or ".." in q.split("/") or "\0" in q:
+        if not q or q.startswith(("/", "-")) or ".." in q.split("/") or "\0" in q or "\n" in q:
             raise InputError(
                 "paths",
                 f"'{p}' is not a path inside the repository",
                 "pass paths relative to the repository root, for example 'src/model.py'",
             )
-        if not (
-            gitrepo.git_ok(r.repo, "cat-file", "-e", f"{r.base}:{q}")
-            or gitrepo.git_ok(r.repo, "cat-file", "-e", f"{r.head}:{q}")
-        ):
+        out.append(q)
+    out = list(dict.fromkeys(out))
+    if len(out) > MAX_PATHS:
+        raise InputError(
+            "paths",
+            f"names {len(out):,} different paths, more than the {MAX_PATHS:,} perfkit takes in one call",
+            "name the folders that hold them instead, or leave paths out to blame every file",
+        )
+    found = existing(r.repo, r.base, out) | existing(r.repo, r.head, out)
+    for q in out:
+        if q not in found:
             raise InputError(
                 "paths",
                 f"'{q}' exists neither at base nor at head",
                 "check the spelling with `git ls-tree -r --name-only <base>`",
             )
-        out.append(q)
     return out
 
 
@@ -240,7 +252,7 @@ def existing(repo: Path, rev: str, paths: list[str]) -> set[str]:
     if not paths:
         return set()
     out = gitrepo.git(repo, "cat-file", "--batch-check", input="".join(f"{rev}:{p}\n" for p in paths))
-    return {p for p, line in zip(paths, out.split("\n")) if not line.endswith(" missing")}
+    return {p for p, line in zip(paths, out.split("\n"), strict=False) if not line.endswith(" missing")}
 
 
 def merge_owners(repo: Path, base: str) -> dict[str, str]:
@@ -274,8 +286,8 @@ def merge_owners(repo: Path, base: str) -> dict[str, str]:
     return owner
 
 
-def names_in(blocks: list[Block]) -> dict[tuple[str, str], list[str]]:
-    found: dict[tuple[str, str], list[str]] = {}
+def names_in(blocks: list[Block]) -> dict[tuple[str, NameRole], list[str]]:
+    found: dict[tuple[str, NameRole], list[str]] = {}
     for b in blocks:
         for d in b.lines:
             if not is_code(d.text):

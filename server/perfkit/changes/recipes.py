@@ -142,48 +142,69 @@ def settings_in(line: str, role: FileRole, path: str) -> list[SetItem]:
 
 
 def _settings_in(line: str, role: FileRole, path: str) -> list[SetItem]:
+    """Environment assignments first, then what the file's kind sets: config keys, kwargs or flags."""
     if _comment(line):
         return []
+    items = _env_sets(line)
+    env_keys = {i.key for i in items}
+    ext = PurePosixPath(path).suffix.lower()
+    if role == "config" or role == "dependency" and ext in {".toml", ".cfg", ".yml", ".yaml"}:
+        return items + _config_sets(line, ext, env_keys)
+    if role == "dependency" and ext in {".txt", ".in", ""}:
+        return items  # requirement lines: packages_in reads them
+    if role in ("launcher", "recipe", "dependency"):
+        if ext == ".py" or role == "recipe" and ext not in LAUNCHER_EXT:
+            return items + _python_sets(line, env_keys)
+        return items + _command_line_sets(line, env_keys)
+    return items
+
+
+def _env_sets(line: str) -> list[SetItem]:
     items: list[SetItem] = []
     for rx in _ENV_SET:
         for m in rx.finditer(line):
             if m.group(1) not in {i.key for i in items}:
                 items.append(SetItem(m.group(1), m.group(2).strip().strip("\"'") if m.group(2) else None, "env"))
-    env_keys = {i.key for i in items}
-    ext = PurePosixPath(path).suffix.lower()
-    if role == "config" or role == "dependency" and ext in {".toml", ".cfg", ".yml", ".yaml"}:
-        for rx in (
-            (_JSON_RE,)
-            if ext in {".json", ".jsonc"}
-            else (_TOML_RE,)
-            if ext in {".toml", ".ini", ".cfg", ".conf", ".env", ".properties"}
-            else (_YAML_RE,)
-        ):
-            m = rx.search(line)
-            if m and m.group(1) not in env_keys:
-                value = (m.group(2) or "").strip().strip(",").strip("\"'")
-                if value and value not in ("{", "[", "|", ">"):
-                    items.append(SetItem(m.group(1), value, "config"))
-        return items
-    if role == "dependency" and ext in {".txt", ".in", ""}:
-        return items  # requirement lines: packages_in reads them
-    if role in ("launcher", "recipe", "dependency"):
-        if ext == ".py" or role == "recipe" and ext not in LAUNCHER_EXT:
-            for m in _PY_KWARG_RE.finditer(line):
-                if m.group(1) not in env_keys:
-                    items.append(SetItem(m.group(1), m.group(2).strip("\"'"), "kwarg"))
-            m = _PY_ATTR_RE.match(line)
-            if m:
-                items.append(SetItem(m.group(1), m.group(2).strip("\"'"), "config"))
-            for m in _QUOTED_FLAG_RE.finditer(line):  # argument lists: ["--use-fused-adam", "--lr", "0.1"]
-                items.append(SetItem(m.group(1), None, "flag"))
-            return items
-        for m in _FLAG_RE.finditer(line):
-            items.append(SetItem(m.group(1), m.group(2) or m.group(3), "flag"))
-        for m in _HYDRA_RE.finditer(line):
-            key = m.group(1)
-            if key not in env_keys and key.split(".")[0] not in _SHELL_WORDS and not key.isupper():
-                items.append(SetItem(key, m.group(2), "config"))
+    return items
+
+
+def _config_sets(line: str, ext: str, env_keys: set[str]) -> list[SetItem]:
+    """A key set by a JSON, TOML/INI or YAML line (the file's suffix picks the syntax)."""
+    if ext in {".json", ".jsonc"}:
+        rx = _JSON_RE
+    elif ext in {".toml", ".ini", ".cfg", ".conf", ".env", ".properties"}:
+        rx = _TOML_RE
+    else:
+        rx = _YAML_RE
+    m = rx.search(line)
+    if not m or m.group(1) in env_keys:
+        return []
+    value = (m.group(2) or "").strip().strip(",").strip("\"'")
+    return [SetItem(m.group(1), value, "config")] if value and value not in ("{", "[", "|", ">") else []
+
+
+def _python_sets(line: str, env_keys: set[str]) -> list[SetItem]:
+    """Keyword arguments, attribute assignments and quoted flags of a Python launcher or recipe."""
+    items = [
+        SetItem(m.group(1), m.group(2).strip("\"'"), "kwarg")
+        for m in _PY_KWARG_RE.finditer(line)
+        if m.group(1) not in env_keys
+    ]
+    attr = _PY_ATTR_RE.match(line)
+    if attr:
+        items.append(SetItem(attr.group(1), attr.group(2).strip("\"'"), "config"))
+    for m in _QUOTED_FLAG_RE.finditer(line):  # argument lists: ["--use-fused-adam", "--lr", "0.1"]
+        items.append(SetItem(m.group(1), None, "flag"))
+    return items
+
+
+def _command_line_sets(line: str, env_keys: set[str]) -> list[SetItem]:
+    """Flags and Hydra-style key=value overrides of a shell launcher line."""
+    items = [SetItem(m.group(1), m.group(2) or m.group(3), "flag") for m in _FLAG_RE.finditer(line)]
+    for m in _HYDRA_RE.finditer(line):
+        key = m.group(1)
+        if key not in env_keys and key.split(".")[0] not in _SHELL_WORDS and not key.isupper():
+            items.append(SetItem(key, m.group(2), "config"))
     return items
 
 
@@ -244,16 +265,16 @@ def option_reads(line: str) -> list[OptionRead]:
         for m in rx.finditer(line):
             reads.append(OptionRead(m.group(1), (m.group(2) or "").strip() or None, "env"))
             seen.add(m.group(1))
-    m = _ARG_RE.search(line)
-    if m:
-        rest = m.group(2)
+    arg = _ARG_RE.search(line)
+    if arg:
+        rest = arg.group(2)
         d = _DEFAULT_KW_RE.search(rest)
         default = (
             d.group(1).strip()
             if d
             else ("False" if "store_true" in rest else "True" if "store_false" in rest else None)
         )
-        reads.append(OptionRead(m.group(1).lstrip("-"), default, "flag"))
+        reads.append(OptionRead(arg.group(1).lstrip("-"), default, "flag"))
         return reads
     for rx in (_GET_RE, _GETATTR_RE):
         for m in rx.finditer(line):
@@ -271,9 +292,9 @@ def option_reads(line: str) -> list[OptionRead]:
                 reads.append(OptionRead(m.group(1), m.group(2), "kwarg"))
                 seen.add(m.group(1))
     else:
-        m = _FIELD_RE.match(line)
-        if m and m.group(1) not in seen:
-            reads.append(OptionRead(m.group(1), m.group(2), "kwarg"))
+        found = _FIELD_RE.match(line)
+        if found and found.group(1) not in seen:
+            reads.append(OptionRead(found.group(1), found.group(2), "kwarg"))
     return reads
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Set
 from dataclasses import dataclass
 
 from perfkit.changes.diff_parse import DiffLine
@@ -88,8 +89,8 @@ class Net:
 def net_lines(
     removed: list[DiffLine],
     added: list[DiffLine],
-    moved_removed: set[int] = frozenset(),
-    moved_added: set[int] = frozenset(),
+    moved_removed: Set[int] = frozenset(),
+    moved_added: Set[int] = frozenset(),
 ) -> Net:
     """Split a hunk into lines really deleted, really added, and deleted-then-re-added."""
     rem = [d for d in removed if d.no not in moved_removed]

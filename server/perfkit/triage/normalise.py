@@ -53,7 +53,7 @@ _DAYS = r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)"
 _YEAR = r"(?:19|20)\d{2}"
 _MD = r"(?:0[1-9]|1[0-2])[-/.]?(?:0[1-9]|[12]\d|3[01])"
 _HMS = r"(?:[01]\d|2[0-3]):?[0-5]\d(?::?[0-5]\d(?:[.,]\d+)?)?"
-RULES: list[tuple[str, re.Pattern, str]] = [
+RULES: list[tuple[str, re.Pattern[str], str]] = [
     (
         "key=value stamp",
         re.compile(
