@@ -67,11 +67,15 @@ def _box_key(text: str) -> str:
 
 
 def _item_end(body: list[str], hidden: list[bool], k: int) -> int:
-    """Index of the last line of the box item starting at k (its text may wrap onto following lines)."""
+    """Index of the last line of the box item starting at k: its text may wrap onto following lines that
+    are indented under it (an unindented line is the template's next paragraph, left as it is)."""
+    indent = len(body[k]) - len(body[k].lstrip())
     end = k
     for j in range(k + 1, len(body)):
         ln = body[j]
         if not ln.strip() or hidden[j] or BOX_RE.match(ln) or _ITEM_RE.match(ln) or ln.lstrip().startswith(("#", "<")):
+            break
+        if len(ln) - len(ln.lstrip()) < indent + 2:
             break
         end = j
     return end
