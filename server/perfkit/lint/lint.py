@@ -18,7 +18,9 @@ def check_size(text: str, field: str) -> None:
     """Refuse text over the cap before any rule runs, naming its size."""
     size = len(text.encode("utf-8", "surrogatepass")) if len(text) <= MAX_BYTES else len(text)
     if size > MAX_BYTES:
-        raise InputError(field, f"is {size / 1024:,.0f} KB, larger than the {MAX_BYTES // 1024} KB lint reads", _TOO_BIG)
+        raise InputError(
+            field, f"is {size / 1024:,.0f} KB, larger than the {MAX_BYTES // 1024} KB lint reads", _TOO_BIG
+        )
 
 
 def detect_kind(text: str, name: str = "") -> str:
