@@ -4,7 +4,8 @@ The text is what made the old rules slow: one long paragraph of short sentences,
 ("Step 12 took 1.23 s."), as a pasted log flattened into prose would give. Each size runs in its
 own process (lint_text in process, every rule, no campaign), for this tree and for the rules as they
 were at the commit given by --before (default: the last commit before the rewrite), which is
-exported with `git archive` into a temporary folder. A run past --timeout is reported as such. A
+exported with `git archive` into a temporary folder. Times are the child's CPU time, so other load on
+a shared machine does not inflate them; a run past --timeout (wall clock) is reported as such. A
 linear implementation shows time doubling with size; the old one grew with the cube of a paragraph's
 length. Usage: python bench/bench_lint_scaling.py [--before SHA] [--timeout S] [--out FILE]
 """
@@ -35,9 +36,9 @@ while length < size:
     length += len(parts[-1])
     n += 1
 text += "".join(parts)[:size]
-t = time.perf_counter()
+t = time.process_time()
 lint_text(text, "pr")
-print(time.perf_counter() - t)
+print(time.process_time() - t)
 """
 
 
