@@ -385,6 +385,8 @@ def test_a_linked_template_and_contributing_leak_nothing(tmp_path, campaign):
     assert "skipped: .github/PULL_REQUEST_TEMPLATE.md is a symlink (committed links are not followed)" in res.warnings
     assert "skipped: CONTRIBUTING.md is a symlink (committed links are not followed)" in res.warnings
     assert "skipped: .github/PULL_REQUEST_TEMPLATE.md is a symlink" in res.human()
+    lint = lint_wording(path=res.pr_path, repo=str(r.path))
+    assert "skipped: CONTRIBUTING.md is a symlink (committed links are not followed)" in lint.repo_skipped
 
 
 def test_a_huge_template_is_skipped_and_reported(tmp_path, campaign):
