@@ -42,6 +42,20 @@ print(time.process_time() - t)
 """
 
 
+HEADER = """\
+# Performance: lint_wording against the size of the text
+
+One paragraph of short sentences, each with a figure ("Step 12 took 1.23 s."), linted with every rule
+(lint_text in process, CPU time of a child process per size), for this tree and for the rules at
+`{before}`, before they were made linear. A run longer than {timeout:.0f} s (wall clock) is stopped.
+lint_wording refuses texts over 512 KB (GitHub takes 65,536 characters in a body); the larger sizes
+here call the rules directly to show the trend.
+
+Reproduce with `python bench/bench_lint_scaling.py --timeout {timeout:.0f} --out docs/perf-lint-scaling.md`.
+
+"""
+
+
 def run(src: Path, size: int, timeout: float) -> float | None:
     code = CHILD
     try:
@@ -85,7 +99,7 @@ def main() -> None:
             ratio = f"{old / now:.0f}x" if old is not None and now else "n/a"
             rows.append(f"| {kb:g} KB | {cell(now, args.timeout)} | {cell(old, args.timeout)} | {ratio} |")
             print(rows[-1], flush=True)
-    text = "\n".join(rows) + "\n"
+    text = HEADER.format(before=args.before, timeout=args.timeout) + "\n".join(rows) + "\n"
     if args.out:
         Path(args.out).write_text(text)
     print(text)
