@@ -86,8 +86,11 @@ def main() -> None:
     ap.add_argument("--before", default=BEFORE, help="commit whose lint rules are the 'before' column")
     ap.add_argument("--timeout", type=float, default=30.0, help="seconds before a run counts as not finished")
     ap.add_argument("--max-kb", type=float, default=2048)
+    ap.add_argument("--quick", action="store_true", help="sizes up to 96 KB and a 30 s timeout (bench/run_all.py)")
     ap.add_argument("--out", help="also write the markdown to this file")
     args = ap.parse_args()
+    if args.quick:
+        args.max_kb, args.timeout = min(args.max_kb, 96), min(args.timeout, 30.0)
     rows = ["| text size | this tree | before (" + args.before + ") | before / now |", "|---|---|---|---|"]
     old_gave_up = False
     with tempfile.TemporaryDirectory() as tmp:
@@ -98,11 +101,11 @@ def main() -> None:
             old_gave_up = old is None
             ratio = f"{old / now:.0f}x" if old is not None and now else "n/a"
             rows.append(f"| {kb:g} KB | {cell(now, args.timeout)} | {cell(old, args.timeout)} | {ratio} |")
-            print(rows[-1], flush=True)
-    text = HEADER.format(before=args.before, timeout=args.timeout) + "\n".join(rows) + "\n"
+            print(rows[-1], file=sys.stderr, flush=True)
+    table = "\n".join(rows) + "\n"
     if args.out:
-        Path(args.out).write_text(text)
-    print(text)
+        Path(args.out).write_text(HEADER.format(before=args.before, timeout=args.timeout) + table)
+    print(table)
 
 
 if __name__ == "__main__":
