@@ -10,13 +10,23 @@ from pydantic import Field
 from perfkit.errors import InputError
 from perfkit.lint.models import Finding, LintResult
 
-_MAX_BYTES = 2_000_000
+MAX_BYTES = 512 * 1024  # GitHub takes 65,536 characters in a PR or issue body; 8x that is never a draft
+_TOO_BIG = "GitHub accepts at most 65,536 characters in a PR or issue body: pass one description or issue"
+
+
+def check_size(text: str, field: str) -> None:
+    """Refuse text over the cap before any rule runs, naming its size."""
+    size = len(text.encode("utf-8", "surrogatepass")) if len(text) <= MAX_BYTES else len(text)
+    if size > MAX_BYTES:
+        raise InputError(
+            field, f"is {size / 1024:,.0f} KB, larger than the {MAX_BYTES // 1024} KB lint reads", _TOO_BIG
+        )
 
 
 def detect_kind(text: str, name: str = "") -> str:
     from perfkit.lint import markdown
 
-    low = name.lower()
+    low = Path(name).name.lower()  # the file's own name: a folder called 'issue-42' says nothing
     if "issue" in low:
         return "issue"
     if "pr-description" in low or "pull" in low:
@@ -32,13 +42,18 @@ def lint_text(
     repo_lines: set[str] | None = None,
     allowed_headings: set[str] | None = None,
     issue_title_prefixes: list[str] | None = None,
+    job: str | None = None,
 ) -> tuple[list[Finding], list[str], list[str]]:
     """(findings sorted by position, rules run, rules skipped with the reason)."""
     from perfkit.lint import markdown, rules  # compiled patterns: loaded on first use, not at tool listing
 
     doc = markdown.parse(text, repo_lines)
     ctx = rules.Context(
-        kind=kind, figures=figures, allowed_headings=allowed_headings, issue_title_prefixes=issue_title_prefixes or []
+        kind=kind,
+        figures=figures,
+        allowed_headings=allowed_headings,
+        issue_title_prefixes=issue_title_prefixes or [],
+        job=job,
     )
     found: list[Finding] = []
     run, skipped = [], []
@@ -57,25 +72,25 @@ def lint_text(
     return sorted(uniq.values(), key=lambda f: (f.line, f.column, f.rule)), run, skipped
 
 
-def repo_context(repo: str | Path, kind: str) -> tuple[set[str], set[str], list[str]]:
-    """The repo's own template lines (not linted), its headings and its issue-title prefixes."""
-    from perfkit.publish import issue_forms, repo_template
+def repo_context(repo: str | Path, kind: str) -> tuple[set[str], set[str], list[str], list[str]]:
+    """The repo's own template lines (not linted), its headings, its issue-title prefixes, and what was refused."""
+    from perfkit import repofiles, templatetext
 
-    top = Path(repo)
+    files = repofiles.read_repo_files(Path(repo))
     if kind == "pr":
-        return repo_template.template_lines(top), repo_template.template_headings(top), []
-    lines, heads, prefixes = issue_forms.form_lines(top)
-    return lines, heads, prefixes
+        lines, heads = templatetext.pr_template_lines(files)
+        return lines, heads, [], files.skipped
+    lines, heads, prefixes = templatetext.issue_template_lines(files)
+    return lines, heads, prefixes, files.skipped
 
 
-def campaign_figures(campaign_dir: str, draft: Any = None) -> Any:
-    """Every figure the campaign backs, read with the draft's benchmark options."""
+def campaign_figures(campaign_dir: str, draft: dict[str, Any] | str | None = None) -> Any:
+    """Every figure the campaign backs, read with the same read_benchmark options render_pr used."""
     from perfkit.benchmark.read import read_benchmark
     from perfkit.lint.figures import FigureSet
-    from perfkit.publish.draft import load_draft
+    from perfkit.lint.options import bench_options
 
-    d = load_draft(draft, campaign_dir)
-    o = d.benchmark
+    o = bench_options(draft, campaign_dir)
     bench = read_benchmark(
         campaign_dir,
         baseline=o.baseline,
@@ -117,7 +132,8 @@ def lint_wording(
         dict[str, Any] | str | None,
         Field(
             description="The draft given to render_pr (object, JSON text or file path); only its benchmark options "
-            "are used, so the campaign's figures are read the same way."
+            "(so the campaign's figures are read the same way) and its job (whose words are not campaign "
+            "vocabulary) are used."
         ),
     ] = None,
 ) -> LintResult:
@@ -133,8 +149,9 @@ def lint_wording(
         p = Path(path).expanduser()
         if not p.is_file():
             raise InputError("path", f"'{path}' is not a file", "pass the path of a Markdown file")
-        if p.stat().st_size > _MAX_BYTES:
-            raise InputError("path", f"'{path}' is larger than 2 MB", "pass a PR description or an issue")
+        size = p.stat().st_size
+        if size > MAX_BYTES:
+            raise InputError("path", f"'{path}' is {size / 1024:,.0f} KB, larger than the 512 KB lint reads", _TOO_BIG)
         try:
             text = p.read_bytes().decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -144,8 +161,8 @@ def lint_wording(
                 "save it as UTF-8, the encoding GitHub expects",
             ) from None
         source = str(p)
-    elif len(text) > _MAX_BYTES or len(text.encode("utf-8", "surrogatepass")) > _MAX_BYTES:
-        raise InputError("text", "is larger than 2 MB", "pass a PR description or an issue")
+    elif text is not None:
+        check_size(text, "text")
     assert text is not None
     k = kind if kind != "auto" else detect_kind(text, source)
     figures = None
@@ -155,12 +172,16 @@ def lint_wording(
         figures = campaign_figures(str(Path(campaign_dir).expanduser()), draft)
     repo_lines = allowed = None
     prefixes: list[str] = []
+    repo_skipped: list[str] = []
     if repo is not None:
         from perfkit import gitrepo
 
         top = gitrepo.open_repo(repo)
-        repo_lines, allowed, prefixes = repo_context(top, k)
-    findings, run, skipped = lint_text(text, k, figures, repo_lines, allowed, prefixes)
+        repo_lines, allowed, prefixes, repo_skipped = repo_context(top, k)
+    from perfkit.lint.options import draft_job
+
+    job = draft_job(draft, str(Path(campaign_dir or ".").expanduser()))
+    findings, run, skipped = lint_text(text, k, figures, repo_lines, allowed, prefixes, job)
     return LintResult(
         source=source,
         kind=k,
@@ -168,4 +189,5 @@ def lint_wording(
         rules_run=run,
         rules_skipped=skipped,
         figures=len(figures) if figures is not None else 0,
+        repo_skipped=repo_skipped,
     )

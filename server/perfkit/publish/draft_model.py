@@ -12,6 +12,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from perfkit.benchmark.options import BenchmarkOptions
+
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -129,15 +131,6 @@ class IssueDraft(_Strict):
     )
 
 
-class BenchmarkOptions(_Strict):
-    baseline: str = Field("baseline", description="Arm name of the baseline (read_benchmark's baseline).")
-    candidate: str | None = Field(None, description="Arm name of this PR (read_benchmark's candidate).")
-    warmup_steps: int = Field(1, ge=0, description="Steps per run excluded from the steady state.")
-    slow_threshold_s: float | None = Field(
-        None, gt=0, allow_inf_nan=False, description="Step time above which a step counts as slow."
-    )
-
-
 class Draft(_Strict):
     """Everything render_pr cannot read from the campaign. See docs/publish.md for an example."""
 
@@ -157,6 +150,11 @@ class Draft(_Strict):
         "hardware are appended from the data.",
     )
     changes: list[Change] = Field(default_factory=list, description="One entry per change, in the PR's order.")
+    ships: list[str] = Field(
+        default_factory=list,
+        description="The commits this PR ships (sha prefixes from records/candidates.jsonl). The per-commit table "
+        "lists them; every other candidate goes to 'tried and not kept'. Default: those recorded as shipped.",
+    )
     correctness: Correctness | None = Field(None, description="The correctness checks.")
     template_answers: dict[str, str] = Field(
         default_factory=dict,

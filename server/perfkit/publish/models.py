@@ -40,10 +40,13 @@ class PolicyConflict(BaseModel):
     why: str
 
 
+NoteKind = Literal["ai-policy", "sign-off", "title-rule", "pr-rule"]
+
+
 class RepoNote(BaseModel):
     source: str
     line: int
-    kind: Literal["ai-policy", "sign-off", "title-rule", "pr-rule"]
+    kind: NoteKind
     text: str
 
 
@@ -53,6 +56,14 @@ class TemplateUse(BaseModel):
     why: str
     kept_headings: list[str] = Field(default_factory=list)
     skipped_headings: list[SkippedHeading] = Field(default_factory=list)
+    cut_line: int | None = Field(
+        None,
+        description="Line of the template that says a bot removes everything below it; the whole description, "
+        "Details included, is placed above it.",
+    )
+    title_rule: str | None = Field(
+        None, description="The repo's title rule the title follows, and where it is written."
+    )
 
 
 class IssueFormUse(BaseModel):
@@ -94,7 +105,13 @@ class RenderResult(BaseModel):
         lines.append(f"repo template: {t.path or 'none'} ({t.why})")
         for s in t.skipped_headings:
             lines.append(f"  skipped '{s.heading}': {s.reason}")
+        if t.cut_line:
+            lines.append(f"  line {t.cut_line} says a bot removes what follows: the description ends above it")
+        if t.title_rule:
+            lines.append(f"  title follows the repo's rule {t.title_rule}")
         lines.append(f"issue form: {self.issue_form.path or 'none'} ({self.issue_form.why})")
+        for n in self.repo_notes:
+            lines.append(f"repo note ({n.kind}): {n.source}:{n.line}: {n.text}")
         for c in self.policy_conflicts:
             lines.append(f"policy conflict: {c.source}:{c.line}: {c.text} ({c.why})")
         if self.placeholders:

@@ -11,18 +11,26 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from perfkit.errors import InputError
-from perfkit.lint.markdown import norm_heading
 from perfkit.publish.draft_model import Checkbox
-from perfkit.publish.models import CheckboxOutcome, PolicyConflict, RepoNote, SkippedHeading
+from perfkit.publish.models import NoteKind, PolicyConflict, RepoNote
+from perfkit.publish.template_lines import cut_line
+from perfkit.repofiles import RepoFiles
+from perfkit.templatetext import (
+    BOX_RE,
+    FENCE_RE,
+    Section,
+    norm_heading,
+    pr_template_paths,
+    split,
+)
 
-_NAMES = ("pull_request_template.md", "pull_request_template.txt", "pull_request_template")
-_FOLDER = "pull_request_template"
-_FENCE_RE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
-_ATX_RE = re.compile(r"^\s{0,3}(#{1,6})(?:\s+(.*?))?\s*#*\s*$")
-_SETEXT_RE = re.compile(r"^\s{0,3}(=+|-+)\s*$")
-BOX_RE = re.compile(r"^(?P<lead>\s*[-*+]\s+\[)(?P<mark>[ xX])(?P<close>\]\s+)(?P<text>.*?)\s*$")
+if TYPE_CHECKING:
+    from perfkit.publish.merge_template import Merged
+
+__all__ = ["BOX_RE", "Section", "norm_heading", "split"]  # issue_forms reads templates through these
 
 SUMMARY_HEADINGS = re.compile(
     r"^(?:pr |pull request )?(?:summary|purpose|motivation|description|overview|context|background|why|"
@@ -33,7 +41,8 @@ SUMMARY_HEADINGS = re.compile(
     r"problem|problem statement|issue|what problem does this (?:pr|change) solve)$"
 )
 RESULT_HEADINGS = re.compile(
-    r"^(?:test(?:ing)? results?|results?|benchmarks?(?: results)?|performance(?: results| numbers| impact| changes?)?|"
+    r"^(?:test(?:ing)? results?|test(?:ing)? result s|results?|benchmarks?(?: results)?|benchmarking|"
+    r"profil(?:e|ing)(?: results)?|performance(?: results| numbers| impact| changes?)?|"
     r"perf(?: results| numbers)?|speed ?ups?|before (?:and|&|vs) after|accuracy(?: results)?|correctness|"
     r"numerical (?:equivalence|accuracy|correctness)|verification(?: results)?|evaluation(?: results)?|"
     r"measurements?)$"
@@ -46,8 +55,8 @@ _POLICY_BOX_RE = re.compile(
     re.I,
 )
 _AI_RE = re.compile(
-    r"\b(?:ai|a\.i\.|llms?|agents?|copilot|chatgpt|claude|gpt-?\d?|generative|machine[- ]generated|"
-    r"ai[- ](?:generated|assisted))\b",
+    r"\b(?:ai|a\.i\.|llms?|(?:ai|coding|autonomous) agents?|agent[- ](?:generated|written|authored)|copilot|"
+    r"chatgpt|claude|gpt-?\d?|generative|machine[- ]generated|ai[- ](?:generated|assisted))\b",
     re.I,
 )
 _AI_BAN_RE = re.compile(
@@ -70,94 +79,24 @@ _PR_RULE_RE = re.compile(
 
 
 @dataclass
-class Section:
-    heading: str | None  # heading text, None for the text before the first heading
-    level: int
-    heading_lines: list[str]  # the heading as written (two lines for a setext heading)
-    body: list[str]
-    line: int  # 1-based line of the heading (or of the first body line)
-    body_line: int  # 1-based line of body[0]
-
-    @property
-    def boxes(self) -> list[tuple[int, re.Match[str]]]:
-        """Checkbox lines outside HTML comments and code fences."""
-        hidden = _hidden_lines(self.body)
-        return [(k, m) for k, ln in enumerate(self.body) if not hidden[k] and (m := BOX_RE.match(ln))]
-
-    def visible_text(self) -> str:
-        return _strip_comments("\n".join(self.body)).strip()
-
-
-@dataclass
 class RepoTemplate:
     path: str | None  # repo-relative
     candidates: list[str]
     why: str
     sections: list[Section] = field(default_factory=list)
     text: str = ""
-
-
-def _comment_state_after(line: str, in_comment: bool) -> bool:
-    """Whether an HTML comment is still open at the end of line, given whether one was open before it."""
-    pos = 0
-    while True:
-        if in_comment:
-            end = line.find("-->", pos)
-            if end == -1:
-                return True
-            in_comment, pos = False, end + 3
-        else:
-            start = line.find("<!--", pos)
-            if start == -1:
-                return False
-            in_comment, pos = True, start + 4
-
-
-def _hidden_lines(lines: list[str]) -> list[bool]:
-    """For each line, whether it starts inside an HTML comment or a code fence."""
-    out, in_comment, fence = [], False, None
-    for ln in lines:
-        m = _FENCE_RE.match(ln)
-        out.append(in_comment or bool(fence) or (bool(m) and not in_comment))
-        if fence:
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
-                fence = None
-            continue
-        if m and not in_comment:
-            fence = m.group(1)
-            continue
-        in_comment = _comment_state_after(ln, in_comment)
-    return out
-
-
-def _strip_comments(text: str) -> str:
-    return re.sub(r"<!--.*?(-->|$)", "", text, flags=re.S)
+    tail: list[str] = field(default_factory=list)  # a bot's cut-off line and what follows it, verbatim
+    cut_at: int | None = None  # 0-based line of the cut-off line, when the template has one
 
 
 def _ci_child(folder: Path, name: str) -> Path | None:
-    """A child of folder whose name matches case-insensitively (GitHub accepts any case)."""
+    """A child of folder whose name matches case-insensitively (issue_forms still reads the working tree)."""
     if not folder.is_dir():
         return None
     for p in sorted(folder.iterdir()):
         if p.name.lower() == name:
             return p
     return None
-
-
-def find_templates(repo: Path) -> tuple[list[Path], list[Path]]:
-    """(single templates in GitHub's lookup order, templates of the multi-template folder)."""
-    singles: list[Path] = []
-    for base in (repo / ".github", repo, repo / "docs"):
-        for name in _NAMES:
-            p = _ci_child(base, name)
-            if p and p.is_file() and p not in singles:
-                singles.append(p)
-    folder: list[Path] = []
-    for base in (repo / ".github", repo, repo / "docs"):
-        d = _ci_child(base, _FOLDER)
-        if d and d.is_dir():
-            folder += sorted(p for p in d.iterdir() if p.is_file() and p.suffix.lower() in (".md", ".txt", ""))
-    return singles, folder
 
 
 _FIT = [
@@ -170,114 +109,69 @@ _FIT = [
 ]
 
 
-def _fit(p: Path) -> int:
-    name = p.stem.lower()
+def _fit(path: str) -> int:
+    name = path.rsplit("/", 1)[-1].lower().split(".", 1)[0]
     for rx, rank in _FIT:
         if re.search(rx, name):
             return rank
     return 3
 
 
-def select(repo: Path, choice: str | None) -> RepoTemplate:
+def select(files: RepoFiles, choice: str | None) -> RepoTemplate:
     """The template to follow: the one named by choice, else GitHub's default, else the best fit."""
-    singles, folder = find_templates(repo)
-    rel = [str(p.relative_to(repo)) for p in singles + folder]
+    singles, folder = pr_template_paths(files)
+    rel = singles + folder
     if choice:
         wanted = choice.strip().lower()
-        hits = [
-            p for p in singles + folder if wanted in (p.name.lower(), p.stem.lower(), str(p.relative_to(repo)).lower())
-        ]
+        hits = [p for p in rel if wanted in (p.lower(), p.rsplit("/", 1)[-1].lower(), _stem(p))]
         if not hits:
             raise InputError(
                 "pr_template",
                 f"'{choice}' is not a PR template of this repo",
                 f"use one of: {', '.join(rel)}" if rel else "this repo has no PR template; leave it out",
             )
-        return _load(repo, hits[0], rel, "chosen by the pr_template parameter")
+        return _load(files, hits[0], rel, "chosen by the pr_template parameter")
     if singles:
         why = "the repo's default PR template"
         if folder:
             why += f" (the folder holds {len(folder)} more; pick one with pr_template)"
-        return _load(repo, singles[0], rel, why)
+        return _load(files, singles[0], rel, why)
     if folder:
-        best = min(folder, key=lambda p: (_fit(p), p.name))
-        rank = _fit(best)
+        best = min(folder, key=lambda p: (_fit(p), p.rsplit("/", 1)[-1]))
         why = (
             "fits a performance change by its name"
-            if rank == 0
+            if _fit(best) == 0
             else "no template is named for performance changes; picked the closest by name"
         ) + f" from {len(folder)} templates; pick another with pr_template"
-        return _load(repo, best, rel, why)
+        return _load(files, best, rel, why)
     return RepoTemplate(path=None, candidates=[], why="the repo has no PR template")
 
 
-def _load(repo: Path, path: Path, rel: list[str], why: str) -> RepoTemplate:
-    raw = path.read_bytes()
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        text = raw.decode("latin-1")
-    text = text.replace("\r\n", "\n")
-    return RepoTemplate(path=str(path.relative_to(repo)), candidates=rel, why=why, sections=split(text), text=text)
+def _stem(path: str) -> str:
+    return path.rsplit("/", 1)[-1].lower().rsplit(".", 1)[0]
 
 
-def split(text: str) -> list[Section]:
-    """Sections by ATX and setext headings, ignoring headings inside code fences and HTML comments."""
+def _load(files: RepoFiles, path: str, rel: list[str], why: str) -> RepoTemplate:
+    """The template split into sections; from a bot's cut-off line on, it is kept apart as the tail."""
+    text = files.texts[path]
     lines = text.split("\n")
-    while lines and not lines[-1].strip():
-        lines.pop()
-    sections: list[Section] = [Section(None, 0, [], [], 1, 1)]
-    fence: str | None = None
-    in_comment = False
-    i = 0
-    while i < len(lines):
-        ln = lines[i]
-        m = _FENCE_RE.match(ln)
-        heading = None
-        if fence:
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
-                fence = None
-        elif not in_comment and m:
-            fence = m.group(1)
-        elif not in_comment:
-            hm = _ATX_RE.match(ln)
-            if hm:
-                heading = (len(hm.group(1)), (hm.group(2) or "").strip(), [ln])
-            elif (
-                i + 1 < len(lines)
-                and ln.strip()
-                and not BOX_RE.match(ln)
-                and _SETEXT_RE.match(lines[i + 1])
-                and not re.match(r"^\s*([-*+>|]|\d+[.)])\s", ln)
-                and not (sections[-1].body and sections[-1].body[-1].strip())
-            ):
-                level = 1 if lines[i + 1].strip()[0] == "=" else 2
-                heading = (level, ln.strip(), [ln, lines[i + 1]])
-        if heading:
-            level, title, hl = heading
-            sections.append(Section(title, level, hl, [], i + 1, i + 1 + len(hl)))
-            i += len(hl)
-            continue
-        # track comments across lines (after the heading test: a heading line never opens one here)
-        if not fence:
-            in_comment = _comment_state_after(ln, in_comment)
-        sections[-1].body.append(ln)
-        i += 1
-    if not sections[0].body or not "\n".join(sections[0].body).strip():
-        sections = sections[1:] if len(sections) > 1 else sections
-    for s in sections:
-        while s.body and not s.body[-1].strip():
-            s.body.pop()
-    return sections
+    cut = cut_line(lines)
+    head, tail = (lines, []) if cut is None else (lines[:cut], lines[cut:])
+    while tail and not tail[-1].strip():
+        tail.pop()
+    return RepoTemplate(
+        path=path, candidates=rel, why=why, sections=split("\n".join(head)), text=text, tail=tail, cut_at=cut
+    )
 
 
 def classify(section: Section) -> str | None:
-    """Why a section is covered by our own parts, or None when it stays."""
+    """Why a section is covered by our own parts, or None when it stays.
+
+    A covered section with a checklist loses only its heading and prompts: merge keeps the boxes.
+    """
     if section.heading is None:
         return None
     name = norm_heading(section.heading)
-    if section.boxes:
-        return None
     if RESULT_HEADINGS.match(name):
         return "covered by Speedup Result and Correctness Verification"
     if SUMMARY_HEADINGS.match(name):
@@ -285,177 +179,83 @@ def classify(section: Section) -> str | None:
     return None
 
 
-def _box_key(text: str) -> str:
-    return re.sub(r"\s+", " ", re.sub(r"[*_`]", "", text)).strip().lower()
-
-
-@dataclass
-class Merged:
-    lines: list[str]
-    kept: list[str]
-    skipped: list[SkippedHeading]
-    boxes: list[CheckboxOutcome]
-    conflicts: list[PolicyConflict]
-    unused_answers: list[str]
-    unused_boxes: list[str]
+def is_policy_box(text: str) -> bool:
+    """A box asserting the PR was written without AI or agent help."""
+    return bool(_POLICY_BOX_RE.search(text))
 
 
 def merge(tpl: RepoTemplate, answers: dict[str, str], decisions: list[Checkbox], placeholder: str) -> Merged:
-    """The template's kept sections, verbatim, with the draft's answers and box decisions applied."""
-    out: list[str] = []
-    kept: list[str] = []
-    skipped: list[SkippedHeading] = []
-    boxes: list[CheckboxOutcome] = []
-    conflicts: list[PolicyConflict] = []
-    by_heading = {norm_heading(k): v for k, v in answers.items()}
-    used_answers: set[str] = set()
-    used_boxes: set[int] = set()
-    has_headings = any(s.heading is not None for s in tpl.sections)
-    for s in tpl.sections:
-        reason = classify(s)
-        if reason:
-            skipped.append(SkippedHeading(heading=s.heading or "", line=s.line, reason=reason))
-            continue
-        if s.heading is not None:
-            kept.append(s.heading)
-        body = list(s.body)
-        for k, m in s.boxes:
-            text = m.group("text")
-            line_no = s.body_line + k
-            policy = bool(_POLICY_BOX_RE.search(text))
-            decision = next(
-                (
-                    (j, d)
-                    for j, d in enumerate(decisions)
-                    if _box_key(d.text) and (_box_key(d.text) == _box_key(text) or _box_key(d.text) in _box_key(text))
-                ),
-                None,
-            )
-            tick, reason, note = False, None, None
-            if decision:
-                used_boxes.add(decision[0])
-                tick, reason = decision[1].tick, decision[1].reason
-            if m.group("mark") in "xX" and not tick:
-                note = "the template had it ticked; unticked because the draft does not back it"
-            if policy:
-                if tick:
-                    note = "the draft asked to tick it; left unticked: the description is drafted with an agent"
-                tick = False
-                conflicts.append(
-                    PolicyConflict(
-                        source=tpl.path or "",
-                        line=line_no,
-                        text=text,
-                        why="the box asserts the PR is not written with AI or agent help; it stays unticked, so tell "
-                        "the user before they post",
-                    )
-                )
-            mark = "x" if tick else " "
-            new = m.group("lead") + mark + m.group("close") + text
-            if not tick:
-                new += f" ({reason})" if reason else f" {placeholder.format(what='tick if true, else say why not')}"
-            body[k] = new
-            boxes.append(
-                CheckboxOutcome(text=text, line=line_no, ticked=tick, reason=reason if not tick else None, note=note)
-            )
-        key = norm_heading(s.heading) if s.heading is not None else "preamble"
-        answer = by_heading.get(key)
-        if answer is not None:
-            used_answers.add(key)
-        needs = (
-            (s.heading is not None or not has_headings)
-            and not s.boxes
-            and (s.heading is not None or bool(s.visible_text()))
-        )
-        out += s.heading_lines
-        out += body
-        if answer is not None or needs:
-            text = (
-                answer.strip()
-                if answer is not None
-                else placeholder.format(what=f"answer '{s.heading or 'the template'}'")
-            )
-            if out and out[-1].strip():
-                out.append("")
-            out += text.split("\n")
-        out.append("")
-    unused = [k for k in answers if norm_heading(k) not in used_answers]
-    unused_boxes = [d.text for j, d in enumerate(decisions) if j not in used_boxes]
-    while out and not out[-1].strip():
-        out.pop()
-    return Merged(out, kept, skipped, boxes, conflicts, unused, unused_boxes)
+    """The template merged after our parts (see merge_template, which holds the stages)."""
+    from perfkit.publish.merge_template import merge as merge_stages
+
+    return merge_stages(tpl, answers, decisions, placeholder)
 
 
-def _contrib_files(repo: Path) -> list[Path]:
+def _contrib_files(files: RepoFiles) -> list[str]:
     out = []
-    for base in (repo, repo / ".github", repo / "docs"):
-        for name in ("contributing.md", "contributing.rst", "contributing.txt", "contributing"):
-            p = _ci_child(base, name)
-            if p and p.is_file():
-                out.append(p)
+    for base in ("", ".github", "docs"):
+        for e in files.children(base):
+            if e.name.lower().split(".", 1)[0] == "contributing" and e.path in files.texts:
+                out.append(e.path)
     return out
 
 
-def repo_notes(repo: Path, tpl: RepoTemplate) -> tuple[list[RepoNote], list[PolicyConflict]]:
-    """Lines of CONTRIBUTING and the PR template about titles, sign-off, AI use and PR rules."""
+_NOTE_CAP = 3  # per kind: the skill reads every note, so only the lines that change what the user posts
+_POLICY_VERB_RE = re.compile(
+    r"\b(?:must|required?|requires|disclos\w*|declar\w*|state|mention|label|mark|policy|allowed|permitted|"
+    r"accept\w*|prohibit\w*|forbid\w*|ban\w*|responsib\w*|review\w*|reject\w*|close[ds]?|please)\b",
+    re.I,
+)
+_REQUIRED_RE = re.compile(r"\b(?:must|required?|requires|mandatory|need to)\b", re.I)
+_STATEMENT_RE = re.compile(
+    r"\b(?:descriptions?|statements?|include|state|mention|link|declare|confirm|checklist|template)\b", re.I
+)
+_TITLE_SHAPE_RE = re.compile(r"\b(?:prefix|format|start|convention|tag)\w*\b|\[[^\]]+\]|\w+\(\w+\):", re.I)
+
+
+def _note_kind(line: str, from_template: bool) -> NoteKind | None:
+    if _AI_RE.search(line) and _POLICY_VERB_RE.search(line):
+        return "ai-policy"
+    if _SIGNOFF_RE.search(line) and (_REQUIRED_RE.search(line) or re.search(r"\b(?:sign|please)\b", line, re.I)):
+        return "sign-off"
+    if _TITLE_RE.search(line) and _TITLE_SHAPE_RE.search(line):
+        return "title-rule"
+    if not from_template and _PR_RULE_RE.search(line) and _REQUIRED_RE.search(line) and _STATEMENT_RE.search(line):
+        return "pr-rule"
+    return None
+
+
+def _prose_lines(text: str) -> list[tuple[int, str]]:
+    """(line number, stripped text) of lines outside code fences, boxes excluded."""
+    out, fence = [], None
+    for n, ln in enumerate(text.split("\n"), 1):
+        m = FENCE_RE.match(ln)
+        if m:
+            fence = None if fence else m.group(1)
+            continue
+        if not fence and ln.strip() and not BOX_RE.match(ln):
+            out.append((n, ln.strip()))
+    return out
+
+
+def repo_notes(files: RepoFiles, tpl: RepoTemplate) -> tuple[list[RepoNote], list[PolicyConflict]]:
+    """The few lines of CONTRIBUTING and the PR template that change what the user posts: title rules,
+    required sign-off or statements, AI policy. At most three of each kind, no repeats."""
     notes: list[RepoNote] = []
     conflicts: list[PolicyConflict] = []
-    sources: list[tuple[str, str]] = [
-        (str(p.relative_to(repo)), p.read_text("utf-8", "replace")) for p in _contrib_files(repo)
-    ]
+    sources: list[tuple[str, str]] = [(p, files.texts[p]) for p in _contrib_files(files)]
     if tpl.path:
         sources.append((tpl.path, tpl.text))
+    seen: set[str] = set()
     for rel, text in sources:
-        fence = None
-        for n, ln in enumerate(text.split("\n"), 1):
-            m = _FENCE_RE.match(ln)
-            if m:
-                fence = None if fence else m.group(1)
+        for n, line in _prose_lines(text):
+            kind = _note_kind(line, rel == tpl.path)
+            key = re.sub(r"\W+", " ", line.lower()).strip()
+            if kind is None or key in seen or sum(x.kind == kind for x in notes) >= _NOTE_CAP:
                 continue
-            if fence or not ln.strip() or BOX_RE.match(ln):
-                continue
-            s = ln.strip()
-            kind = None
-            if _AI_RE.search(s):
-                kind = "ai-policy"
-                if _AI_BAN_RE.search(s):
-                    conflicts.append(
-                        PolicyConflict(
-                            source=rel,
-                            line=n,
-                            text=s[:300],
-                            why="the repo restricts AI-assisted contributions; the user "
-                            "decides whether and how to post",
-                        )
-                    )
-            elif _SIGNOFF_RE.search(s):
-                kind = "sign-off"
-            elif _TITLE_RE.search(s) and re.search(
-                r"\b(?:prefix|format|start|convention|tag|should|must|use|e\.g\.|"
-                r"like|\[|:)",
-                s,
-                re.I,
-            ):
-                kind = "title-rule"
-            elif rel != tpl.path and _PR_RULE_RE.search(s):
-                kind = "pr-rule"
-            if kind:
-                notes.append(RepoNote(source=rel, line=n, kind=kind, text=s[:300]))
+            seen.add(key)
+            notes.append(RepoNote(source=rel, line=n, kind=kind, text=line[:300]))
+            if kind == "ai-policy" and _AI_BAN_RE.search(line):
+                why = "the repo restricts AI-assisted contributions; the user decides whether and how to post"
+                conflicts.append(PolicyConflict(source=rel, line=n, text=line[:300], why=why))
     return notes, conflicts
-
-
-def template_lines(repo: Path) -> set[str]:
-    """Every line of every PR template: text the lint must treat as the repo's own words."""
-    singles, folder = find_templates(repo)
-    out: set[str] = set()
-    for p in singles + folder:
-        out |= {ln for ln in p.read_text("utf-8", "replace").split("\n") if ln.strip()}
-    return out
-
-
-def template_headings(repo: Path) -> set[str]:
-    singles, folder = find_templates(repo)
-    out: set[str] = set()
-    for p in singles + folder:
-        out |= {norm_heading(s.heading) for s in split(p.read_text("utf-8", "replace")) if s.heading}
-    return out
