@@ -55,6 +55,30 @@ class TemplateUse(BaseModel):
     skipped_headings: list[SkippedHeading] = Field(default_factory=list)
 
 
+class FormScore(BaseModel):
+    path: str
+    name: str
+    kind: str = Field(description="performance, question, general, bug, feature, docs or security.")
+    score: int = Field(description="Higher is preferred; 0 for a form meant for automation, never chosen.")
+    reason: str = Field(description="The words that gave the kind, or why the form is meant for automation.")
+
+
+class UnreadableForm(BaseModel):
+    path: str
+    error: str = Field(description="The YAML parser's message (with its line), or why the file was not read.")
+
+
+class FieldFill(BaseModel):
+    label: str
+    kind: str = Field(description="textarea, input, dropdown, checkboxes, or heading (Markdown template).")
+    role: str | None = Field(description="What the field asks for, read from its words; null when they do not say.")
+    required: bool = False
+    filled_with: list[str] = Field(
+        description="What went under it: observed, logs_said, pr_note, environment, reproduce, form_answers, "
+        "draft (a value the draft states), option, honest answer, template, placeholder, or empty."
+    )
+
+
 class IssueFormUse(BaseModel):
     path: str | None = Field(description="Repo-relative path of the issue form or template used; null for none.")
     name: str | None = None
@@ -62,6 +86,11 @@ class IssueFormUse(BaseModel):
     why: str
     title_prefix: str | None = Field(None, description="The form's own title prefix, kept in the issue title.")
     labels: list[str] = Field(default_factory=list, description="Labels the form applies (for gh issue create).")
+    scores: list[FormScore] = Field(default_factory=list, description="Every form read, best first.")
+    unreadable: list[UnreadableForm] = Field(
+        default_factory=list, description="Forms and templates that could not be read, with the reason."
+    )
+    fields: list[FieldFill] = Field(default_factory=list, description="What landed under each field of the form.")
 
 
 class RenderResult(BaseModel):

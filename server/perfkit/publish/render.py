@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import Field
 
 from perfkit.errors import InputError, ToolFailure
-from perfkit.publish.models import IssueFormUse, Placeholder, RenderResult, TemplateUse
+from perfkit.publish.models import Placeholder, RenderResult, TemplateUse
 
 if TYPE_CHECKING:
     from perfkit.publish.draft_model import Draft
@@ -280,7 +280,7 @@ def render_pr(
         str | None,
         Field(
             description="Which issue form or template to use (file name or form name). Default: a performance "
-            "form, else a question form, before a bug form."
+            "form, else a question form, before a bug form; forms meant for automation are never chosen."
         ),
     ] = None,
 ) -> RenderResult:
@@ -296,6 +296,7 @@ def render_pr(
     from perfkit.lint.lint import lint_text
     from perfkit.publish import cells, issue_forms, repo_template
     from perfkit.publish.draft import load_draft
+    from perfkit.publish.issue_render import render_issue
     from perfkit.publish.templates_dir import templates_dir
 
     campaign = Path(campaign_dir).expanduser()
@@ -332,8 +333,7 @@ def render_pr(
         f"draft.template_answers['{k}'] matches no heading kept from the repo's template" for k in merged.unused_answers
     ]
     warnings += [f"draft.checkboxes '{t}' matches no box of the repo's template" for t in merged.unused_boxes]
-    form, form_paths, form_why, form_warnings = issue_forms.pick(top, issue_form)
-    warnings += form_warnings
+    form_choice = issue_forms.pick(top, issue_form)
 
     hardware = _hardware(d)
     view = {
@@ -353,48 +353,13 @@ def render_pr(
         "repo_sections": "\n".join(merged.lines).strip(),
         "d": _details(b, d, campaign),
     }
-    issue_title = _or(d.issue.title, "what was observed, with the job and the GPU")
-    if form and form.title_prefix.strip() and not issue_title.startswith(form.title_prefix.strip()):
-        issue_title = (
-            form.title_prefix + issue_title if form.title_prefix.endswith(" ") else f"{form.title_prefix} {issue_title}"
-        )
-    issue_view = {
-        "title": issue_title,
-        "hardware": hardware,
-        "unit": d.unit,
-        "cause": cells.cause(b, d),
-        "issue": {
-            "observed": _or(d.issue.observed, "what you ran, and the largest cause the profile showed, with its file"),
-            "logs_said": _or(
-                d.issue.logs_said,
-                "what the logs or docs said at the time, and the one line that would have saved the profile",
-            ),
-            "pr": (d.issue.pr or "").strip().lstrip("#") or _ph("PR"),
-        },
-        "form_body": None,
-    }
-
     from jinja2 import TemplateError
 
     env = _environment(templates_dir())
     try:
         pr_text = env.get_template("pr-description.md.j2").render(**view)
-        issue_tpl = env.get_template("issue.md.j2")
-        if form is not None:
-            mod = issue_tpl.make_module(vars=issue_view)
-            paragraphs = {
-                "observed": str(mod.observed()),
-                "logs_said": str(mod.logs_said()),
-                "pr_note": str(mod.pr_note()),
-            }
-            if d.details.hardware:
-                paragraphs["environment"] = d.details.hardware.strip()
-            if d.details.command_pr:
-                paragraphs["reproduce"] = f"```bash\n{d.details.command_pr}\n```"
-            body, unused = issue_forms.fill(form, paragraphs, d.issue.form_answers, PH)
-            warnings += [f"draft.issue.form_answers['{k}'] matches no field of {form.path}" for k in unused]
-            issue_view["form_body"] = body
-        issue_text = issue_tpl.render(**issue_view)
+        issue_text, issue_use, issue_warnings = render_issue(env, d, b, form_choice, hardware, PH)
+        warnings += issue_warnings
     except TemplateError as exc:
         raise ToolFailure(f"template error: {exc}") from None
     pr_text = re.sub(r"\n{3,}", "\n\n", pr_text).rstrip("\n") + "\n"
@@ -428,14 +393,7 @@ def render_pr(
         checkboxes=merged.boxes,
         policy_conflicts=merged.conflicts + note_conflicts,
         repo_notes=notes,
-        issue_form=IssueFormUse(
-            path=form.path if form else None,
-            name=form.name if form else None,
-            candidates=form_paths,
-            why=form_why,
-            title_prefix=form.title_prefix.strip() or None if form else None,
-            labels=form.labels if form else [],
-        ),
+        issue_form=issue_use,
         lint_pr=lint_pr,
         lint_issue=lint_issue,
         lint_skipped=skipped,

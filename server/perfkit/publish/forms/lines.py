@@ -1,0 +1,66 @@
+"""In-place edits of a template's own lines: "- GPU model:" fields and empty code blocks.
+
+Lines inside HTML comments are the template's instructions and stay untouched.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from perfkit.publish.repo_template import _comment_state_after, _hidden_lines
+
+_FIELD_RE = re.compile(
+    r"^(?P<lead>\s*(?:[-*+]|\d+[.)])\s+)?(?P<b1>\*\*)?(?P<label>[A-Za-z][^:*`<>\[\]\n]{0,59}?)\s*"
+    r"(?P<mid>\*\*:|:\*\*|:)\s*$"
+)
+_FENCE_RE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+
+
+def fill_field_lines(
+    lines: list[str], value_for: Callable[[str], str | None], placeholder: str
+) -> tuple[list[str], int, int]:
+    """(lines with each empty 'Label:' field answered, fields answered, fields left as placeholders)."""
+    hidden = _hidden_lines(lines)
+    out, done, left = [], 0, 0
+    for k, ln in enumerate(lines):
+        m = None if hidden[k] else _FIELD_RE.match(ln)
+        if m and (m.group("lead") or m.group("b1")):
+            value = value_for(m.group("label"))
+            if value:
+                done += 1
+            else:
+                left += 1
+                value = placeholder.format(what=m.group("label").strip())
+            ln = f"{ln.rstrip()} {value}"
+        out.append(ln)
+    return out, done, left
+
+
+def _closes(line: str, fence: str) -> bool:
+    m = _FENCE_RE.match(line)
+    return m is not None and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not line[m.end() :].strip()
+
+
+def empty_blocks(lines: list[str]) -> list[tuple[int, int]]:
+    """(opening fence, closing fence) of every code block holding only blank lines, outside comments."""
+    out: list[tuple[int, int]] = []
+    k, in_comment = 0, False
+    while k < len(lines):
+        m = _FENCE_RE.match(lines[k])
+        if m and not in_comment:
+            j = next((j for j in range(k + 1, len(lines)) if _closes(lines[j], m.group(1))), None)
+            if j is None:
+                break
+            if all(not x.strip() for x in lines[k + 1 : j]):
+                out.append((k, j))
+            k = j + 1
+            continue
+        in_comment = _comment_state_after(lines[k], in_comment)
+        k += 1
+    return out
+
+
+def fill_block(lines: list[str], block: tuple[int, int], text: str) -> list[str]:
+    start, end = block
+    return lines[: start + 1] + text.split("\n") + lines[end:]
