@@ -56,7 +56,8 @@ def _chosen(forms: list[IssueForm], scores: list[rank.Score], choice: str) -> ra
     c = choice.strip().lower()
     for s in scores:
         f = s.form
-        if c in (f.path.lower(), Path(f.path).name.lower(), Path(f.path).stem.lower(), f.name.lower()):
+        names = (f.path.lower(), Path(f.path).name.lower(), Path(f.path).stem.lower(), f.name.lower())
+        if c in names or rank.norm(c) == rank.norm(f.name):  # "Bug Report" names "\U0001F41E Bug Report"
             if s.automation:
                 raise InputError(
                     "issue_form",
@@ -89,8 +90,7 @@ def pick(repo: Path, choice: str | None) -> Choice:
             why += " that could be read"
         return Choice(None, why, paths, scores, bad)
     best = usable[0]
-    others = "; ".join(f"{s.form.path} {s.score} ({s.reason})" for s in scores if s is not best)
-    why = f"{best.reason}; score {best.score}, highest of {len(forms)}" + (f"; others: {others}" if others else "")
+    why = f"{best.reason}; score {best.score}, the highest of {len(forms)} (scores lists every form)"
     return Choice(best.form, why, paths, scores, bad)
 
 

@@ -14,7 +14,8 @@ HONEST = {
     "logs": "No error or log output to add; the observation above comes from step times and a profile.",
     "regression": "I did not measure an earlier version, so I cannot say whether this is a regression.",
 }
-QUIET_ROLES = ("logs", "regression", "software")
+SHOWN = ["observed", "reproduce", "logs_said", "environment", "pr_note"]  # order within one field
+QUIET_ROLES = ("logs", "regression", "software", "people")
 
 
 @dataclass
@@ -54,7 +55,7 @@ def fenced(text: str, lang: str) -> str:
 def compose(keys: list[str], contents: dict[str, str], render: str = "") -> str:
     """The content under one field, paragraphs in order; the command always in a code block."""
     parts = []
-    for k in keys:
+    for k in sorted(keys, key=SHOWN.index):
         text = contents[k]
         parts.append(fenced(text, render or "bash") if k == "reproduce" and not render else text)
     body = "\n\n".join(parts)

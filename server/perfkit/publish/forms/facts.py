@@ -36,7 +36,7 @@ class Facts:
         for alias in _ALIASES.get(name, [name]):
             m = re.search(rf"(?<![\w.]){re.escape(alias)}\s*v?(\d+(?:\.\d+)+\w*)", self.hardware, re.I)
             if m:
-                return m.group(1)
+                return m.group(0)  # as the draft writes it ("CUDA 12.4"): the name says the number is a version
         return None
 
     def _gpu_fact(self, low: str) -> str | None:
@@ -60,7 +60,7 @@ class Facts:
         if got:
             return got
         m = re.search(r" ([a-z][a-z0-9 ]{0,20}?) versions? $", low)
-        if m and m.group(1).strip() not in ("os", "python package", "package", "library", "project"):
+        if m and m.group(1).strip() not in ("os", "package", "library", "project", "framework", "software"):
             return self._version(m.group(1).strip().split(" ")[-1])
         if re.search(r" (?:os|operating system|platform|distribution|linux distribution)(?: version)? $", low):
             os_m = _OS_RE.search(self.hardware)

@@ -23,7 +23,8 @@ def _checkboxes(f: FormField, answer: str | None, m: Material) -> tuple[str, lis
     ticks = [bool(said) and norm_heading(o) in said for o in f.options]
     text = "\n".join(f"- [{'X' if t else ' '}] {o}" for o, t in zip(f.options, ticks, strict=True))
     how = ["form_answers"] if any(ticks) else ["template"]
-    if f.required and not all(ticks):
+    must = f.required_options or (f.options if f.required else [])
+    if any(not t for o, t in zip(f.options, ticks, strict=True) if o in must):
         text += "\n\n" + m.placeholder.format(what=f"tick what is true in '{f.label}'")
         how.append("placeholder")
     return text, how
@@ -62,6 +63,10 @@ def _text(f: FormField, r: str | None, answer: str | None, keys: list[str], m: M
         return _dropdown(f, answer, m)
     if answer:
         return answer.strip(), ["form_answers"]
+    if keys == ["environment"] and f.value:  # the form's own list of what to say about the machine
+        filled, done, _ = fill_field_lines(f.value.split("\n"), m.facts.value_for, m.placeholder)
+        if done:
+            return "\n".join(filled), ["draft", "template"]
     if keys:
         return compose(keys, m.contents, f.render), keys
     return _unanswered(f, r, m)

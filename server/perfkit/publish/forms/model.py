@@ -19,6 +19,7 @@ class FormField:
     required: bool = False
     multiple: bool = False
     options: list[str] = field(default_factory=list)
+    required_options: list[str] = field(default_factory=list)  # checkboxes the form will not submit unticked
     section: Section | None = None  # Markdown templates: the heading's own section, kept verbatim
 
 

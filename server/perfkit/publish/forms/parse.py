@@ -53,6 +53,12 @@ def _field(item: Any) -> FormField | None:
     if not label:
         return None
     checks = item.get("validations")
+    raw = attrs.get("options")
+    must = (
+        [_text(o.get("label")) for o in raw if isinstance(o, dict) and o.get("required") is True]
+        if isinstance(raw, list)
+        else []
+    )
     return FormField(
         label=label,
         kind=kind,
@@ -61,9 +67,10 @@ def _field(item: Any) -> FormField | None:
         placeholder=_text(attrs.get("placeholder")),
         value=_text(attrs.get("value")),
         render=_text(attrs.get("render")),
-        required=isinstance(checks, dict) and checks.get("required") is True,
+        required=(isinstance(checks, dict) and checks.get("required") is True) or bool(must),
         multiple=attrs.get("multiple") is True,
-        options=_options(attrs.get("options")),
+        options=_options(raw),
+        required_options=must,
     )
 
 

@@ -1,7 +1,7 @@
 """What a field asks for, read from its label, then its id, then its description and placeholder.
 
-Roles, tried in this order so the narrow ones win: `software` (the name and version of a package:
-the draft does not know it), `regression` (an earlier version that was faster), `reproduce`,
+Roles, tried in this order so the narrow ones win: `people` (whom to tag), `software` (the name and
+version of a package: the draft does not know it), `regression` (an earlier version that was faster), `reproduce`,
 `environment`, `expected` (what was expected, what the docs said, a suggested solution), `logs`,
 `context` (anything else) and `problem` (the description, the proposal, the question).
 """
@@ -14,6 +14,7 @@ from perfkit.publish.forms.model import FormField
 from perfkit.publish.forms.rank import norm
 
 ROLES: list[tuple[str, str]] = [
+    ("people", r"who can help|who should|tag|mention|cc|maintainers?|reviewers?|assignees?"),
     (
         "software",
         r"name and version|(?:package|library|framework|model|project) (?:name|version)s?|"
