@@ -57,25 +57,25 @@ def lint_text(
     return sorted(uniq.values(), key=lambda f: (f.line, f.column, f.rule)), run, skipped
 
 
-def repo_context(repo: str | Path, kind: str) -> tuple[set[str], set[str], list[str]]:
-    """The repo's own template lines (not linted), its headings and its issue-title prefixes."""
-    from perfkit.publish import issue_forms, repo_template
+def repo_context(repo: str | Path, kind: str) -> tuple[set[str], set[str], list[str], list[str]]:
+    """The repo's own template lines (not linted), its headings, its issue-title prefixes, and what was refused."""
+    from perfkit import repofiles, templatetext
 
-    top = Path(repo)
+    files = repofiles.read_repo_files(Path(repo))
     if kind == "pr":
-        return repo_template.template_lines(top), repo_template.template_headings(top), []
-    lines, heads, prefixes = issue_forms.form_lines(top)
-    return lines, heads, prefixes
+        lines, heads = templatetext.pr_template_lines(files)
+        return lines, heads, [], files.skipped
+    lines, heads, prefixes = templatetext.issue_template_lines(files)
+    return lines, heads, prefixes, files.skipped
 
 
-def campaign_figures(campaign_dir: str, draft: Any = None) -> Any:
-    """Every figure the campaign backs, read with the draft's benchmark options."""
+def campaign_figures(campaign_dir: str, draft: dict[str, Any] | str | None = None) -> Any:
+    """Every figure the campaign backs, read with the same read_benchmark options render_pr used."""
     from perfkit.benchmark.read import read_benchmark
     from perfkit.lint.figures import FigureSet
-    from perfkit.publish.draft import load_draft
+    from perfkit.lint.options import bench_options
 
-    d = load_draft(draft, campaign_dir)
-    o = d.benchmark
+    o = bench_options(draft, campaign_dir)
     bench = read_benchmark(
         campaign_dir,
         baseline=o.baseline,
@@ -144,7 +144,7 @@ def lint_wording(
                 "save it as UTF-8, the encoding GitHub expects",
             ) from None
         source = str(p)
-    elif len(text) > _MAX_BYTES or len(text.encode("utf-8", "surrogatepass")) > _MAX_BYTES:
+    elif text is not None and (len(text) > _MAX_BYTES or len(text.encode("utf-8", "surrogatepass")) > _MAX_BYTES):
         raise InputError("text", "is larger than 2 MB", "pass a PR description or an issue")
     assert text is not None
     k = kind if kind != "auto" else detect_kind(text, source)
@@ -159,7 +159,7 @@ def lint_wording(
         from perfkit import gitrepo
 
         top = gitrepo.open_repo(repo)
-        repo_lines, allowed, prefixes = repo_context(top, k)
+        repo_lines, allowed, prefixes, _ = repo_context(top, k)
     findings, run, skipped = lint_text(text, k, figures, repo_lines, allowed, prefixes)
     return LintResult(
         source=source,

@@ -11,6 +11,10 @@ import bisect
 import re
 from dataclasses import dataclass, field
 
+from perfkit.templatetext import norm_heading
+
+__all__ = ["norm_heading"]  # rules and callers compare headings through here
+
 _FENCE_RE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _HEADING_RE = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 _INLINE_CODE_RE = re.compile(r"(`+)(.+?)\1")
@@ -22,13 +26,6 @@ _TAG_RE = re.compile(
 )
 _CHECKBOX_RE = re.compile(r"^(\s*[-*+]\s+\[)([ xX])(\]\s*)")
 OWN_SUBSECTIONS = {"speedup result"}
-
-
-def norm_heading(text: str) -> str:
-    """Heading text compared without case, markup, emoji or punctuation."""
-    t = re.sub(r"[*_`:#]+", " ", text.lower())
-    t = re.sub(r"[^\w\s?']", " ", t)
-    return re.sub(r"\s+", " ", t).strip(" ?")
 
 
 def norm_line(line: str) -> str:

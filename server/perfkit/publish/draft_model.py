@@ -12,6 +12,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from perfkit.benchmark.options import BenchmarkOptions
+
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -126,15 +128,6 @@ class IssueDraft(_Strict):
     form_answers: dict[str, str] = Field(
         default_factory=dict,
         description="Answers for issue-form fields the three paragraphs do not cover, keyed by the field's label.",
-    )
-
-
-class BenchmarkOptions(_Strict):
-    baseline: str = Field("baseline", description="Arm name of the baseline (read_benchmark's baseline).")
-    candidate: str | None = Field(None, description="Arm name of this PR (read_benchmark's candidate).")
-    warmup_steps: int = Field(1, ge=0, description="Steps per run excluded from the steady state.")
-    slow_threshold_s: float | None = Field(
-        None, gt=0, allow_inf_nan=False, description="Step time above which a step counts as slow."
     )
 
 

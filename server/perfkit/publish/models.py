@@ -40,10 +40,13 @@ class PolicyConflict(BaseModel):
     why: str
 
 
+NoteKind = Literal["ai-policy", "sign-off", "title-rule", "pr-rule"]
+
+
 class RepoNote(BaseModel):
     source: str
     line: int
-    kind: Literal["ai-policy", "sign-off", "title-rule", "pr-rule"]
+    kind: NoteKind
     text: str
 
 

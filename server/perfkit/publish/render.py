@@ -290,7 +290,7 @@ def render_pr(
     Details block, and the companion issue under the repo's best-fitting issue form. Returns both paths and
     titles, the placeholders left, skipped headings, policy conflicts and the lint findings of both files.
     Overwrites those two files; pushes nothing, opens nothing."""
-    from perfkit import gitrepo
+    from perfkit import gitrepo, repofiles, templatetext
     from perfkit.benchmark.read import read_benchmark
     from perfkit.lint.figures import FigureSet
     from perfkit.lint.lint import lint_text
@@ -326,9 +326,11 @@ def render_pr(
                 f"use one of: {', '.join(sorted(arms))}",
             )
 
-    tpl = repo_template.select(top, pr_template)
+    files = repofiles.read_repo_files(top)
+    warnings += files.skipped
+    tpl = repo_template.select(files, pr_template)
     merged = repo_template.merge(tpl, d.template_answers, d.checkboxes, PH)
-    notes, note_conflicts = repo_template.repo_notes(top, tpl)
+    notes, note_conflicts = repo_template.repo_notes(files, tpl)
     warnings += [
         f"draft.template_answers['{k}'] matches no heading kept from the repo's template" for k in merged.unused_answers
     ]
@@ -366,8 +368,7 @@ def render_pr(
     issue_text = re.sub(r"\n{3,}", "\n\n", issue_text).rstrip("\n") + "\n"
 
     figures = FigureSet.from_campaign(campaign, b)
-    pr_lines = repo_template.template_lines(top)
-    pr_heads = repo_template.template_headings(top)
+    pr_lines, pr_heads = templatetext.pr_template_lines(files)
     f_lines, f_heads, f_prefixes = issue_forms.form_lines(top)
     lint_pr, _, skipped = lint_text(pr_text, "pr", figures, pr_lines, pr_heads)
     lint_issue, _, _ = lint_text(issue_text, "issue", figures, f_lines, f_heads, f_prefixes)

@@ -13,16 +13,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from perfkit.errors import InputError
-from perfkit.lint.markdown import norm_heading
 from perfkit.publish.draft_model import Checkbox
-from perfkit.publish.models import CheckboxOutcome, PolicyConflict, RepoNote, SkippedHeading
+from perfkit.publish.models import CheckboxOutcome, NoteKind, PolicyConflict, RepoNote, SkippedHeading
+from perfkit.repofiles import RepoFiles
+from perfkit.templatetext import (
+    BOX_RE,
+    FENCE_RE,
+    Section,
+    norm_heading,
+    pr_template_paths,
+    split,
+)
 
-_NAMES = ("pull_request_template.md", "pull_request_template.txt", "pull_request_template")
-_FOLDER = "pull_request_template"
-_FENCE_RE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
-_ATX_RE = re.compile(r"^\s{0,3}(#{1,6})(?:\s+(.*?))?\s*#*\s*$")
-_SETEXT_RE = re.compile(r"^\s{0,3}(=+|-+)\s*$")
-BOX_RE = re.compile(r"^(?P<lead>\s*[-*+]\s+\[)(?P<mark>[ xX])(?P<close>\]\s+)(?P<text>.*?)\s*$")
+__all__ = ["BOX_RE", "Section", "norm_heading", "split"]  # issue_forms reads templates through these
 
 SUMMARY_HEADINGS = re.compile(
     r"^(?:pr |pull request )?(?:summary|purpose|motivation|description|overview|context|background|why|"
@@ -70,25 +73,6 @@ _PR_RULE_RE = re.compile(
 
 
 @dataclass
-class Section:
-    heading: str | None  # heading text, None for the text before the first heading
-    level: int
-    heading_lines: list[str]  # the heading as written (two lines for a setext heading)
-    body: list[str]
-    line: int  # 1-based line of the heading (or of the first body line)
-    body_line: int  # 1-based line of body[0]
-
-    @property
-    def boxes(self) -> list[tuple[int, re.Match[str]]]:
-        """Checkbox lines outside HTML comments and code fences."""
-        hidden = _hidden_lines(self.body)
-        return [(k, m) for k, ln in enumerate(self.body) if not hidden[k] and (m := BOX_RE.match(ln))]
-
-    def visible_text(self) -> str:
-        return _strip_comments("\n".join(self.body)).strip()
-
-
-@dataclass
 class RepoTemplate:
     path: str | None  # repo-relative
     candidates: list[str]
@@ -97,67 +81,14 @@ class RepoTemplate:
     text: str = ""
 
 
-def _comment_state_after(line: str, in_comment: bool) -> bool:
-    """Whether an HTML comment is still open at the end of line, given whether one was open before it."""
-    pos = 0
-    while True:
-        if in_comment:
-            end = line.find("-->", pos)
-            if end == -1:
-                return True
-            in_comment, pos = False, end + 3
-        else:
-            start = line.find("<!--", pos)
-            if start == -1:
-                return False
-            in_comment, pos = True, start + 4
-
-
-def _hidden_lines(lines: list[str]) -> list[bool]:
-    """For each line, whether it starts inside an HTML comment or a code fence."""
-    out, in_comment, fence = [], False, None
-    for ln in lines:
-        m = _FENCE_RE.match(ln)
-        out.append(in_comment or bool(fence) or (bool(m) and not in_comment))
-        if fence:
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
-                fence = None
-            continue
-        if m and not in_comment:
-            fence = m.group(1)
-            continue
-        in_comment = _comment_state_after(ln, in_comment)
-    return out
-
-
-def _strip_comments(text: str) -> str:
-    return re.sub(r"<!--.*?(-->|$)", "", text, flags=re.S)
-
-
 def _ci_child(folder: Path, name: str) -> Path | None:
-    """A child of folder whose name matches case-insensitively (GitHub accepts any case)."""
+    """A child of folder whose name matches case-insensitively (issue_forms still reads the working tree)."""
     if not folder.is_dir():
         return None
     for p in sorted(folder.iterdir()):
         if p.name.lower() == name:
             return p
     return None
-
-
-def find_templates(repo: Path) -> tuple[list[Path], list[Path]]:
-    """(single templates in GitHub's lookup order, templates of the multi-template folder)."""
-    singles: list[Path] = []
-    for base in (repo / ".github", repo, repo / "docs"):
-        for name in _NAMES:
-            p = _ci_child(base, name)
-            if p and p.is_file() and p not in singles:
-                singles.append(p)
-    folder: list[Path] = []
-    for base in (repo / ".github", repo, repo / "docs"):
-        d = _ci_child(base, _FOLDER)
-        if d and d.is_dir():
-            folder += sorted(p for p in d.iterdir() if p.is_file() and p.suffix.lower() in (".md", ".txt", ""))
-    return singles, folder
 
 
 _FIT = [
@@ -170,105 +101,51 @@ _FIT = [
 ]
 
 
-def _fit(p: Path) -> int:
-    name = p.stem.lower()
+def _fit(path: str) -> int:
+    name = path.rsplit("/", 1)[-1].lower().split(".", 1)[0]
     for rx, rank in _FIT:
         if re.search(rx, name):
             return rank
     return 3
 
 
-def select(repo: Path, choice: str | None) -> RepoTemplate:
+def select(files: RepoFiles, choice: str | None) -> RepoTemplate:
     """The template to follow: the one named by choice, else GitHub's default, else the best fit."""
-    singles, folder = find_templates(repo)
-    rel = [str(p.relative_to(repo)) for p in singles + folder]
+    singles, folder = pr_template_paths(files)
+    rel = singles + folder
     if choice:
         wanted = choice.strip().lower()
-        hits = [
-            p for p in singles + folder if wanted in (p.name.lower(), p.stem.lower(), str(p.relative_to(repo)).lower())
-        ]
+        hits = [p for p in rel if wanted in (p.lower(), p.rsplit("/", 1)[-1].lower(), _stem(p))]
         if not hits:
             raise InputError(
                 "pr_template",
                 f"'{choice}' is not a PR template of this repo",
                 f"use one of: {', '.join(rel)}" if rel else "this repo has no PR template; leave it out",
             )
-        return _load(repo, hits[0], rel, "chosen by the pr_template parameter")
+        return _load(files, hits[0], rel, "chosen by the pr_template parameter")
     if singles:
         why = "the repo's default PR template"
         if folder:
             why += f" (the folder holds {len(folder)} more; pick one with pr_template)"
-        return _load(repo, singles[0], rel, why)
+        return _load(files, singles[0], rel, why)
     if folder:
-        best = min(folder, key=lambda p: (_fit(p), p.name))
-        rank = _fit(best)
+        best = min(folder, key=lambda p: (_fit(p), p.rsplit("/", 1)[-1]))
         why = (
             "fits a performance change by its name"
-            if rank == 0
+            if _fit(best) == 0
             else "no template is named for performance changes; picked the closest by name"
         ) + f" from {len(folder)} templates; pick another with pr_template"
-        return _load(repo, best, rel, why)
+        return _load(files, best, rel, why)
     return RepoTemplate(path=None, candidates=[], why="the repo has no PR template")
 
 
-def _load(repo: Path, path: Path, rel: list[str], why: str) -> RepoTemplate:
-    raw = path.read_bytes()
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        text = raw.decode("latin-1")
-    text = text.replace("\r\n", "\n")
-    return RepoTemplate(path=str(path.relative_to(repo)), candidates=rel, why=why, sections=split(text), text=text)
+def _stem(path: str) -> str:
+    return path.rsplit("/", 1)[-1].lower().rsplit(".", 1)[0]
 
 
-def split(text: str) -> list[Section]:
-    """Sections by ATX and setext headings, ignoring headings inside code fences and HTML comments."""
-    lines = text.split("\n")
-    while lines and not lines[-1].strip():
-        lines.pop()
-    sections: list[Section] = [Section(None, 0, [], [], 1, 1)]
-    fence: str | None = None
-    in_comment = False
-    i = 0
-    while i < len(lines):
-        ln = lines[i]
-        m = _FENCE_RE.match(ln)
-        heading = None
-        if fence:
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
-                fence = None
-        elif not in_comment and m:
-            fence = m.group(1)
-        elif not in_comment:
-            hm = _ATX_RE.match(ln)
-            if hm:
-                heading = (len(hm.group(1)), (hm.group(2) or "").strip(), [ln])
-            elif (
-                i + 1 < len(lines)
-                and ln.strip()
-                and not BOX_RE.match(ln)
-                and _SETEXT_RE.match(lines[i + 1])
-                and not re.match(r"^\s*([-*+>|]|\d+[.)])\s", ln)
-                and not (sections[-1].body and sections[-1].body[-1].strip())
-            ):
-                level = 1 if lines[i + 1].strip()[0] == "=" else 2
-                heading = (level, ln.strip(), [ln, lines[i + 1]])
-        if heading:
-            level, title, hl = heading
-            sections.append(Section(title, level, hl, [], i + 1, i + 1 + len(hl)))
-            i += len(hl)
-            continue
-        # track comments across lines (after the heading test: a heading line never opens one here)
-        if not fence:
-            in_comment = _comment_state_after(ln, in_comment)
-        sections[-1].body.append(ln)
-        i += 1
-    if not sections[0].body or not "\n".join(sections[0].body).strip():
-        sections = sections[1:] if len(sections) > 1 else sections
-    for s in sections:
-        while s.body and not s.body[-1].strip():
-            s.body.pop()
-    return sections
+def _load(files: RepoFiles, path: str, rel: list[str], why: str) -> RepoTemplate:
+    text = files.texts[path]
+    return RepoTemplate(path=path, candidates=rel, why=why, sections=split(text), text=text)
 
 
 def classify(section: Section) -> str | None:
@@ -386,36 +263,33 @@ def merge(tpl: RepoTemplate, answers: dict[str, str], decisions: list[Checkbox],
     return Merged(out, kept, skipped, boxes, conflicts, unused, unused_boxes)
 
 
-def _contrib_files(repo: Path) -> list[Path]:
+def _contrib_files(files: RepoFiles) -> list[str]:
     out = []
-    for base in (repo, repo / ".github", repo / "docs"):
-        for name in ("contributing.md", "contributing.rst", "contributing.txt", "contributing"):
-            p = _ci_child(base, name)
-            if p and p.is_file():
-                out.append(p)
+    for base in ("", ".github", "docs"):
+        for e in files.children(base):
+            if e.name.lower().split(".", 1)[0] == "contributing" and e.path in files.texts:
+                out.append(e.path)
     return out
 
 
-def repo_notes(repo: Path, tpl: RepoTemplate) -> tuple[list[RepoNote], list[PolicyConflict]]:
+def repo_notes(files: RepoFiles, tpl: RepoTemplate) -> tuple[list[RepoNote], list[PolicyConflict]]:
     """Lines of CONTRIBUTING and the PR template about titles, sign-off, AI use and PR rules."""
     notes: list[RepoNote] = []
     conflicts: list[PolicyConflict] = []
-    sources: list[tuple[str, str]] = [
-        (str(p.relative_to(repo)), p.read_text("utf-8", "replace")) for p in _contrib_files(repo)
-    ]
+    sources: list[tuple[str, str]] = [(p, files.texts[p]) for p in _contrib_files(files)]
     if tpl.path:
         sources.append((tpl.path, tpl.text))
     for rel, text in sources:
         fence = None
         for n, ln in enumerate(text.split("\n"), 1):
-            m = _FENCE_RE.match(ln)
+            m = FENCE_RE.match(ln)
             if m:
                 fence = None if fence else m.group(1)
                 continue
             if fence or not ln.strip() or BOX_RE.match(ln):
                 continue
             s = ln.strip()
-            kind = None
+            kind: NoteKind | None = None
             if _AI_RE.search(s):
                 kind = "ai-policy"
                 if _AI_BAN_RE.search(s):
@@ -442,20 +316,3 @@ def repo_notes(repo: Path, tpl: RepoTemplate) -> tuple[list[RepoNote], list[Poli
             if kind:
                 notes.append(RepoNote(source=rel, line=n, kind=kind, text=s[:300]))
     return notes, conflicts
-
-
-def template_lines(repo: Path) -> set[str]:
-    """Every line of every PR template: text the lint must treat as the repo's own words."""
-    singles, folder = find_templates(repo)
-    out: set[str] = set()
-    for p in singles + folder:
-        out |= {ln for ln in p.read_text("utf-8", "replace").split("\n") if ln.strip()}
-    return out
-
-
-def template_headings(repo: Path) -> set[str]:
-    singles, folder = find_templates(repo)
-    out: set[str] = set()
-    for p in singles + folder:
-        out |= {norm_heading(s.heading) for s in split(p.read_text("utf-8", "replace")) if s.heading}
-    return out
