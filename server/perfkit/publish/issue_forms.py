@@ -3,7 +3,8 @@
 The stages live in `perfkit.publish.forms`: `source` finds and reads the files, `parse` turns them
 into forms with PyYAML, `rank` scores them by their words, `roles` and `assign` decide which field
 gets what, and `fill_form` / `fill_markdown` write the body. This module ties them together for
-render_pr and lint_wording.
+render_pr. The files come from perfkit.repofiles (git objects at the repo's commit); lint reads
+the same files for the lines it leaves alone (perfkit.templatetext.issue_template_lines).
 """
 
 from __future__ import annotations
@@ -12,26 +13,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from perfkit.errors import InputError
-from perfkit.lint.markdown import norm_heading
 from perfkit.publish import safe_yaml
 from perfkit.publish.forms import fill_form, fill_markdown, parse, rank, source
 from perfkit.publish.forms.common import Filled, Material
 from perfkit.publish.forms.model import IssueForm, Unreadable
+from perfkit.repofiles import RepoFiles
 
-__all__ = ["Choice", "IssueForm", "Material", "fill", "find_forms", "form_lines", "pick"]
+__all__ = ["Choice", "IssueForm", "Material", "fill", "find_forms", "pick"]
 
 
-def find_forms(repo: Path) -> tuple[list[IssueForm], list[Unreadable]]:
+def find_forms(files: RepoFiles) -> tuple[list[IssueForm], list[Unreadable]]:
     """Every issue form or template that reads, and every one that does not, with the reason."""
     forms: list[IssueForm] = []
     bad: list[Unreadable] = []
-    for p in source.candidate_paths(repo):
-        rel = str(p.relative_to(repo))
-        text = source.read(repo, p)
+    for rel in source.candidate_paths(files):
+        text = source.read(files, rel)
         if isinstance(text, Unreadable):
             bad.append(text)
             continue
-        read = parse.markdown_template if p.suffix.lower() == ".md" else parse.yaml_form
+        read = parse.markdown_template if rel.lower().endswith(".md") else parse.yaml_form
         try:
             forms.append(read(rel, text))
         except (safe_yaml.YamlRefused, parse.NotAForm) as exc:
@@ -73,9 +73,9 @@ def _chosen(forms: list[IssueForm], scores: list[rank.Score], choice: str) -> ra
     )
 
 
-def pick(repo: Path, choice: str | None) -> Choice:
+def pick(files: RepoFiles, choice: str | None) -> Choice:
     """The form to use: the one named by choice, else the best-ranked one a person would file."""
-    forms, bad = find_forms(repo)
+    forms, bad = find_forms(files)
     scores = rank.ranked(forms)
     paths = [f.path for f in forms]
     if choice:
@@ -97,25 +97,3 @@ def pick(repo: Path, choice: str | None) -> Choice:
 def fill(form: IssueForm, material: Material) -> Filled:
     """The issue body under the form's fields, what went under each, and the answers that matched no field."""
     return fill_markdown.fill(form, material) if form.markdown else fill_form.fill(form, material)
-
-
-def form_lines(repo: Path) -> tuple[set[str], set[str], list[str]]:
-    """(verbatim template lines, allowed headings, title prefixes) across the repo's issue forms."""
-    forms, _ = find_forms(repo)
-    lines: set[str] = set()
-    heads: set[str] = set()
-    prefixes: list[str] = []
-    for f in forms:
-        if f.title_prefix.strip():
-            prefixes.append(f.title_prefix.strip())
-        for fld in f.fields:
-            heads.add(norm_heading(fld.label))
-            if fld.section is not None:
-                lines |= {ln for ln in fld.section.heading_lines + fld.section.body if ln.strip()}
-            else:
-                lines.add(f"### {fld.label}")
-                lines |= {f"- [ ] {o}" for o in fld.options}
-                lines |= {ln for ln in fld.value.split("\n") if ln.strip()}
-        if f.preamble is not None:
-            lines |= {ln for ln in f.preamble.body if ln.strip()}
-    return lines, heads, prefixes

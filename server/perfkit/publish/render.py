@@ -335,7 +335,7 @@ def render_pr(
         f"draft.template_answers['{k}'] matches no heading kept from the repo's template" for k in merged.unused_answers
     ]
     warnings += [f"draft.checkboxes '{t}' matches no box of the repo's template" for t in merged.unused_boxes]
-    form_choice = issue_forms.pick(top, issue_form)
+    form_choice = issue_forms.pick(files, issue_form)
 
     hardware = _hardware(d)
     view = {
@@ -369,7 +369,7 @@ def render_pr(
 
     figures = FigureSet.from_campaign(campaign, b)
     pr_lines, pr_heads = templatetext.pr_template_lines(files)
-    f_lines, f_heads, f_prefixes = issue_forms.form_lines(top)
+    f_lines, f_heads, f_prefixes = templatetext.issue_template_lines(files)
     lint_pr, _, skipped = lint_text(pr_text, "pr", figures, pr_lines, pr_heads)
     lint_issue, _, _ = lint_text(issue_text, "issue", figures, f_lines, f_heads, f_prefixes)
 

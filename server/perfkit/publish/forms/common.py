@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from perfkit.lint.markdown import norm_heading
 from perfkit.publish.forms.facts import Facts
 from perfkit.publish.forms.model import FormField
 from perfkit.publish.models import FieldFill
+from perfkit.templatetext import norm_heading
 
 # Required fields the draft has nothing for, where a short true sentence beats a placeholder.
 HONEST = {

@@ -7,13 +7,13 @@ a user files with `gh issue create --body-file` reads like one filed through the
 
 from __future__ import annotations
 
-from perfkit.lint.markdown import norm_heading
 from perfkit.publish.forms.assign import ORDER, assign
 from perfkit.publish.forms.common import HONEST, Filled, Material, compose, match_answers
 from perfkit.publish.forms.lines import fill_field_lines
 from perfkit.publish.forms.model import FormField, IssueForm
 from perfkit.publish.forms.roles import role
 from perfkit.publish.models import FieldFill
+from perfkit.templatetext import norm_heading
 
 EMPTY = "_No response_"
 

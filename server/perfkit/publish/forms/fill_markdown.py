@@ -13,7 +13,7 @@ from perfkit.publish.forms.lines import empty_blocks, fill_block, fill_field_lin
 from perfkit.publish.forms.model import FormField, IssueForm
 from perfkit.publish.forms.roles import role
 from perfkit.publish.models import FieldFill
-from perfkit.publish.repo_template import Section
+from perfkit.templatetext import Section
 
 
 def _into_block(body: list[str], keys: list[str], m: Material) -> tuple[list[str], str | None]:

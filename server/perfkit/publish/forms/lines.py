@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from perfkit.publish.repo_template import _comment_state_after, _hidden_lines
+from perfkit.templatetext import comment_state_after, hidden_lines
 
 _FIELD_RE = re.compile(
     r"^(?P<lead>\s*(?:[-*+]|\d+[.)])\s+)?(?P<b1>\*\*)?(?P<label>[A-Za-z][^:*`<>\[\]\n]{0,59}?)\s*"
@@ -21,7 +21,7 @@ def fill_field_lines(
     lines: list[str], value_for: Callable[[str], str | None], placeholder: str
 ) -> tuple[list[str], int, int]:
     """(lines with each empty 'Label:' field answered, fields answered, fields left as placeholders)."""
-    hidden = _hidden_lines(lines)
+    hidden = hidden_lines(lines)
     out, done, left = [], 0, 0
     for k, ln in enumerate(lines):
         m = None if hidden[k] else _FIELD_RE.match(ln)
@@ -56,7 +56,7 @@ def empty_blocks(lines: list[str]) -> list[tuple[int, int]]:
                 out.append((k, j))
             k = j + 1
             continue
-        in_comment = _comment_state_after(lines[k], in_comment)
+        in_comment = comment_state_after(lines[k], in_comment)
         k += 1
     return out
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from perfkit.publish.repo_template import Section
+from perfkit.templatetext import Section
 
 
 @dataclass

@@ -12,7 +12,7 @@ from typing import Any
 
 from perfkit.publish import safe_yaml
 from perfkit.publish.forms.model import FormField, IssueForm
-from perfkit.publish.repo_template import split
+from perfkit.templatetext import split
 
 _FRONT_RE = re.compile(r"\A---[ \t]*\n(.*?)\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
 _TEXT_KINDS = ("textarea", "input", "dropdown", "checkboxes")
