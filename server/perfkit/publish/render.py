@@ -280,7 +280,7 @@ def render_pr(
         str | None,
         Field(
             description="Which issue form or template to use (file name or form name). Default: a performance "
-            "form, else a question form, before a bug form; forms meant for automation are never chosen."
+            "form, else a question form, before a bug form."
         ),
     ] = None,
 ) -> RenderResult:
