@@ -305,3 +305,29 @@ def test_render_pr_over_mcp_reports_the_choice_and_the_unreadable(tmp_path):
     assert [f["filled_with"] for f in use["fields"]] == [["observed", "logs_said"], ["empty"], ["pr_note"]]
     issue = (tmp_path / "o" / "proposed-issue.md").read_text()
     assert under(issue, "### Proposal to improve performance").startswith(OBSERVED)
+
+
+def test_template_with_bold_lines_for_headings_and_example_values(tmp_path):
+    res, issue = render(tmp_path, forms("bold_headings.md", "docs.yml"))
+    assert res.issue_form.path == FOLDER + "bold_headings.md"
+    kinds = {s.path.removeprefix(FOLDER): s.kind for s in res.issue_form.scores}
+    assert kinds == {"bold_headings.md": "bug", "docs.yml": "docs"}  # "Report a problem": a bug form, still before docs
+    f = {x.label: (x.role, x.filled_with) for x in res.issue_form.fields}
+    assert f["How to trigger it"] == ("reproduce", ["reproduce"])  # read from its prompt: "the steps, or the command"
+    assert f["Your setup (fill in what you can)"][0] == "environment"
+
+    def block(title: str) -> str:
+        return issue.split(f"**{title}**", 1)[1].split("\n\n**", 1)[0]
+
+    assert OBSERVED in block("What went wrong") and "Describe what you saw" in block("What went wrong")
+    assert block("How to trigger it").endswith(f"2. Run '...'\n\n```bash\n{COMMAND}\n```")
+    assert LOGS_SAID in block("What you expected instead")
+    setup = issue.split("**Your setup (fill in what you can):**\n", 1)[1].split("\n\n", 1)[0].split("\n")
+    assert setup == [
+        " - OS: [e.g. Ubuntu 22.04]",  # the draft does not say: the template's example stays
+        f" - GPU: {DRAFT['gpu_count']} {DRAFT['gpu']}",
+        f" - CUDA version: {re.search(r'CUDA [0-9]+[.][0-9]+', HARDWARE).group(0)}",
+        " - Framework version: [e.g. 2.3]",
+    ]
+    assert block("Anything else").rstrip().endswith("Another fix may well suit the codebase better.")
+    assert HARDWARE not in issue  # the setup lines say it, one value each

@@ -51,7 +51,8 @@ def _section(
 def fill(form: IssueForm, m: Material) -> Filled:
     answers, unused = match_answers(form.fields, m.answers)
     roles = [role(f) for f in form.fields]
-    placed, leftover = assign(form.fields, roles, m.contents, set(answers))
+    checklists = {i for i, f in enumerate(form.fields) if f.section is not None and f.section.boxes}
+    placed, leftover = assign(form.fields, roles, m.contents, set(answers) | checklists)
     out: list[str] = []
     if form.preamble is not None:
         pre, _, _ = fill_field_lines(list(form.preamble.body), m.facts.value_for, m.placeholder)

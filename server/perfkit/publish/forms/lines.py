@@ -1,5 +1,8 @@
 """In-place edits of a template's own lines: "- GPU model:" fields and empty code blocks.
 
+A field may hold the template's example ("- OS: [e.g. Ubuntu 22.04]"): the draft's value replaces
+it, and without one the example stays as the template's prompt.
+
 Lines inside HTML comments are the template's instructions and stay untouched.
 """
 
@@ -12,7 +15,7 @@ from perfkit.templatetext import comment_state_after, hidden_lines
 
 _FIELD_RE = re.compile(
     r"^(?P<lead>\s*(?:[-*+]|\d+[.)])\s+)?(?P<b1>\*\*)?(?P<label>[A-Za-z][^:*`<>\[\]\n]{0,59}?)\s*"
-    r"(?P<mid>\*\*:|:\*\*|:)\s*$"
+    r"(?P<mid>\*\*:|:\*\*|:)\s*(?P<example>\[[^\]\n]*\]|\(e\.g\.[^)\n]*\)|_{2,})?\s*$"
 )
 _FENCE_RE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 
@@ -29,10 +32,10 @@ def fill_field_lines(
             value = value_for(m.group("label"))
             if value:
                 done += 1
-            else:
+                ln = f"{ln[: m.start('example')].rstrip()} {value}" if m.group("example") else f"{ln.rstrip()} {value}"
+            elif not m.group("example"):  # an example the template gives ("[e.g. Ubuntu]") stays as a prompt
                 left += 1
-                value = placeholder.format(what=m.group("label").strip())
-            ln = f"{ln.rstrip()} {value}"
+                ln = f"{ln.rstrip()} {placeholder.format(what=m.group('label').strip())}"
         out.append(ln)
     return out, done, left
 

@@ -12,10 +12,11 @@ from typing import Any
 
 from perfkit.publish import safe_yaml
 from perfkit.publish.forms.model import FormField, IssueForm
-from perfkit.templatetext import split
+from perfkit.templatetext import Section, hidden_lines, split
 
 _FRONT_RE = re.compile(r"\A---[ \t]*\n(.*?)\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
 _TEXT_KINDS = ("textarea", "input", "dropdown", "checkboxes")
+_BOLD_HEAD_RE = re.compile(r"^\s{0,3}\*\*(?P<t>[^*\n]{2,100}?)\s*:?\s*\*\*\s*:?\s*$")
 
 
 class NotAForm(ValueError):
@@ -95,6 +96,37 @@ def yaml_form(rel: str, text: str) -> IssueForm:
     )
 
 
+def _prompt(section: Section) -> str:
+    """What a heading's own text asks, comments included: it tells what the heading wants when its name does not."""
+    return re.sub(r"<!--|-->", " ", "\n".join(section.body)).strip()
+
+
+def _bold_headings(sections: list[Section]) -> list[Section]:
+    """Text before the first heading, split at bold lines that stand as headings ("**Describe the bug**").
+
+    Many templates have no Markdown headings at all, only such lines, each after a blank line and
+    followed by its prompt. A run of bold lines ("**GPU**:" then "**Driver**:") is a list of fields.
+    """
+    if not sections or sections[0].heading is not None:
+        return sections
+    pre = sections[0]
+    hidden = hidden_lines(pre.body)
+    out = [Section(None, 0, [], [], pre.line, pre.body_line)]
+    for k, ln in enumerate(pre.body):
+        m = None if hidden[k] else _BOLD_HEAD_RE.match(ln)
+        after = pre.body[k + 1] if k + 1 < len(pre.body) else ""
+        if m and (k == 0 or not pre.body[k - 1].strip()) and not _BOLD_HEAD_RE.match(after):
+            out.append(Section(m.group("t").strip(), 3, [ln], [], pre.body_line + k, pre.body_line + k + 1))
+        else:
+            out[-1].body.append(ln)
+    for sec in out:
+        while sec.body and not sec.body[-1].strip():
+            sec.body.pop()
+    if not "\n".join(out[0].body).strip():
+        out = out[1:]
+    return out + sections[1:]
+
+
 def markdown_template(rel: str, text: str) -> IssueForm:
     """Raises safe_yaml.YamlRefused when the front matter does not parse."""
     meta: dict[str, Any] = {}
@@ -107,9 +139,13 @@ def markdown_template(rel: str, text: str) -> IssueForm:
             raise safe_yaml.YamlRefused(exc.problem, exc.line + 1 if exc.line else None) from None
         meta = parsed if isinstance(parsed, dict) else {}
         body = text[m.end() :]
-    sections = split(body)
+    sections = _bold_headings(split(body))
     pre = sections[0] if sections and sections[0].heading is None else None
-    fields = [FormField(label=s.heading or "", kind="heading", section=s) for s in sections if s.heading is not None]
+    fields = [
+        FormField(label=s.heading, kind="heading", description=_prompt(s), section=s)
+        for s in sections
+        if s.heading is not None
+    ]
     return IssueForm(
         path=rel,
         name=_text(meta.get("name")) or Path(rel).stem,
