@@ -12,6 +12,9 @@ import time
 
 import anyio
 import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from perfkit.errors import InputError
 from perfkit.publish import safe_yaml
 from perfkit.publish.draft import MAX_BYTES, MAX_DEPTH, load_draft
@@ -118,3 +121,80 @@ def test_deep_draft_over_mcp_is_a_clear_error(tmp_path):
     res = anyio.run(go)
     assert res.is_error and "render_pr: draft: nests more than" in res.content[0].text
     assert not (tmp_path / "out").exists()
+
+
+# ---- filling any form never crashes and keeps the template's own lines -------------------------------
+
+_LABELS = st.sampled_from(
+    [
+        "Describe the bug",
+        "Proposal to improve performance",
+        "Report of performance regression",
+        "Relevant log output",
+        "Name and version",
+        "Steps to reproduce",
+        "Your environment",
+        "Expected behavior",
+        "Additional context",
+        "Who can help?",
+        "Area",
+        "",
+        "\U0001f41b",
+    ]
+)
+_FIELD = st.fixed_dictionaries(
+    {
+        "type": st.sampled_from(["textarea", "input", "dropdown", "checkboxes", "markdown"]),
+        "attributes": st.fixed_dictionaries(
+            {
+                "label": st.one_of(_LABELS, st.text(max_size=20)),
+                "options": st.lists(st.one_of(st.text(max_size=8), st.sampled_from(["H100", "Performance"]))),
+                "render": st.sampled_from(["", "shell"]),
+                "value": st.sampled_from(["", "- GPU model:\n- CUDA version:", "1. Run:"]),
+            }
+        ),
+        "validations": st.fixed_dictionaries({"required": st.booleans()}),
+    }
+)
+_MD_LINES = st.lists(
+    st.one_of(
+        st.sampled_from(
+            ["## Describe", "## Environment", "- GPU model:", "- OS: [e.g. Linux]", "```", "", "<!-- x", "-->"]
+        ),
+        st.sampled_from(["**What happened**", "**Command**", "- [ ] box", "### Logs", "1. Go to:"]),
+        st.text(max_size=12),
+    ),
+    max_size=16,
+)
+
+
+def _material():
+    from pathlib import Path
+
+    from perfkit.publish.draft import load_draft
+    from perfkit.publish.forms.common import Material
+    from perfkit.publish.issue_render import _facts
+
+    d = load_draft(str(Path(__file__).resolve().parents[1] / "examples" / "publish" / "draft.json"))
+    contents = {"observed": "OBS", "logs_said": "LOGS", "pr_note": "NOTE", "environment": "ENV", "reproduce": "CMD"}
+    return Material(contents, {}, _facts(d), "<{what}>")
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_FIELD, max_size=6), _MD_LINES)
+def test_any_form_fills_without_losing_its_own_lines(body, md_lines):
+    from perfkit.publish import issue_forms
+    from perfkit.publish.forms import parse
+
+    m = _material()
+    form = parse.yaml_form("f.yml", yaml.safe_dump({"name": "F", "body": body}))
+    out = issue_forms.fill(form, m).body
+    heads = [ln for ln in out.split("\n") if ln.startswith("### ")]
+    assert heads == [f"### {f.label}" for f in form.fields]
+    assert "OBS" in out or not any(f.kind == "textarea" for f in form.fields)
+    tpl = parse.markdown_template("t.md", "\n".join(md_lines))
+    filled = issue_forms.fill(tpl, m).body.split("\n")
+    kept = iter(filled)  # every template line survives, in order (a field line may gain a value after it)
+    for ln in "\n".join(md_lines).strip("\n").split("\n"):
+        if ln.strip():
+            assert any(x == ln or x.startswith(ln.rstrip() + " ") for x in kept), ln

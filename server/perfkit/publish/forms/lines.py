@@ -14,10 +14,17 @@ from collections.abc import Callable
 from perfkit.templatetext import comment_state_after, hidden_lines
 
 _FIELD_RE = re.compile(
-    r"^(?P<lead>\s*(?:[-*+]|\d+[.)])\s+)?(?P<b1>\*\*)?(?P<label>[A-Za-z][^:*`<>\[\]\n]{0,59}?)\s*"
+    r"^(?P<lead>\s*[-*+]\s+)?(?P<b1>\*\*)?(?P<label>[A-Za-z][^:*`<>\[\]\n]{0,59}?)\s*"
     r"(?P<mid>\*\*:|:\*\*|:)\s*(?P<example>\[[^\]\n]*\]|\(e\.g\.[^)\n]*\)|_{2,})?\s*$"
 )
 _FENCE_RE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+# "- Run the following:" introduces a list; "- Driver version:" asks for a value
+_ASKS_VALUE_RE = re.compile(
+    r"\b(?:versions?|os|gpus?|cuda|cudnn|rocm|driver|model|platform|python|hardware|devices?|accelerators?|name|"
+    r"type|count|number|size|memory|framework|library|package|commit|branch|command|environment|system|"
+    r"distribution|compiler|kernel|cpu|ram|nodes?|world size)\b",
+    re.I,
+)
 
 
 def fill_field_lines(
@@ -33,8 +40,8 @@ def fill_field_lines(
             if value:
                 done += 1
                 ln = f"{ln[: m.start('example')].rstrip()} {value}" if m.group("example") else f"{ln.rstrip()} {value}"
-            elif not m.group("example"):  # an example the template gives ("[e.g. Ubuntu]") stays as a prompt
-                left += 1
+            elif not m.group("example") and _ASKS_VALUE_RE.search(m.group("label")):
+                left += 1  # asked and not in the draft; a template's example ("[e.g. Ubuntu]") stays instead
                 ln = f"{ln.rstrip()} {placeholder.format(what=m.group('label').strip())}"
         out.append(ln)
     return out, done, left
