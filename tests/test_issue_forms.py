@@ -263,6 +263,7 @@ def test_unreadable_forms_are_named_with_the_parser_s_message(tmp_path):
     assert all(any(p in w for w in res.warnings) for p in bad)
     text = res.model_dump_json() + issue + res.human()
     assert "do-not-leak-4242" not in text and "not read: .github/ISSUE_TEMPLATE/broken.yml" in res.human()
+    assert res.human().count(FOLDER + "docs.yml") == 1  # the chosen form once, the others with their scores
     found = lint_wording(path=res.issue_path, campaign_dir=str(CAMPAIGN), repo=str(repo.path), draft=DRAFT)
     assert found.findings == []
 

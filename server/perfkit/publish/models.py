@@ -127,7 +127,9 @@ class RenderResult(BaseModel):
         for s in t.skipped_headings:
             lines.append(f"  skipped '{s.heading}': {s.reason}")
         lines.append(f"issue form: {self.issue_form.path or 'none'} ({self.issue_form.why})")
-        lines += [f"  {s.score:>4} {s.path}: {s.reason}" for s in self.issue_form.scores if s.path != t.path]
+        lines += [
+            f"  {s.score:>4} {s.path}: {s.reason}" for s in self.issue_form.scores if s.path != self.issue_form.path
+        ]
         lines += [f"  not read: {u.path}: {u.error}" for u in self.issue_form.unreadable]
         for c in self.policy_conflicts:
             lines.append(f"policy conflict: {c.source}:{c.line}: {c.text} ({c.why})")
