@@ -332,3 +332,21 @@ def test_template_with_bold_lines_for_headings_and_example_values(tmp_path):
     ]
     assert block("Anything else").rstrip().endswith("Another fix may well suit the codebase better.")
     assert HARDWARE not in issue  # the setup lines say it, one value each
+
+
+@pytest.mark.parametrize(
+    "name, about, automated",
+    [
+        ("Slow training", "Report slowness in your training workflow", False),
+        ("Bug report", "Automated tests fail after an upgrade", False),
+        ("Chatbot latency", "Replies take too long", False),
+        ("Benchmark results", "Posted by the benchmark job after each release", True),
+        ("Regression found", "Filed automatically when the perf dashboard drops", True),
+        ("CI failure", "Something broke on main", True),
+    ],
+)
+def test_automation_is_told_by_what_files_the_issue(name, about, automated):
+    from perfkit.publish.forms import parse, rank
+
+    form = parse.markdown_template("t.md", f"---\nname: {name}\nabout: {about}\n---\n\n## What\n")
+    assert (rank.automation(form) is not None) is automated

@@ -37,9 +37,10 @@ _KIND_RE = {kind: re.compile(rf"\b(?:{rx})\b") for kind, rx in KINDS}
 _ORDER = [k for k, _ in KINDS]
 _BASE = {k: 100 * (len(_ORDER) - i) for i, k in enumerate(_ORDER)}
 _EXPR_RE = re.compile(r"\{\{.*?\}\}", re.S)
-_AUTOMATION_RE = re.compile(
-    r"\b(?:nightly|ci|continuous integration|bots?|automated|automatically|auto generated|scheduled|cron|"
-    r"workflows?|github actions?)\b"
+_AUTOMATION_RE = re.compile(  # a machine files it; "my training workflow" or "automated tests" is a person
+    r"\b(?:nightly|scheduled|cron|bots?|github actions?|ci|continuous integration|auto generated|"
+    r"automated (?:reports?|issues?|runs?)|(?:opened|filed|created|posted) (?:automatically|by (?:[a-z0-9]+ ){0,3}?"
+    r"(?:bot|workflow|ci|action|job)s?))\b"
 )
 
 
