@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from perfkit.publish.forms.rank import norm
 
-_ALIASES = {"pytorch": ["pytorch", "torch"], "torch": ["pytorch", "torch"], "nvidia driver": ["driver"]}
+_ALIASES = {"pytorch": ["pytorch", "torch"], "torch": ["pytorch", "torch"]}
 _OS_RE = re.compile(
     r"\b(?:Ubuntu|Debian|CentOS|Rocky Linux|Red Hat|RHEL|Fedora|SUSE|Amazon Linux|Linux|macOS|Windows)"
     r"(?:\s+\d+(?:\.\d+)*(?:\s+LTS)?)?",
