@@ -10,8 +10,12 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from perfkit.templatetext import norm_heading
+
+if TYPE_CHECKING:
+    from perfkit.lint.numbers import Figure
 
 __all__ = ["norm_heading"]  # rules and callers compare headings through here
 
@@ -26,15 +30,13 @@ _TAG_RE = re.compile(
 )
 _CHECKBOX_RE = re.compile(r"^(\s*[-*+]\s+\[)([ xX])(\]\s*)")
 OWN_SUBSECTIONS = {"speedup result"}
+_DETAILS_OPEN_RE = re.compile(r"<details\b", re.I)
+_DETAILS_CLOSE_RE = re.compile(r"</details>", re.I)
 
 
 def norm_line(line: str) -> str:
     """A line compared with the repo's template: boxes unticked, spacing collapsed."""
     return re.sub(r"\s+", " ", _CHECKBOX_RE.sub(lambda m: m.group(1) + " " + m.group(3), line)).strip()
-
-
-def _blank(s: str, start: int, end: int) -> str:
-    return s[:start] + " " * (end - start) + s[end:]
 
 
 @dataclass
@@ -58,16 +60,27 @@ class Doc:
                 starts.append(pos)
                 pos += len(line) + 1
             self.__dict__[key] = ("\n".join(lines), starts)
-        return self.__dict__[key]
+        joined: tuple[str, list[int]] = self.__dict__[key]
+        return joined
 
-    def figures(self, i: int) -> list:
+    def figures(self, i: int) -> list[Figure]:
         """The figures of prose line i (cached: several rules ask)."""
         from perfkit.lint.numbers import figures_in
 
-        cache = self.__dict__.setdefault("_figures", {})
+        cache: dict[int, list[Figure]] = self.__dict__.setdefault("_figures", {})
         if i not in cache:
             cache[i] = figures_in(i, self.prose[i])
         return cache[i]
+
+    def figures_between(self, i: int, start: int, end: int) -> list[Figure]:
+        """The figures of line i that lie within [start, end): a bisection, so a long line stays linear."""
+        figs = self.figures(i)
+        starts: dict[int, list[int]] = self.__dict__.setdefault("_figure_starts", {})
+        if i not in starts:
+            starts[i] = [f.start for f in figs]
+        lo = bisect.bisect_left(starts[i], start)
+        hi = bisect.bisect_left(starts[i], end)
+        return [f for f in figs[lo:hi] if f.end <= end]
 
     def sections(self) -> list[tuple[str, range]]:
         out: list[tuple[str, range]] = []
@@ -79,93 +92,138 @@ class Doc:
         return out
 
 
+def _blank_spans(s: str, spans: list[tuple[int, int]]) -> str:
+    """s with every span replaced by spaces, in one pass (a line with many links stays linear)."""
+    if not spans:
+        return s
+    out, pos = [], 0
+    for start, end in sorted(spans):
+        start = max(start, pos)
+        if end <= start:
+            continue
+        out += [s[pos:start], " " * (end - start)]
+        pos = end
+    out.append(s[pos:])
+    return "".join(out)
+
+
+def _comment_spans(raw: str, in_comment: bool) -> tuple[list[tuple[int, int]], bool]:
+    """The spans of raw inside HTML comments, and whether a comment is still open at its end."""
+    spans, pos = [], 0
+    while pos <= len(raw):
+        if in_comment:
+            end = raw.find("-->", pos)
+            stop = len(raw) if end == -1 else end + 3
+            spans.append((pos, stop))
+            if end == -1:
+                break
+            in_comment, pos = False, stop
+        else:
+            start = raw.find("<!--", pos)
+            if start == -1:
+                break
+            in_comment, pos = True, start
+    return spans, in_comment
+
+
+class _Masker:
+    """Line by line: fences and comments carried across lines, the repo's own lines blanked."""
+
+    def __init__(self, repo_lines: set[str] | None) -> None:
+        norm = {norm_line(x) for x in (repo_lines or set())}
+        self.repo_norm = sorted((x for x in norm if len(x) >= 3), key=len, reverse=True)
+        self.fence: str | None = None
+        self.comment = False
+
+    def _fenced(self, raw: str) -> bool:
+        m = _FENCE_RE.match(raw)
+        if self.fence:
+            if m and m.group(1)[0] == self.fence[0] and len(m.group(1)) >= len(self.fence):
+                self.fence = None
+            return True
+        if m and not self.comment:
+            self.fence = m.group(1)
+            return True
+        return False
+
+    def _repo_cut(self, raw: str) -> int:
+        """How much of raw, from its start, is the repo's template text carried verbatim."""
+        nl = norm_line(raw)
+        for rl in self.repo_norm:
+            if nl == rl or (nl.startswith(rl) and len(rl) >= 12):
+                return _prefix_len(raw, rl)
+        return 0
+
+    def mask(self, raw: str) -> tuple[str, str, str, bool]:
+        """(prose, code, bare, fenced): bare has only comments blanked, what a reader sees."""
+        fenced = self._fenced(raw)
+        if fenced:
+            prose, code, bare = " " * len(raw), raw, raw
+        else:
+            comments, self.comment = _comment_spans(raw, self.comment)
+            links = [(m.start(), m.end()) for rx in (_URL_RE, _TAG_RE) for m in rx.finditer(raw)]
+            code = _blank_spans(raw, comments + links)
+            bare = _blank_spans(raw, comments)
+            prose = _blank_spans(code, [(m.start(), m.end()) for m in _INLINE_CODE_RE.finditer(code)])
+        cut = self._repo_cut(raw)
+        if cut:
+            prose, code = _blank_spans(prose, [(0, cut)]), _blank_spans(code, [(0, cut)])
+        return prose, code, bare, fenced
+
+
+class _Sections:
+    """Names the section each line belongs to: the title, each heading, the Details block, after it."""
+
+    def __init__(self, doc: Doc) -> None:
+        self.doc = doc
+        doc.section_names = ["(start)"]
+        self.current = 0
+        self.in_details = False
+
+    def _open(self, name: str) -> None:
+        self.doc.section_names.append(name)
+        self.current = len(self.doc.section_names) - 1
+
+    def before(self, idx: int, raw: str, h: tuple[int, str] | None, fenced: bool) -> int:
+        if h is not None:
+            if idx == 0 and h[0] == 1:
+                self._open("(title)")
+            elif norm_heading(h[1]) not in OWN_SUBSECTIONS:
+                self._open(h[1])
+        if not fenced and _DETAILS_OPEN_RE.search(raw):
+            self.in_details = True
+            self._open("(details)")
+        return self.current
+
+    def after(self, idx: int, raw: str, h: tuple[int, str] | None) -> None:
+        if self.in_details and _DETAILS_CLOSE_RE.search(raw):
+            self.in_details = False
+            self._open("(after details)")
+        if idx == 0 and h is not None and h[0] == 1:
+            self._open("(after title)")
+
+
+def _heading(bare: str, fenced: bool) -> tuple[int, str] | None:
+    hm = None if fenced else _HEADING_RE.match(bare)
+    return (len(hm.group(1)), hm.group(2).strip()) if hm and hm.group(2).strip() else None
+
+
 def parse(text: str, repo_lines: set[str] | None = None) -> Doc:
-    """Split text into lines and build the masks, sections and table flags."""
+    """Split text into lines and build the masks, sections and table flags, in one linear pass."""
     lines = text.replace("\r\n", "\n").split("\n")
     doc = Doc(lines=lines)
-    repo_norm = sorted({norm_line(x) for x in (repo_lines or set()) if len(norm_line(x)) >= 3}, key=len, reverse=True)
-    in_fence: str | None = None
-    in_comment = False
-    section = 0
-    doc.section_names = ["(start)"]
-    in_details = False
+    masker = _Masker(repo_lines)
+    sections = _Sections(doc)
     for idx, raw in enumerate(lines):
-        prose = raw
-        code = raw
-        bare = raw  # only comments blanked: what a reader sees, for headings
-        fenced = False
-        m = _FENCE_RE.match(raw)
-        if in_fence:
-            fenced = True
-            if m and m.group(1)[0] == in_fence[0] and len(m.group(1)) >= len(in_fence):
-                in_fence = None
-        elif m and not in_comment:
-            in_fence = m.group(1)
-            fenced = True
-        if fenced:
-            prose = " " * len(raw)
-        else:
-            # HTML comments, possibly spanning lines
-            pos = 0
-            while pos <= len(raw):
-                if in_comment:
-                    end = raw.find("-->", pos)
-                    stop = len(raw) if end == -1 else end + 3
-                    prose, code = _blank(prose, pos, stop), _blank(code, pos, stop)
-                    bare = _blank(bare, pos, stop)
-                    if end == -1:
-                        break
-                    in_comment = False
-                    pos = stop
-                else:
-                    start = raw.find("<!--", pos)
-                    if start == -1:
-                        break
-                    in_comment = True
-                    pos = start
-            for rx in (_URL_RE, _TAG_RE):
-                for mm in rx.finditer(raw):
-                    prose, code = _blank(prose, mm.start(), mm.end()), _blank(code, mm.start(), mm.end())
-            for mm in _INLINE_CODE_RE.finditer(prose):
-                prose = _blank(prose, mm.start(), mm.end())
-        # the repo's own text (template lines carried verbatim) is not ours to lint
-        nl = norm_line(raw)
-        for rl in repo_norm:
-            if nl == rl or (nl.startswith(rl) and len(rl) >= 12):
-                # blank the prefix of raw that corresponds to rl
-                cut = _prefix_len(raw, rl)
-                prose, code = _blank(prose, 0, cut), _blank(code, 0, cut)
-                break
-        h = None
-        if not fenced:
-            hm = _HEADING_RE.match(bare)
-            if hm and hm.group(2).strip():
-                h = (len(hm.group(1)), hm.group(2).strip())
-        if h is not None:
-            title_line = idx == 0 and h[0] == 1
-            if title_line:
-                doc.section_names.append("(title)")
-                section = len(doc.section_names) - 1
-            elif norm_heading(h[1]) not in OWN_SUBSECTIONS:
-                doc.section_names.append(h[1])
-                section = len(doc.section_names) - 1
-        if re.search(r"<details\b", raw, re.I) and not fenced:
-            in_details = True
-            doc.section_names.append("(details)")
-            section = len(doc.section_names) - 1
+        prose, code, bare, fenced = masker.mask(raw)
+        h = _heading(bare, fenced)
+        doc.section.append(sections.before(idx, raw, h, fenced))
         doc.prose.append(prose)
         doc.code.append(code)
         doc.fenced.append(fenced)
         doc.heading.append(h)
-        doc.section.append(section)
         doc.table.append(not fenced and raw.lstrip().startswith("|"))
-        if in_details and re.search(r"</details>", raw, re.I):
-            in_details = False
-            doc.section_names.append("(after details)")
-            section = len(doc.section_names) - 1
-        if idx == 0 and h is not None and h[0] == 1:
-            doc.section_names.append("(after title)")
-            section = len(doc.section_names) - 1
+        sections.after(idx, raw, h)
     return doc
 
 

@@ -28,7 +28,7 @@ _VERSION_BEFORE_RE = re.compile(
     r"\bcompute capability)\s*$",
     re.I,
 )
-_LIST_MARKER_RE = re.compile(r"^\s*(?:\d+[.)])\s")
+_LIST_MARKER_RE = re.compile(r"\s*(?:\d+[.)])\s")
 HARDWARE_RE = re.compile(
     r"\b(?:[A-Z]{1,4}\d{2,4}[A-Za-z]{0,3}|[A-Z]\d{1,2}[A-Z]?|TPU ?v\d+\w*|Ascend ?\d+\w*|"
     r"Gaudi ?\d?|MI\d{3}[A-Z]?|RTX ?\d{4}\w*)\b"
@@ -63,23 +63,33 @@ def unit_of(raw: str) -> str:
     }.get(u, u)
 
 
+_WINDOW = 80  # characters either side a figure's context is read from: enough for 'world size of', bounded
+_HW_BEFORE_GB_RE = re.compile(r"\b" + HARDWARE_RE.pattern[2:] + r"\s*$")
+
+
+def _is_setup(unit: str, before: str, after: str) -> bool:
+    """An accelerator or world-size count, a GPU's capacity or a version: the setup, not a result."""
+    return (
+        (unit in ("", "x") and (bool(_HW_AFTER_RE.match(after)) or bool(_HW_BEFORE_RE.search(before))))
+        or bool(_VERSION_BEFORE_RE.search(before))
+        or (unit in ("GB", "GiB", "") and bool(_HW_BEFORE_GB_RE.search(before)))
+    )
+
+
 def figures_in(line_no: int, text: str) -> list[Figure]:
-    """Every figure in one masked line of prose."""
+    """Every figure in one masked line of prose, in time linear in the line's length."""
     out = []
+    lead = len(text) - len(text.lstrip())
     for m in NUMBER_RE.finditer(text):
-        if m.start() == 0 or not text[: m.start()].strip():
-            if _LIST_MARKER_RE.match(text[m.start() :]):
-                continue
+        if m.start() <= lead and _LIST_MARKER_RE.match(text, m.start()):
+            continue
         numeral = m.group("num")
         value = float(numeral.replace(",", ""))
         decimals = len(numeral.split(".")[1]) if "." in numeral and "e" not in numeral.lower() else 0
         unit = unit_of(m.group("unit") or "")
-        before, after = text[: m.start()], text[m.end() :]
-        setup = (
-            (unit in ("", "x") and (bool(_HW_AFTER_RE.match(after)) or bool(_HW_BEFORE_RE.search(before))))
-            or bool(_VERSION_BEFORE_RE.search(before))
-            or (unit in ("GB", "GiB", "") and bool(re.search(r"\b" + HARDWARE_RE.pattern[2:] + r"\s*$", before)))
-        )
+        before = text[max(0, m.start() - _WINDOW) : m.start()]
+        after = text[m.end() : m.end() + _WINDOW]
+        setup = _is_setup(unit, before, after)
         out.append(Figure(line_no, m.start(), m.end(), m.group(0).strip(), numeral, value, decimals, unit, setup))
     return out
 

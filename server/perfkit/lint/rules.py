@@ -78,10 +78,12 @@ def rule_dash(doc: Doc, ctx: Context) -> list[Finding]:
 _SALES = [
     (
         _w(
-            r"blazing(?:ly)?(?:[- ]fast)?|lightning[- ]fast|dramatic(?:ally)?|drastic(?:ally)?|massive(?:ly)?|huge(?:ly)?|"
+            r"blazing(?:ly)?(?:[- ]fast)?|lightning[- ]fast|dramatic(?:ally)?|drastic(?:ally)?|massive(?:ly)?|"
+            r"huge(?:ly)?|"
             r"tremendous(?:ly)?|incredibl[ey]|amazing(?:ly)?|awesome|stunning|remarkabl[ey]|impressive(?:ly)?|"
             r"spectacular|phenomenal|extraordinar(?:y|ily)|insane(?:ly)?|enormous(?:ly)?|"
-            r"game[- ]?chang\w*|revolutionar\w*|revolutioni[sz]\w*|groundbreaking|cutting[- ]edge|state[- ]of[- ]the[- ]art|"
+            r"game[- ]?chang\w*|revolutionar\w*|revolutioni[sz]\w*|groundbreaking|cutting[- ]edge|"
+            r"state[- ]of[- ]the[- ]art|"
             r"best[- ]in[- ]class|world[- ]class|next[- ]level|supercharg\w*|turbocharg\w*|unlock\w*|unleash\w*|"
             r"seamless(?:ly)?|effortless(?:ly)?|robust(?:ly)?|powerful|elegant(?:ly)?|superior|"
             r"greatly|vastly|substantial(?:ly)?|hugely|much faster|way faster|far faster"
@@ -241,64 +243,70 @@ def rule_bold(doc: Doc, ctx: Context) -> list[Finding]:
 _FASTER_RE = re.compile(r"\b(?:speed-?ups?|faster|quicker|slower)\b", re.I)
 
 
-def _speedup_figures(text: str, line: int) -> list[nums.Figure]:
-    figs = nums.figures_in(line, text)
+_SPEEDUP_FIX = "name the hardware measured in the same sentence or table ('on 8 B200')"
+
+
+def _is_speedup(f: nums.Figure, line: str) -> bool:
+    """A factor or a 'faster' percentage, read from the few characters after it."""
+    after = line[f.end : f.end + 40]
+    if f.setup_count:
+        return False
+    if f.unit == "x":
+        return not nums.HARDWARE_RE.match(after.lstrip())
+    return f.unit == "%" and bool(re.match(r"\s*(?:faster|quicker|less time|shorter|lower step|speed)", after, re.I))
+
+
+def _table_unit(doc: Doc, u: list[int], caption: list[int]) -> list[Finding]:
+    """A table names its hardware in a cell, the paragraph before it, or its section heading."""
+    if any(nums.HARDWARE_RE.search(doc.prose[i]) for i in u + caption):
+        return []
+    heading_line = next((j for j in range(u[0], -1, -1) if doc.heading[j]), None)
+    if heading_line is not None and nums.HARDWARE_RE.search(doc.prose[heading_line]):
+        return []
+    return [
+        _find("speedup-hardware", doc, i, f.start, f.end, _SPEEDUP_FIX)
+        for i in u
+        for f in doc.figures(i)
+        if f.unit in ("x", "%") and not f.setup_count
+    ]
+
+
+def _sentence_figures(doc: Doc, sent: list[tuple[int, int, int]]) -> list[tuple[int, nums.Figure]]:
+    """The speedups of one sentence; failing that, any result figure when the sentence says 'faster'."""
+    spans = [(i, f) for i, s, e in sent for f in doc.figures_between(i, s, e)]
+    found = [(i, f) for i, f in spans if _is_speedup(f, doc.prose[i])]
+    if found:
+        return found
+    text = " ".join(doc.prose[i][s:e] for i, s, e in sent)
+    if not _FASTER_RE.search(text):
+        return []
+    return [(i, f) for i, f in spans if not f.setup_count and not nums.is_small_count(f)]
+
+
+def _prose_unit(doc: Doc, u: list[int]) -> list[Finding]:
     out = []
-    for f in figs:
-        if f.setup_count:
+    for sent in sentences(doc, u):
+        text = " ".join(doc.prose[i][s:e] for i, s, e in sent)
+        if nums.HARDWARE_RE.search(text):
             continue
-        if f.unit == "x" and not nums.HARDWARE_RE.match(text[f.end :].lstrip()):
-            out.append(f)
-        elif f.unit == "%" and re.match(
-            r"\s*(?:faster|quicker|less time|shorter|lower step|speed)", text[f.end :], re.I
-        ):
-            out.append(f)
+        for i, f in _sentence_figures(doc, sent)[:1]:
+            out.append(_find("speedup-hardware", doc, i, f.start, f.end, _SPEEDUP_FIX))
     return out
 
 
 def rule_speedup_hardware(doc: Doc, ctx: Context) -> list[Finding]:
-    out = []
-    fix = "name the hardware measured in the same sentence or table ('on 8 B200')"
-    units = paragraphs(doc)
-    prev_caption: dict[int, list[int]] = {}
-    last_prose: list[int] | None = None
+    out: list[Finding] = []
+    last_prose: list[int] = []
     last_section = -1
-    for u in units:
-        sec = doc.section[u[0]]
-        if sec != last_section:
-            last_prose, last_section = None, sec
+    for u in paragraphs(doc):
+        if doc.section[u[0]] != last_section:
+            last_prose, last_section = [], doc.section[u[0]]
         if doc.table[u[0]]:
-            prev_caption[u[0]] = last_prose or []
-            has = any(nums.HARDWARE_RE.search(doc.prose[i]) for i in u + (last_prose or []))
-            heading_line = next((j for j in range(u[0], -1, -1) if doc.heading[j]), None)
-            if heading_line is not None and nums.HARDWARE_RE.search(doc.prose[heading_line]):
-                has = True
-            if has:
-                continue
-            for i in u:
-                cells = doc.prose[i]
-                for f in nums.figures_in(i, cells):
-                    if f.unit in ("x", "%") and not f.setup_count:
-                        out.append(_find("speedup-hardware", doc, i, f.start, f.end, fix))
+            out += _table_unit(doc, u, last_prose)
             continue
         if not doc.heading[u[0]]:
             last_prose = u
-        for sent in sentences(doc, u):
-            text = " ".join(doc.prose[i][s:e] for i, s, e in sent)
-            if nums.HARDWARE_RE.search(text):
-                continue
-            found = []
-            for i, s, e in sent:
-                found += [(i, f) for f in _speedup_figures(doc.prose[i][:e], i) if f.start >= s]
-            if not found and _FASTER_RE.search(text):
-                for i, s, e in sent:
-                    found += [
-                        (i, f)
-                        for f in nums.figures_in(i, doc.prose[i][:e])
-                        if f.start >= s and not f.setup_count and not nums.is_small_count(f)
-                    ]
-            for i, f in found[:1]:
-                out.append(_find("speedup-hardware", doc, i, f.start, f.end, fix))
+        out += _prose_unit(doc, u)
     return out
 
 
@@ -323,7 +331,8 @@ _SCOPE = [
             r"other (?:callers|users)\b",
             re.I,
         ),
-        "check who else reaches this code (process-wide flags, options read by constructors) and scope the claim to that",
+        "check who else reaches this code (process-wide flags, options read by constructors) and scope the claim "
+        "to that",
     ),
 ]
 
@@ -433,7 +442,8 @@ def rule_unrequested_section(doc: Doc, ctx: Context) -> list[Finding]:
 
 PR_TITLE_RE = re.compile(
     r"^# (?:(?P<prefix>\[[^\]]+\]|[\w-]+(?:\([^)]*\))?!?:)\s+)?(?P<job>.+?) on (?P<hw>.+?): "
-    r"(?P<t0>\d[\d,]*(?:\.\d+)?) ?(?P<u0>m?s|min|h) to (?P<t1>\d[\d,]*(?:\.\d+)?) ?(?P<u1>m?s|min|h) per (?P<unit>[^,]+?) "
+    r"(?P<t0>\d[\d,]*(?:\.\d+)?) ?(?P<u0>m?s|min|h) to (?P<t1>\d[\d,]*(?:\.\d+)?) ?(?P<u1>m?s|min|h) "
+    r"per (?P<unit>[^,]+?) "
     r"at (?P<ws>[^,]+), mostly from (?P<cause>.+?)\s*$"
 )
 _ISSUE_SPEED_RE = re.compile(
@@ -530,124 +540,100 @@ def _cells(line: str) -> list[str]:
     return [c.strip().lower() for c in line.strip().strip("|").split("|")]
 
 
-def rule_structure(doc: Doc, ctx: Context) -> list[Finding]:
-    if ctx.kind != "pr":
-        return []
+def _whole_line(doc: Doc, i: int, fix: str) -> Finding:
+    return _find("structure", doc, i, 0, len(doc.lines[i]), fix)
+
+
+def _own_positions(doc: Doc) -> dict[str, tuple[int, int]]:
+    """Line and level of the first Summary, Speedup Result and Correctness Verification headings.
+
+    Read from the heading as a reader sees it, not the prose mask: when the repo's template has a
+    Summary heading too, our heading is also a template line, and it is still our section.
+    """
+    pos: dict[str, tuple[int, int]] = {}
+    for i, h in enumerate(doc.heading):
+        if h and i > 0 and norm_heading(h[1]) in OWN_HEADINGS:
+            pos.setdefault(norm_heading(h[1]), (i, h[0]))
+    return pos
+
+
+def _order(doc: Doc, pos: dict[str, tuple[int, int]]) -> list[Finding]:
     out = []
-    heads = [(i, h[0], norm_heading(h[1])) for i, h in enumerate(doc.heading) if h and i > 0 and doc.prose[i].strip()]
-    pos = {}
-    for i, level, name in heads:
-        if name in OWN_HEADINGS and name not in pos:
-            pos[name] = (i, level)
-    want = [("summary", 2), ("speedup result", 3), ("correctness verification", 2)]
     last = -1
-    for name, level in want:
+    for name, level in (("summary", 2), ("speedup result", 3), ("correctness verification", 2)):
         if name not in pos:
-            out.append(
-                Finding(
-                    rule="structure",
-                    line=1,
-                    column=1,
-                    excerpt=name,
-                    fix=f"add the '{'#' * level} {name.title()}' section in its place",
-                )
-            )
+            fix = f"add the '{'#' * level} {name.title()}' section in its place"
+            out.append(Finding(rule="structure", line=1, column=1, excerpt=name, fix=fix))
             continue
         i, lv = pos[name]
         if lv != level:
-            out.append(_find("structure", doc, i, 0, len(doc.lines[i]), f"make it a level-{level} heading"))
+            out.append(_whole_line(doc, i, f"make it a level-{level} heading"))
         if i < last:
-            out.append(
-                _find(
-                    "structure",
-                    doc,
-                    i,
-                    0,
-                    len(doc.lines[i]),
-                    "order: Summary, Speedup Result, Correctness Verification, the repo's sections, Details",
-                )
-            )
+            order = "order: Summary, Speedup Result, Correctness Verification, the repo's sections, Details"
+            out.append(_whole_line(doc, i, order))
         last = max(last, i)
-    if "speedup result" in pos:
-        i = pos["speedup result"][0]
-        body = [j for j in range(i + 1, len(doc.lines)) if doc.lines[j].strip()]
-        end = next((j for j in body if doc.heading[j]), len(doc.lines))
-        body = [j for j in body if j < end]
-        if not body or not doc.lines[body[0]].startswith("Measured on "):
-            j = body[0] if body else i
-            out.append(
-                _find(
-                    "structure",
-                    doc,
-                    j,
-                    0,
-                    len(doc.lines[j]),
-                    "the first line under Speedup Result is 'Measured on <n> <GPU>.'",
-                )
-            )
-        tables = [j for j in body if doc.table[j]]
-        if tables and _cells(doc.lines[tables[0]]) != RESULT_HEADER:
-            out.append(
-                _find(
-                    "structure",
-                    doc,
-                    tables[0],
-                    0,
-                    len(doc.lines[tables[0]]),
-                    "the result table's header is '| | baseline | this PR | change |'",
-                )
-            )
-        after = [j for j in body if tables and j > tables[-1] and not doc.table[j]]
-        if after:
-            out.append(
-                _find(
-                    "structure",
-                    doc,
-                    after[0],
-                    0,
-                    len(doc.lines[after[0]]),
-                    "nothing after the tables in Speedup Result: move it to Summary or Details",
-                )
-            )
-    if "correctness verification" in pos:
-        i = pos["correctness verification"][0]
-        end = next(
-            (j for j in range(i + 1, len(doc.lines)) if doc.heading[j] or "<details" in doc.lines[j]), len(doc.lines)
+    return out
+
+
+def _speedup_section(doc: Doc, i: int) -> list[Finding]:
+    body = [j for j in range(i + 1, len(doc.lines)) if doc.lines[j].strip()]
+    end = next((j for j in body if doc.heading[j]), len(doc.lines))
+    body = [j for j in body if j < end]
+    out = []
+    if not body or not doc.lines[body[0]].startswith("Measured on "):
+        out.append(
+            _whole_line(doc, body[0] if body else i, "the first line under Speedup Result is 'Measured on <n> <GPU>.'")
         )
-        tables = [j for j in range(i + 1, end) if doc.table[j]]
-        if tables and _cells(doc.lines[tables[0]]) != CHECK_HEADER:
-            out.append(
-                _find(
-                    "structure",
-                    doc,
-                    tables[0],
-                    0,
-                    len(doc.lines[tables[0]]),
-                    "the checks table's header is '| recorded | baseline vs this PR | tolerance |'",
-                )
-            )
-    det = [i for i, line in enumerate(doc.lines) if re.search(r"<details\b", line, re.I) and not doc.fenced[i]]
+    tables = [j for j in body if doc.table[j]]
+    if tables and _cells(doc.lines[tables[0]]) != RESULT_HEADER:
+        out.append(_whole_line(doc, tables[0], "the result table's header is '| | baseline | this PR | change |'"))
+    after = [j for j in body if tables and j > tables[-1] and not doc.table[j]]
+    if after:
+        out.append(
+            _whole_line(doc, after[0], "nothing after the tables in Speedup Result: move it to Summary or Details")
+        )
+    return out
+
+
+def _checks_section(doc: Doc, i: int) -> list[Finding]:
+    end = next(
+        (j for j in range(i + 1, len(doc.lines)) if doc.heading[j] or "<details" in doc.lines[j]), len(doc.lines)
+    )
+    tables = [j for j in range(i + 1, end) if doc.table[j]]
+    if tables and _cells(doc.lines[tables[0]]) != CHECK_HEADER:
+        return [
+            _whole_line(doc, tables[0], "the checks table's header is '| recorded | baseline vs this PR | tolerance |'")
+        ]
+    return []
+
+
+def _details_block(doc: Doc) -> list[Finding]:
+    """Our Details block closes, and only the repo's own text (a bot's cut-off tail) may follow it."""
+    det = [i for i, line in enumerate(doc.lines) if _DETAILS_RE.search(line) and not doc.fenced[i]]
     ours = [i for i in det if "Details:" in doc.lines[i]]
     if not ours:
-        out.append(
-            Finding(
-                rule="structure",
-                line=len(doc.lines),
-                column=1,
-                excerpt="",
-                fix="end with '<details><summary>Details: hardware, model, full command, traces</summary>'",
-            )
-        )
-    else:
-        close = next((j for j in range(ours[-1], len(doc.lines)) if "</details>" in doc.lines[j]), None)
-        if close is None:
-            out.append(
-                _find("structure", doc, ours[-1], 0, len(doc.lines[ours[-1]]), "close the block with </details>")
-            )
-        elif any(line.strip() for line in doc.lines[close + 1 :]):
-            j = next(j for j in range(close + 1, len(doc.lines)) if doc.lines[j].strip())
-            out.append(_find("structure", doc, j, 0, len(doc.lines[j]), "nothing after the Details block"))
-    return out
+        fix = "end with '<details><summary>Details: hardware, model, full command, traces</summary>'"
+        return [Finding(rule="structure", line=len(doc.lines), column=1, excerpt="", fix=fix)]
+    close = next((j for j in range(ours[-1], len(doc.lines)) if "</details>" in doc.lines[j]), None)
+    if close is None:
+        return [_whole_line(doc, ours[-1], "close the block with </details>")]
+    j = next((j for j in range(close + 1, len(doc.lines)) if doc.code[j].strip()), None)
+    return [] if j is None else [_whole_line(doc, j, "nothing after the Details block")]
+
+
+_DETAILS_RE = re.compile(r"<details\b", re.I)
+
+
+def rule_structure(doc: Doc, ctx: Context) -> list[Finding]:
+    if ctx.kind != "pr":
+        return []
+    pos = _own_positions(doc)
+    out = _order(doc, pos)
+    if "speedup result" in pos:
+        out += _speedup_section(doc, pos["speedup result"][0])
+    if "correctness verification" in pos:
+        out += _checks_section(doc, pos["correctness verification"][0])
+    return out + _details_block(doc)
 
 
 # --- truthfulness ------------------------------------------------------------------------------

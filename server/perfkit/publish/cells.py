@@ -120,19 +120,29 @@ def _effect(c: Candidate) -> str:
     return text
 
 
-def commit_rows(b: BenchmarkSummary) -> list[dict[str, str]]:
+def ships(b: BenchmarkSummary, chosen: list[str]) -> list[Candidate]:
+    """The commits this PR ships: the draft's choice (sha prefixes) if it makes one, else those recorded as shipped."""
+    if chosen:
+        prefixes = [p.strip().lower() for p in chosen if p.strip()]
+        return [c for c in b.candidates if any(c.sha.startswith(p) for p in prefixes)]
+    return [c for c in b.candidates if c.shipped]
+
+
+def commit_rows(b: BenchmarkSummary, chosen: list[str] | None = None) -> list[dict[str, str]]:
     """The per-commit table: shipped commits with their own measured effect, when there are several."""
-    shipped = [c for c in b.candidates if c.shipped and c.effect_pct is not None]
+    shipped = [c for c in ships(b, chosen or []) if c.effect_pct is not None]
     if len(shipped) < 2:
         return []
     return [{"short": c.sha[:12], "title": c.title, "effect": _effect(c)} for c in shipped]
 
 
-def not_shipped(b: BenchmarkSummary) -> list[dict[str, str]]:
+def not_shipped(b: BenchmarkSummary, chosen: list[str] | None = None) -> list[dict[str, str]]:
+    """Candidates tried and not in this PR, for the Details block."""
+    kept = {c.sha for c in ships(b, chosen or [])}
     return [
         {"title": c.title, "effect": _effect(c) if c.effect_pct is not None else "not measured"}
         for c in b.candidates
-        if not c.shipped
+        if c.sha not in kept
     ]
 
 

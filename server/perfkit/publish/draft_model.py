@@ -150,6 +150,11 @@ class Draft(_Strict):
         "hardware are appended from the data.",
     )
     changes: list[Change] = Field(default_factory=list, description="One entry per change, in the PR's order.")
+    ships: list[str] = Field(
+        default_factory=list,
+        description="The commits this PR ships (sha prefixes from records/candidates.jsonl). The per-commit table "
+        "lists them; every other candidate goes to 'tried and not kept'. Default: those recorded as shipped.",
+    )
     correctness: Correctness | None = Field(None, description="The correctness checks.")
     template_answers: dict[str, str] = Field(
         default_factory=dict,

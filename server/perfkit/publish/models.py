@@ -56,6 +56,14 @@ class TemplateUse(BaseModel):
     why: str
     kept_headings: list[str] = Field(default_factory=list)
     skipped_headings: list[SkippedHeading] = Field(default_factory=list)
+    cut_line: int | None = Field(
+        None,
+        description="Line of the template that says a bot removes everything below it; the whole description, "
+        "Details included, is placed above it.",
+    )
+    title_rule: str | None = Field(
+        None, description="The repo's title rule the title follows, and where it is written."
+    )
 
 
 class FormScore(BaseModel):
@@ -126,11 +134,17 @@ class RenderResult(BaseModel):
         lines.append(f"repo template: {t.path or 'none'} ({t.why})")
         for s in t.skipped_headings:
             lines.append(f"  skipped '{s.heading}': {s.reason}")
+        if t.cut_line:
+            lines.append(f"  line {t.cut_line} says a bot removes what follows: the description ends above it")
+        if t.title_rule:
+            lines.append(f"  title follows the repo's rule {t.title_rule}")
         lines.append(f"issue form: {self.issue_form.path or 'none'} ({self.issue_form.why})")
         lines += [
             f"  {s.score:>4} {s.path}: {s.reason}" for s in self.issue_form.scores if s.path != self.issue_form.path
         ]
         lines += [f"  not read: {u.path}: {u.error}" for u in self.issue_form.unreadable]
+        for n in self.repo_notes:
+            lines.append(f"repo note ({n.kind}): {n.source}:{n.line}: {n.text}")
         for c in self.policy_conflicts:
             lines.append(f"policy conflict: {c.source}:{c.line}: {c.text} ({c.why})")
         if self.placeholders:

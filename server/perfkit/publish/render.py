@@ -7,20 +7,32 @@ text is merged as data and handed to Jinja as a finished string, so it is never 
 
 from __future__ import annotations
 
-import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field
 
 from perfkit.errors import InputError, ToolFailure
-from perfkit.publish.models import Placeholder, RenderResult, TemplateUse
+from perfkit.publish.models import IssueFormUse, Placeholder, PolicyConflict, RenderResult, RepoNote, TemplateUse
+from perfkit.publish.outputs import check_out_dir, write_all
 
 if TYPE_CHECKING:
+    from jinja2.sandbox import SandboxedEnvironment
+
+    from perfkit.benchmark.models import BenchmarkSummary
+    from perfkit.lint.models import Finding
     from perfkit.publish.draft_model import Draft
+    from perfkit.publish.issue_forms import Choice
+    from perfkit.publish.merge_template import Merged
+    from perfkit.publish.repo_template import RepoTemplate
+    from perfkit.publish.title_rule import TitleRule
+    from perfkit.repofiles import RepoFiles
 
 PH = "<{what}>"
+DEFAULT_PREFIX = "[perf]"
+GITHUB_BODY_CHARS = 65_536
 PR_FILE = "proposed-pr-description.md"
 ISSUE_FILE = "proposed-issue.md"
 _PLACEHOLDER_RE = re.compile(r"<([A-Za-z#'][^<>\n]{0,160})>")
@@ -77,7 +89,7 @@ def _or(value: Any, what: str) -> str:
     return str(value).strip() if value not in (None, "") else _ph(what)
 
 
-def placeholders(text: str, file: str) -> list[Placeholder]:
+def placeholders(text: str, file: Literal["pr", "issue"]) -> list[Placeholder]:
     """Every <placeholder> outside HTML comments, tags and autolinks."""
     masked = re.sub(r"<!--.*?-->", lambda m: re.sub(r"[^\n]", " ", m.group(0)), text, flags=re.S)
     out = []
@@ -87,11 +99,11 @@ def placeholders(text: str, file: str) -> list[Placeholder]:
             first = re.split(r"[\s/>]", inner.lstrip("/"), maxsplit=1)[0].lower()
             if first in _HTML or inner.startswith(("http:", "https:", "mailto:")):
                 continue
-            out.append(Placeholder(file=file, line=n, text=m.group(0)))  # type: ignore[arg-type]
+            out.append(Placeholder(file=file, line=n, text=m.group(0)))
     return out
 
 
-def _environment(templates: Path):
+def _environment(templates: Path) -> SandboxedEnvironment:
     from jinja2 import FileSystemLoader, StrictUndefined
     from jinja2.sandbox import SandboxedEnvironment
 
@@ -109,17 +121,20 @@ def _hardware(d: Draft) -> str:
     return f"{d.gpu_count if d.gpu_count else _ph('n')} {_or(d.gpu, 'GPU')}"
 
 
-def _title(b: Any, d: Draft) -> str:
+def _title(b: BenchmarkSummary, d: Draft, rule: TitleRule | None = None) -> str:
+    """Our title form; in the repo's own form when it has a title rule and the draft keeps the default prefix."""
+    from perfkit.publish import title_rule
     from perfkit.publish.cells import sig
 
     ws = d.world_size or d.gpu_count
-    parts = [d.title_prefix.strip()] if d.title_prefix.strip() else []
-    parts.append(
+    summary = (
         f"{_or(d.job, 'job')} on {_hardware(d)}: {sig(b.arm(b.baseline).mean.value)} s to "
         f"{sig(b.arm(b.candidate).mean.value)} s per {d.unit} at world size {ws if ws else _ph('world size')}, "
         f"mostly from {_or(d.largest_cause, 'largest cause')}"
     )
-    return " ".join(parts)
+    if rule is not None and d.title_prefix == DEFAULT_PREFIX:
+        return title_rule.apply(rule, summary)
+    return f"{d.title_prefix.strip()} {summary}" if d.title_prefix.strip() else summary
 
 
 def _changes(b: Any, d: Draft) -> list[dict[str, str]]:
@@ -134,7 +149,9 @@ def _changes(b: Any, d: Draft) -> list[dict[str, str]]:
             }
             for c in src
         ]
-    shipped = [c.title for c in b.candidates if c.shipped] or [_ph("change name")]
+    from perfkit.publish.cells import ships
+
+    shipped = [c.title for c in ships(b, d.ships)] or [_ph("change name")]
     return [
         {
             "name": t,
@@ -213,30 +230,9 @@ def _details(b: Any, d: Draft, campaign: Path) -> dict[str, Any]:
         "command_baseline": _or(x.command_baseline, "full command, baseline"),
         "command_pr": _or(x.command_pr, "full command, this PR"),
         "rejected": list(x.rejected),
-        "not_shipped": cells.not_shipped(b),
+        "not_shipped": cells.not_shipped(b, d.ships),
         "traces": _traces(b, d, campaign),
     }
-
-
-def _write_both(out: Path, files: dict[str, str]) -> dict[str, Path]:
-    """Write every file to a temporary name first, then move them all into place."""
-    import tempfile
-
-    out.mkdir(parents=True, exist_ok=True)
-    temps: dict[str, str] = {}
-    try:
-        for name, text in files.items():
-            fd, tmp = tempfile.mkstemp(prefix=f".{name}.", dir=out)
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-                fh.write(text)
-            temps[name] = tmp
-        for name, tmp in temps.items():
-            os.replace(tmp, out / name)
-    finally:
-        for tmp in temps.values():
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-    return {name: out / name for name in files}
 
 
 def render_pr(
@@ -290,24 +286,38 @@ def render_pr(
     Details block, and the companion issue under the repo's best-fitting issue form. Returns both paths and
     titles, the placeholders left, skipped headings, policy conflicts and the lint findings of both files.
     Overwrites those two files; pushes nothing, opens nothing."""
-    from perfkit import gitrepo, repofiles, templatetext
-    from perfkit.benchmark.read import read_benchmark
-    from perfkit.lint.figures import FigureSet
-    from perfkit.lint.lint import lint_text
-    from perfkit.publish import cells, issue_forms, repo_template
-    from perfkit.publish.draft import load_draft
-    from perfkit.publish.issue_render import render_issue
-    from perfkit.publish.templates_dir import templates_dir
+    from perfkit import gitrepo
 
     campaign = Path(campaign_dir).expanduser()
     if not campaign.is_dir():
         raise InputError("campaign_dir", f"'{campaign_dir}' is not a folder", "pass the campaign folder")
-    if out_dir and Path(out_dir).expanduser().exists() and not Path(out_dir).expanduser().is_dir():
-        raise InputError(
-            "out_dir", f"'{Path(out_dir).expanduser()}' is not a folder", "pass a folder for the two files"
-        )
-    d = load_draft(draft, campaign)
+    if out_dir:
+        check_out_dir(Path(out_dir))
+    d = _load(draft, campaign)
     top = gitrepo.open_repo(repo)
+    b, warnings = _read(campaign, d)
+    repo_part = _repo_part(top, d, pr_template, issue_form)
+    warnings += repo_part.warnings
+    view = _pr_view(b, d, campaign, repo_part)
+    warnings += view.pop("warnings")
+    pr_text, issue_text, issue_use, issue_warnings = _render_texts(b, d, view, repo_part)
+    warnings += issue_warnings
+    lint_pr, lint_issue, skipped = _lint(campaign, b, top, repo_part, pr_text, issue_text)
+    out = Path(out_dir).expanduser() if out_dir else (campaign / (b.latest_report or "latest-report.md")).parent
+    paths = write_all(out, {PR_FILE: pr_text, ISSUE_FILE: issue_text})
+    return _result(paths, pr_text, issue_text, repo_part, issue_use, lint_pr, lint_issue, skipped, warnings)
+
+
+def _load(draft: dict[str, Any] | str | None, campaign: Path) -> Draft:
+    from perfkit.publish.draft import load_draft
+
+    return load_draft(draft, campaign)
+
+
+def _read(campaign: Path, d: Draft) -> tuple[BenchmarkSummary, list[str]]:
+    """read_benchmark with the draft's options; the draft's arms and shipped commits checked against it."""
+    from perfkit.benchmark.read import read_benchmark
+
     o = d.benchmark
     b = read_benchmark(
         str(campaign),
@@ -316,7 +326,6 @@ def render_pr(
         warmup_steps=o.warmup_steps,
         slow_threshold_s=o.slow_threshold_s,
     )
-    warnings = [f"read_benchmark: {w}" for w in b.warnings]
     arms = {a.name for a in b.arms}
     for c in d.changes:
         if c.arm and c.arm not in arms:
@@ -325,59 +334,152 @@ def render_pr(
                 f"'{c.arm}' is not an arm of benchmark.csv",
                 f"use one of: {', '.join(sorted(arms))}",
             )
+    for prefix in d.ships:
+        hits = [c for c in b.candidates if c.sha.startswith(prefix.strip().lower())]
+        if len(hits) != 1 or not prefix.strip():
+            raise InputError(
+                "draft.ships",
+                f"'{prefix}' matches {len(hits)} commits of records/candidates.jsonl",
+                "use a sha prefix that names one commit: " + ", ".join(c.sha[:12] for c in b.candidates),
+            )
+    return b, [f"read_benchmark: {w}" for w in b.warnings]
+
+
+@dataclass
+class _RepoPart:
+    """What the target repo contributes: its template merged, its notes, its title rule, its issue form."""
+
+    files: RepoFiles
+    tpl: RepoTemplate
+    merged: Merged
+    notes: list[RepoNote]
+    conflicts: list[PolicyConflict]
+    rule: TitleRule | None
+    forms: Choice
+    warnings: list[str]
+
+
+def _repo_part(top: Path, d: Draft, pr_template: str | None, issue_form: str | None) -> _RepoPart:
+    from perfkit import repofiles
+    from perfkit.publish import issue_forms, repo_template, title_rule
 
     files = repofiles.read_repo_files(top)
-    warnings += files.skipped
     tpl = repo_template.select(files, pr_template)
     merged = repo_template.merge(tpl, d.template_answers, d.checkboxes, PH)
     notes, note_conflicts = repo_template.repo_notes(files, tpl)
+    sources = ([(tpl.path, tpl.text)] if tpl.path else []) + [
+        (n.source, files.texts.get(n.source, "")) for n in notes if n.kind == "title-rule" and n.source != tpl.path
+    ]
+    rule = title_rule.find(sources)
+    warnings = list(files.skipped)
     warnings += [
         f"draft.template_answers['{k}'] matches no heading kept from the repo's template" for k in merged.unused_answers
     ]
     warnings += [f"draft.checkboxes '{t}' matches no box of the repo's template" for t in merged.unused_boxes]
-    form_choice = issue_forms.pick(files, issue_form)
+    if rule and d.title_prefix != DEFAULT_PREFIX:
+        warnings.append(
+            f"the repo's title rule '{rule.pattern}' ({rule.source}) was not applied: draft.title_prefix is set"
+        )
+    forms = issue_forms.pick(files, issue_form)
+    return _RepoPart(files, tpl, merged, notes, merged.conflicts + note_conflicts, rule, forms, warnings)
 
-    hardware = _hardware(d)
-    view = {
-        "title": _title(b, d),
+
+def _shared_settings(d: Draft) -> tuple[list[str], list[str]]:
+    """Settings named as applied to both versions, minus any whose code appears in only one command."""
+    base, pr = d.details.command_baseline or "", d.details.command_pr or ""
+    kept: list[str] = []
+    dropped: list[str] = []
+    for setting in d.details.shared_settings:
+        codes = re.findall(r"`([^`]+)`", setting)
+        one_sided = base and pr and any((c in base) != (c in pr) for c in codes)
+        (dropped if one_sided else kept).append(setting)
+    warnings = [
+        f"draft.details.shared_settings '{x}' is left out of 'Applied to both versions': only one command has it"
+        for x in dropped
+    ]
+    return kept, warnings
+
+
+def _pr_view(b: BenchmarkSummary, d: Draft, campaign: Path, part: _RepoPart) -> dict[str, Any]:
+    from perfkit.publish import cells
+
+    details = _details(b, d, campaign)
+    details["shared"], warnings = _shared_settings(d)
+    return {
+        "title": _title(b, d, part.rule),
         "summary": _or(
             d.summary, "summary: what the job loses and why, with one or two figures, and what this PR adds"
         ),
-        "hardware": hardware,
+        "hardware": _hardware(d),
         "unit": d.unit,
         "speedup_mean": cells.factor(b.comparison.speedup_mean),
         "speedup_median": cells.factor(b.comparison.speedup_median),
         "show_median": b.comparison.show_mean_and_median,
         "changes": _changes(b, d),
         "rows": [r.__dict__ for r in cells.result_rows(b, d, PH)],
-        "commits": cells.commit_rows(b),
+        "commits": cells.commit_rows(b, d.ships),
         "check": _check_view(d),
-        "repo_sections": "\n".join(merged.lines).strip(),
-        "d": _details(b, d, campaign),
+        "repo_sections": "\n".join(part.merged.lines).strip(),
+        "repo_tail": "\n".join(part.tpl.tail).strip(),
+        "d": details,
+        "warnings": warnings,
     }
+
+
+def _render_texts(
+    b: BenchmarkSummary, d: Draft, view: dict[str, Any], part: _RepoPart
+) -> tuple[str, str, IssueFormUse, list[str]]:
+    """Both files rendered in memory; the issue's paragraphs laid under the repo's form when it has one."""
     from jinja2 import TemplateError
+
+    from perfkit.publish.issue_render import render_issue
+    from perfkit.publish.templates_dir import templates_dir
 
     env = _environment(templates_dir())
     try:
         pr_text = env.get_template("pr-description.md.j2").render(**view)
-        issue_text, issue_use, issue_warnings = render_issue(env, d, b, form_choice, hardware, PH)
-        warnings += issue_warnings
+        issue_text, issue_use, warnings = render_issue(env, d, b, part.forms, _hardware(d), PH)
     except TemplateError as exc:
         raise ToolFailure(f"template error: {exc}") from None
     pr_text = re.sub(r"\n{3,}", "\n\n", pr_text).rstrip("\n") + "\n"
     issue_text = re.sub(r"\n{3,}", "\n\n", issue_text).rstrip("\n") + "\n"
+    for name, text in (("description", pr_text), ("issue", issue_text)):
+        if len(text) > GITHUB_BODY_CHARS:
+            warnings.append(
+                f"the {name} has {len(text):,} characters; GitHub accepts {GITHUB_BODY_CHARS:,}: shorten it"
+            )
+    return pr_text, issue_text, issue_use, warnings
 
+
+def _lint(
+    campaign: Path, b: BenchmarkSummary, top: Path, part: _RepoPart, pr_text: str, issue_text: str
+) -> tuple[list[Finding], list[Finding], list[str]]:
+    from perfkit import templatetext
+    from perfkit.lint.figures import FigureSet
+    from perfkit.lint.lint import check_size, lint_text
+
+    check_size(pr_text, "draft")
+    check_size(issue_text, "draft")
     figures = FigureSet.from_campaign(campaign, b)
-    pr_lines, pr_heads = templatetext.pr_template_lines(files)
-    f_lines, f_heads, f_prefixes = templatetext.issue_template_lines(files)
+    pr_lines, pr_heads = templatetext.pr_template_lines(part.files)
+    f_lines, f_heads, f_prefixes = templatetext.issue_template_lines(part.files)
     lint_pr, _, skipped = lint_text(pr_text, "pr", figures, pr_lines, pr_heads)
     lint_issue, _, _ = lint_text(issue_text, "issue", figures, f_lines, f_heads, f_prefixes)
+    return lint_pr, lint_issue, skipped
 
-    out = Path(out_dir).expanduser() if out_dir else (campaign / (b.latest_report or "latest-report.md")).parent
-    if out.exists() and not out.is_dir():
-        raise InputError("out_dir", f"'{out}' is not a folder", "pass a folder for the two files")
-    paths = _write_both(out, {PR_FILE: pr_text, ISSUE_FILE: issue_text})
 
+def _result(
+    paths: dict[str, Path],
+    pr_text: str,
+    issue_text: str,
+    part: _RepoPart,
+    issue_use: IssueFormUse,
+    lint_pr: list[Finding],
+    lint_issue: list[Finding],
+    skipped: list[str],
+    warnings: list[str],
+) -> RenderResult:
+    tpl, merged = part.tpl, part.merged
     return RenderResult(
         pr_path=str(paths[PR_FILE]),
         issue_path=str(paths[ISSUE_FILE]),
@@ -390,10 +492,12 @@ def render_pr(
             why=tpl.why,
             kept_headings=merged.kept,
             skipped_headings=merged.skipped,
+            cut_line=tpl.cut_at + 1 if tpl.cut_at is not None else None,
+            title_rule=f"{part.rule.pattern} ({part.rule.source}:{part.rule.line})" if part.rule else None,
         ),
         checkboxes=merged.boxes,
-        policy_conflicts=merged.conflicts + note_conflicts,
-        repo_notes=notes,
+        policy_conflicts=part.conflicts,
+        repo_notes=part.notes,
         issue_form=issue_use,
         lint_pr=lint_pr,
         lint_issue=lint_issue,

@@ -11,10 +11,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from perfkit.errors import InputError
 from perfkit.publish.draft_model import Checkbox
-from perfkit.publish.models import CheckboxOutcome, NoteKind, PolicyConflict, RepoNote, SkippedHeading
+from perfkit.publish.models import NoteKind, PolicyConflict, RepoNote
+from perfkit.publish.template_lines import cut_line
 from perfkit.repofiles import RepoFiles
 from perfkit.templatetext import (
     BOX_RE,
@@ -24,6 +26,9 @@ from perfkit.templatetext import (
     pr_template_paths,
     split,
 )
+
+if TYPE_CHECKING:
+    from perfkit.publish.merge_template import Merged
 
 __all__ = ["BOX_RE", "Section", "norm_heading", "split"]  # issue_forms reads templates through these
 
@@ -36,7 +41,8 @@ SUMMARY_HEADINGS = re.compile(
     r"problem|problem statement|issue|what problem does this (?:pr|change) solve)$"
 )
 RESULT_HEADINGS = re.compile(
-    r"^(?:test(?:ing)? results?|results?|benchmarks?(?: results)?|performance(?: results| numbers| impact| changes?)?|"
+    r"^(?:test(?:ing)? results?|test(?:ing)? result s|results?|benchmarks?(?: results)?|benchmarking|"
+    r"profil(?:e|ing)(?: results)?|performance(?: results| numbers| impact| changes?)?|"
     r"perf(?: results| numbers)?|speed ?ups?|before (?:and|&|vs) after|accuracy(?: results)?|correctness|"
     r"numerical (?:equivalence|accuracy|correctness)|verification(?: results)?|evaluation(?: results)?|"
     r"measurements?)$"
@@ -49,8 +55,8 @@ _POLICY_BOX_RE = re.compile(
     re.I,
 )
 _AI_RE = re.compile(
-    r"\b(?:ai|a\.i\.|llms?|agents?|copilot|chatgpt|claude|gpt-?\d?|generative|machine[- ]generated|"
-    r"ai[- ](?:generated|assisted))\b",
+    r"\b(?:ai|a\.i\.|llms?|(?:ai|coding|autonomous) agents?|agent[- ](?:generated|written|authored)|copilot|"
+    r"chatgpt|claude|gpt-?\d?|generative|machine[- ]generated|ai[- ](?:generated|assisted))\b",
     re.I,
 )
 _AI_BAN_RE = re.compile(
@@ -79,6 +85,8 @@ class RepoTemplate:
     why: str
     sections: list[Section] = field(default_factory=list)
     text: str = ""
+    tail: list[str] = field(default_factory=list)  # a bot's cut-off line and what follows it, verbatim
+    cut_at: int | None = None  # 0-based line of the cut-off line, when the template has one
 
 
 def _ci_child(folder: Path, name: str) -> Path | None:
@@ -144,17 +152,26 @@ def _stem(path: str) -> str:
 
 
 def _load(files: RepoFiles, path: str, rel: list[str], why: str) -> RepoTemplate:
+    """The template split into sections; from a bot's cut-off line on, it is kept apart as the tail."""
     text = files.texts[path]
-    return RepoTemplate(path=path, candidates=rel, why=why, sections=split(text), text=text)
+    lines = text.split("\n")
+    cut = cut_line(lines)
+    head, tail = (lines, []) if cut is None else (lines[:cut], lines[cut:])
+    while tail and not tail[-1].strip():
+        tail.pop()
+    return RepoTemplate(
+        path=path, candidates=rel, why=why, sections=split("\n".join(head)), text=text, tail=tail, cut_at=cut
+    )
 
 
 def classify(section: Section) -> str | None:
-    """Why a section is covered by our own parts, or None when it stays."""
+    """Why a section is covered by our own parts, or None when it stays.
+
+    A covered section with a checklist loses only its heading and prompts: merge keeps the boxes.
+    """
     if section.heading is None:
         return None
     name = norm_heading(section.heading)
-    if section.boxes:
-        return None
     if RESULT_HEADINGS.match(name):
         return "covered by Speedup Result and Correctness Verification"
     if SUMMARY_HEADINGS.match(name):
@@ -162,105 +179,16 @@ def classify(section: Section) -> str | None:
     return None
 
 
-def _box_key(text: str) -> str:
-    return re.sub(r"\s+", " ", re.sub(r"[*_`]", "", text)).strip().lower()
-
-
-@dataclass
-class Merged:
-    lines: list[str]
-    kept: list[str]
-    skipped: list[SkippedHeading]
-    boxes: list[CheckboxOutcome]
-    conflicts: list[PolicyConflict]
-    unused_answers: list[str]
-    unused_boxes: list[str]
+def is_policy_box(text: str) -> bool:
+    """A box asserting the PR was written without AI or agent help."""
+    return bool(_POLICY_BOX_RE.search(text))
 
 
 def merge(tpl: RepoTemplate, answers: dict[str, str], decisions: list[Checkbox], placeholder: str) -> Merged:
-    """The template's kept sections, verbatim, with the draft's answers and box decisions applied."""
-    out: list[str] = []
-    kept: list[str] = []
-    skipped: list[SkippedHeading] = []
-    boxes: list[CheckboxOutcome] = []
-    conflicts: list[PolicyConflict] = []
-    by_heading = {norm_heading(k): v for k, v in answers.items()}
-    used_answers: set[str] = set()
-    used_boxes: set[int] = set()
-    has_headings = any(s.heading is not None for s in tpl.sections)
-    for s in tpl.sections:
-        reason = classify(s)
-        if reason:
-            skipped.append(SkippedHeading(heading=s.heading or "", line=s.line, reason=reason))
-            continue
-        if s.heading is not None:
-            kept.append(s.heading)
-        body = list(s.body)
-        for k, m in s.boxes:
-            text = m.group("text")
-            line_no = s.body_line + k
-            policy = bool(_POLICY_BOX_RE.search(text))
-            decision = next(
-                (
-                    (j, d)
-                    for j, d in enumerate(decisions)
-                    if _box_key(d.text) and (_box_key(d.text) == _box_key(text) or _box_key(d.text) in _box_key(text))
-                ),
-                None,
-            )
-            tick, reason, note = False, None, None
-            if decision:
-                used_boxes.add(decision[0])
-                tick, reason = decision[1].tick, decision[1].reason
-            if m.group("mark") in "xX" and not tick:
-                note = "the template had it ticked; unticked because the draft does not back it"
-            if policy:
-                if tick:
-                    note = "the draft asked to tick it; left unticked: the description is drafted with an agent"
-                tick = False
-                conflicts.append(
-                    PolicyConflict(
-                        source=tpl.path or "",
-                        line=line_no,
-                        text=text,
-                        why="the box asserts the PR is not written with AI or agent help; it stays unticked, so tell "
-                        "the user before they post",
-                    )
-                )
-            mark = "x" if tick else " "
-            new = m.group("lead") + mark + m.group("close") + text
-            if not tick:
-                new += f" ({reason})" if reason else f" {placeholder.format(what='tick if true, else say why not')}"
-            body[k] = new
-            boxes.append(
-                CheckboxOutcome(text=text, line=line_no, ticked=tick, reason=reason if not tick else None, note=note)
-            )
-        key = norm_heading(s.heading) if s.heading is not None else "preamble"
-        answer = by_heading.get(key)
-        if answer is not None:
-            used_answers.add(key)
-        needs = (
-            (s.heading is not None or not has_headings)
-            and not s.boxes
-            and (s.heading is not None or bool(s.visible_text()))
-        )
-        out += s.heading_lines
-        out += body
-        if answer is not None or needs:
-            text = (
-                answer.strip()
-                if answer is not None
-                else placeholder.format(what=f"answer '{s.heading or 'the template'}'")
-            )
-            if out and out[-1].strip():
-                out.append("")
-            out += text.split("\n")
-        out.append("")
-    unused = [k for k in answers if norm_heading(k) not in used_answers]
-    unused_boxes = [d.text for j, d in enumerate(decisions) if j not in used_boxes]
-    while out and not out[-1].strip():
-        out.pop()
-    return Merged(out, kept, skipped, boxes, conflicts, unused, unused_boxes)
+    """The template merged after our parts (see merge_template, which holds the stages)."""
+    from perfkit.publish.merge_template import merge as merge_stages
+
+    return merge_stages(tpl, answers, decisions, placeholder)
 
 
 def _contrib_files(files: RepoFiles) -> list[str]:
@@ -272,47 +200,62 @@ def _contrib_files(files: RepoFiles) -> list[str]:
     return out
 
 
+_NOTE_CAP = 3  # per kind: the skill reads every note, so only the lines that change what the user posts
+_POLICY_VERB_RE = re.compile(
+    r"\b(?:must|required?|requires|disclos\w*|declar\w*|state|mention|label|mark|policy|allowed|permitted|"
+    r"accept\w*|prohibit\w*|forbid\w*|ban\w*|responsib\w*|review\w*|reject\w*|close[ds]?|please)\b",
+    re.I,
+)
+_REQUIRED_RE = re.compile(r"\b(?:must|required?|requires|mandatory|need to)\b", re.I)
+_STATEMENT_RE = re.compile(
+    r"\b(?:descriptions?|statements?|include|state|mention|link|declare|confirm|checklist|template)\b", re.I
+)
+_TITLE_SHAPE_RE = re.compile(r"\b(?:prefix|format|start|convention|tag)\w*\b|\[[^\]]+\]|\w+\(\w+\):", re.I)
+
+
+def _note_kind(line: str, from_template: bool) -> NoteKind | None:
+    if _AI_RE.search(line) and _POLICY_VERB_RE.search(line):
+        return "ai-policy"
+    if _SIGNOFF_RE.search(line) and (_REQUIRED_RE.search(line) or re.search(r"\b(?:sign|please)\b", line, re.I)):
+        return "sign-off"
+    if _TITLE_RE.search(line) and _TITLE_SHAPE_RE.search(line):
+        return "title-rule"
+    if not from_template and _PR_RULE_RE.search(line) and _REQUIRED_RE.search(line) and _STATEMENT_RE.search(line):
+        return "pr-rule"
+    return None
+
+
+def _prose_lines(text: str) -> list[tuple[int, str]]:
+    """(line number, stripped text) of lines outside code fences, boxes excluded."""
+    out, fence = [], None
+    for n, ln in enumerate(text.split("\n"), 1):
+        m = FENCE_RE.match(ln)
+        if m:
+            fence = None if fence else m.group(1)
+            continue
+        if not fence and ln.strip() and not BOX_RE.match(ln):
+            out.append((n, ln.strip()))
+    return out
+
+
 def repo_notes(files: RepoFiles, tpl: RepoTemplate) -> tuple[list[RepoNote], list[PolicyConflict]]:
-    """Lines of CONTRIBUTING and the PR template about titles, sign-off, AI use and PR rules."""
+    """The few lines of CONTRIBUTING and the PR template that change what the user posts: title rules,
+    required sign-off or statements, AI policy. At most three of each kind, no repeats."""
     notes: list[RepoNote] = []
     conflicts: list[PolicyConflict] = []
     sources: list[tuple[str, str]] = [(p, files.texts[p]) for p in _contrib_files(files)]
     if tpl.path:
         sources.append((tpl.path, tpl.text))
+    seen: set[str] = set()
     for rel, text in sources:
-        fence = None
-        for n, ln in enumerate(text.split("\n"), 1):
-            m = FENCE_RE.match(ln)
-            if m:
-                fence = None if fence else m.group(1)
+        for n, line in _prose_lines(text):
+            kind = _note_kind(line, rel == tpl.path)
+            key = re.sub(r"\W+", " ", line.lower()).strip()
+            if kind is None or key in seen or sum(x.kind == kind for x in notes) >= _NOTE_CAP:
                 continue
-            if fence or not ln.strip() or BOX_RE.match(ln):
-                continue
-            s = ln.strip()
-            kind: NoteKind | None = None
-            if _AI_RE.search(s):
-                kind = "ai-policy"
-                if _AI_BAN_RE.search(s):
-                    conflicts.append(
-                        PolicyConflict(
-                            source=rel,
-                            line=n,
-                            text=s[:300],
-                            why="the repo restricts AI-assisted contributions; the user "
-                            "decides whether and how to post",
-                        )
-                    )
-            elif _SIGNOFF_RE.search(s):
-                kind = "sign-off"
-            elif _TITLE_RE.search(s) and re.search(
-                r"\b(?:prefix|format|start|convention|tag|should|must|use|e\.g\.|"
-                r"like|\[|:)",
-                s,
-                re.I,
-            ):
-                kind = "title-rule"
-            elif rel != tpl.path and _PR_RULE_RE.search(s):
-                kind = "pr-rule"
-            if kind:
-                notes.append(RepoNote(source=rel, line=n, kind=kind, text=s[:300]))
+            seen.add(key)
+            notes.append(RepoNote(source=rel, line=n, kind=kind, text=line[:300]))
+            if kind == "ai-policy" and _AI_BAN_RE.search(line):
+                why = "the repo restricts AI-assisted contributions; the user decides whether and how to post"
+                conflicts.append(PolicyConflict(source=rel, line=n, text=line[:300], why=why))
     return notes, conflicts

@@ -1,0 +1,93 @@
+"""lint_wording's time against the size of the text, beside the version before the linear rewrite.
+
+The text is what made the old rules slow: one long paragraph of short sentences, each with a figure
+("Step 12 took 1.23 s."), as a pasted log flattened into prose would give. Each size runs in its
+own process (lint_text in process, every rule, no campaign), for this tree and for the rules as they
+were at the commit given by --before (default: the last commit before the rewrite), which is
+exported with `git archive` into a temporary folder. A run past --timeout is reported as such. A
+linear implementation shows time doubling with size; the old one grew with the cube of a paragraph's
+length. Usage: python bench/bench_lint_scaling.py [--before SHA] [--timeout S] [--out FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BEFORE = "3d3c9c1"  # the rules before lint_wording was made linear
+SIZES_KB = [0.75, 1.5, 3, 6, 12, 24, 48, 96, 192, 512, 1024, 2048]
+
+CHILD = """
+import sys, time
+sys.path.insert(0, sys.argv[1])
+from perfkit.lint.lint import lint_text
+size = int(sys.argv[2])
+lint_text("# warm up\\n", "pr")  # the rules compile their patterns on first use
+text = "# [perf] job on 8 H100: 1.23 s to 0.98 s per step at world size 8, mostly from x\\n\\n## Summary\\n\\n"
+n = 0
+parts = []
+while sum(map(len, parts)) < size:
+    parts.append("Step %d took 1.23 s. " % n)
+    n += 1
+text += "".join(parts)[:size]
+t = time.perf_counter()
+lint_text(text, "pr")
+print(time.perf_counter() - t)
+"""
+
+
+def run(src: Path, size: int, timeout: float) -> float | None:
+    code = CHILD
+    try:
+        out = subprocess.run(
+            [sys.executable, "-c", code, str(src), str(size)], capture_output=True, text=True, timeout=timeout
+        )
+    except subprocess.TimeoutExpired:
+        return None
+    if out.returncode != 0:
+        raise SystemExit(out.stderr[-2000:])
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def export(rev: str, dest: Path) -> Path:
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", rev, "server/perfkit"], capture_output=True, check=True
+    )
+    subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
+    return dest / "server"
+
+
+def cell(t: float | None, timeout: float) -> str:
+    return f"more than {timeout:.0f} s" if t is None else (f"{t * 1000:.0f} ms" if t < 1 else f"{t:.2f} s")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--before", default=BEFORE, help="commit whose lint rules are the 'before' column")
+    ap.add_argument("--timeout", type=float, default=30.0, help="seconds before a run counts as not finished")
+    ap.add_argument("--max-kb", type=float, default=2048)
+    ap.add_argument("--out", help="also write the markdown to this file")
+    args = ap.parse_args()
+    rows = ["| text size | this tree | before (" + args.before + ") | before / now |", "|---|---|---|---|"]
+    old_gave_up = False
+    with tempfile.TemporaryDirectory() as tmp:
+        old_src = export(args.before, Path(tmp))
+        for kb in [k for k in SIZES_KB if k <= args.max_kb]:
+            now = run(ROOT / "server", int(kb * 1024), args.timeout)
+            old = None if old_gave_up else run(old_src, int(kb * 1024), args.timeout)
+            old_gave_up = old is None
+            ratio = f"{old / now:.0f}x" if old is not None and now else "n/a"
+            rows.append(f"| {kb:g} KB | {cell(now, args.timeout)} | {cell(old, args.timeout)} | {ratio} |")
+            print(rows[-1], flush=True)
+    text = "\n".join(rows) + "\n"
+    if args.out:
+        Path(args.out).write_text(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
