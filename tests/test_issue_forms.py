@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 from pathlib import Path
 
 import anyio
@@ -21,7 +22,6 @@ from perfkit.lint.lint import lint_wording
 from perfkit.publish.render import render_pr
 
 ROOT = Path(__file__).resolve().parents[1]
-CAMPAIGN = ROOT / "examples" / "campaign"
 DRAFT = json.loads((ROOT / "examples" / "publish" / "draft.json").read_text())
 SHAPES = Path(__file__).resolve().parent / "shapes" / "forms"
 FOLDER = ".github/ISSUE_TEMPLATE/"
@@ -30,6 +30,23 @@ LOGS_SAID = DRAFT["issue"]["logs_said"]
 HARDWARE = DRAFT["details"]["hardware"]
 COMMAND = DRAFT["details"]["command_pr"]
 PR_NOTE = "I opened #<PR> to keep a record of the experiment"
+
+
+_COPY: dict[str, Path] = {}
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _campaign_with_its_verify_record(tmp_path_factory):
+    """The example campaign plus the re-verification record its correctness figures come from, as
+    make_examples.py renders it, so the description lints clean too, not only the issue."""
+    copy = tmp_path_factory.mktemp("example") / "campaign"
+    shutil.copytree(ROOT / "examples" / "campaign", copy)
+    shutil.copytree(ROOT / "examples" / "publish" / "verify", copy / "verify")
+    _COPY["campaign"] = copy
+
+
+def campaign() -> Path:
+    return _COPY["campaign"]
 
 
 def shape(name: str) -> str:
@@ -48,11 +65,12 @@ def make_repo(path: Path, files: dict[str, str]) -> Repo:
 
 def render(tmp_path: Path, files: dict[str, str], draft=DRAFT, **kw):
     repo = make_repo(tmp_path / "repo", files)
-    res = render_pr(str(CAMPAIGN), str(repo.path), draft=draft, out_dir=str(tmp_path / "out"), **kw)
+    res = render_pr(str(campaign()), str(repo.path), draft=draft, out_dir=str(tmp_path / "out"), **kw)
     issue = Path(res.issue_path).read_text()
-    found = lint_wording(path=res.issue_path, campaign_dir=str(CAMPAIGN), repo=str(repo.path), draft=draft)
-    assert found.findings == [], [(f.rule, f.excerpt) for f in found.findings]
-    assert res.lint_issue == []
+    for path in (res.issue_path, res.pr_path):  # both drafts, as lint_wording reads them with repo and campaign
+        found = lint_wording(path=path, campaign_dir=str(campaign()), repo=str(repo.path), draft=draft)
+        assert found.findings == [], (path, [(f.rule, f.excerpt) for f in found.findings])
+    assert res.lint_issue == [] and res.lint_pr == []
     return res, issue
 
 
@@ -122,7 +140,7 @@ def test_only_automation_templates_leave_the_plain_issue(tmp_path):
     assert paras[2] == LOGS_SAID and paras[3].startswith(PR_NOTE)
     with pytest.raises(InputError) as err:
         render_pr(
-            str(CAMPAIGN), str(tmp_path / "repo"), draft=DRAFT, out_dir=str(tmp_path / "o2"), issue_form="ci_failure"
+            str(campaign()), str(tmp_path / "repo"), draft=DRAFT, out_dir=str(tmp_path / "o2"), issue_form="ci_failure"
         )
     assert err.value.field == "issue_form" and "automation" in err.value.problem
 
@@ -249,7 +267,7 @@ def test_unreadable_forms_are_named_with_the_parser_s_message(tmp_path):
     repo = make_repo(tmp_path / "repo", files)
     os.symlink(outside, repo.path / FOLDER / "leak.yml")
     repo.commit("a form that is a link out of the repository")
-    res = render_pr(str(CAMPAIGN), str(repo.path), draft=DRAFT, out_dir=str(tmp_path / "out"))
+    res = render_pr(str(campaign()), str(repo.path), draft=DRAFT, out_dir=str(tmp_path / "out"))
     issue = Path(res.issue_path).read_text()
     assert res.issue_form.path == FOLDER + "docs.yml"  # the only readable form
     bad = {u.path.removeprefix(FOLDER): u.error for u in res.issue_form.unreadable}
@@ -264,7 +282,7 @@ def test_unreadable_forms_are_named_with_the_parser_s_message(tmp_path):
     text = res.model_dump_json() + issue + res.human()
     assert "do-not-leak-4242" not in text and "not read: .github/ISSUE_TEMPLATE/broken.yml" in res.human()
     assert res.human().count(FOLDER + "docs.yml") == 1  # the chosen form once, the others with their scores
-    found = lint_wording(path=res.issue_path, campaign_dir=str(CAMPAIGN), repo=str(repo.path), draft=DRAFT)
+    found = lint_wording(path=res.issue_path, campaign_dir=str(campaign()), repo=str(repo.path), draft=DRAFT)
     assert found.findings == []
 
 
@@ -289,7 +307,12 @@ def test_render_pr_over_mcp_reports_the_choice_and_the_unreadable(tmp_path):
         async with Client(build_server(), mode="legacy") as c:
             return await c.call_tool(
                 "render_pr",
-                {"campaign_dir": str(CAMPAIGN), "repo": str(repo.path), "draft": DRAFT, "out_dir": str(tmp_path / "o")},
+                {
+                    "campaign_dir": str(campaign()),
+                    "repo": str(repo.path),
+                    "draft": DRAFT,
+                    "out_dir": str(tmp_path / "o"),
+                },
             )
 
     res = anyio.run(go)
