@@ -49,7 +49,7 @@ class Choice:
 
     @property
     def warnings(self) -> list[str]:
-        return [f"issue form {u.path} skipped: {u.error}" for u in self.unreadable]
+        return [f"issue form {u.path} skipped: {u.error}" for u in self.unreadable if not u.refused_by_reader]
 
 
 def _chosen(forms: list[IssueForm], scores: list[rank.Score], choice: str) -> rank.Score:

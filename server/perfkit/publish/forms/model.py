@@ -40,3 +40,4 @@ class IssueForm:
 class Unreadable:
     path: str
     error: str
+    refused_by_reader: bool = False  # a link or an oversized file: repofiles already warned about it

@@ -46,4 +46,4 @@ def read(files: RepoFiles, path: str) -> str | Unreadable:
         return text
     prefix = f"skipped: {path} "
     why = next((s.removeprefix(prefix) for s in files.skipped if s.startswith(prefix)), "could not be read")
-    return Unreadable(path, why)
+    return Unreadable(path, why, refused_by_reader=True)
