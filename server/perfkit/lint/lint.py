@@ -24,7 +24,7 @@ def check_size(text: str, field: str) -> None:
 def detect_kind(text: str, name: str = "") -> str:
     from perfkit.lint import markdown
 
-    low = name.lower()
+    low = Path(name).name.lower()  # the file's own name: a folder called 'issue-42' says nothing
     if "issue" in low:
         return "issue"
     if "pr-description" in low or "pull" in low:
@@ -40,13 +40,18 @@ def lint_text(
     repo_lines: set[str] | None = None,
     allowed_headings: set[str] | None = None,
     issue_title_prefixes: list[str] | None = None,
+    job: str | None = None,
 ) -> tuple[list[Finding], list[str], list[str]]:
     """(findings sorted by position, rules run, rules skipped with the reason)."""
     from perfkit.lint import markdown, rules  # compiled patterns: loaded on first use, not at tool listing
 
     doc = markdown.parse(text, repo_lines)
     ctx = rules.Context(
-        kind=kind, figures=figures, allowed_headings=allowed_headings, issue_title_prefixes=issue_title_prefixes or []
+        kind=kind,
+        figures=figures,
+        allowed_headings=allowed_headings,
+        issue_title_prefixes=issue_title_prefixes or [],
+        job=job,
     )
     found: list[Finding] = []
     run, skipped = [], []
@@ -125,7 +130,8 @@ def lint_wording(
         dict[str, Any] | str | None,
         Field(
             description="The draft given to render_pr (object, JSON text or file path); only its benchmark options "
-            "are used, so the campaign's figures are read the same way."
+            "(so the campaign's figures are read the same way) and its job (whose words are not campaign "
+            "vocabulary) are used."
         ),
     ] = None,
 ) -> LintResult:
@@ -169,7 +175,10 @@ def lint_wording(
 
         top = gitrepo.open_repo(repo)
         repo_lines, allowed, prefixes, _ = repo_context(top, k)
-    findings, run, skipped = lint_text(text, k, figures, repo_lines, allowed, prefixes)
+    from perfkit.lint.options import draft_job
+
+    job = draft_job(draft, str(Path(campaign_dir or ".").expanduser()))
+    findings, run, skipped = lint_text(text, k, figures, repo_lines, allowed, prefixes, job)
     return LintResult(
         source=source,
         kind=k,

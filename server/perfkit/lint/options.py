@@ -1,7 +1,7 @@
-"""The read_benchmark options lint_wording needs, taken from the draft the user gave render_pr.
+"""What lint_wording needs from the draft the user gave render_pr: read_benchmark's options and the job.
 
-Only the draft's `benchmark` block is read, so lint reads the campaign the way render_pr did without
-loading (or depending on) the publish draft and its other fields.
+Only the draft's `benchmark` block and `job` field are read, so lint reads the campaign the way
+render_pr did, and knows the job's own name, without loading (or depending on) the publish draft.
 """
 
 from __future__ import annotations
@@ -48,13 +48,26 @@ def _data(draft: dict[str, Any] | str, campaign_dir: str) -> Any:
     return _from_file(p)
 
 
+def draft_job(draft: dict[str, Any] | str | None, campaign_dir: str) -> str | None:
+    """The draft's job name (its words are the job's, not campaign vocabulary), or None."""
+    if draft is None:
+        return None
+    data = _data(_checked(draft), campaign_dir)
+    job = data.get("job") if isinstance(data, dict) else None
+    return job if isinstance(job, str) and job.strip() else None
+
+
+def _checked(draft: object) -> dict[str, Any] | str:
+    if not isinstance(draft, (dict, str)):
+        raise InputError("draft", f"has type {type(draft).__name__}", "pass an object, JSON text or a file path")
+    return draft
+
+
 def bench_options(draft: dict[str, Any] | str | None, campaign_dir: str) -> BenchmarkOptions:
     """The draft's benchmark options (defaults when no draft or no block)."""
     if draft is None:
         return BenchmarkOptions.model_validate({})
-    if not isinstance(draft, (dict, str)):
-        raise InputError("draft", f"has type {type(draft).__name__}", "pass an object, JSON text or a file path")
-    data = _data(draft, campaign_dir)
+    data = _data(_checked(draft), campaign_dir)
     block = data.get("benchmark") if isinstance(data, dict) else None
     if block is None:
         return BenchmarkOptions.model_validate({})

@@ -27,6 +27,7 @@ class Context:
     figures: object | None = None  # perfkit.lint.figures.FigureSet, for truthfulness
     allowed_headings: set[str] | None = None  # normalised headings the repo's templates ask for
     issue_title_prefixes: list[str] = field(default_factory=list)
+    job: str | None = None  # the draft's job: its own words ('logging hook') are not campaign vocabulary
 
 
 def _find(rule: str, doc: Doc, line: int, start: int, end: int, fix: str) -> Finding:
@@ -194,8 +195,27 @@ _TEST_NAME = re.compile(
 )
 
 
+def _job_spans(doc: Doc, job: str | None) -> list[tuple[int, int]]:
+    """Where the job's name is written, as (line, column) ranges over the prose."""
+    if not job or not job.strip():
+        return []
+    rx = re.compile(r"(?<![\w-])" + r"\s+".join(map(re.escape, job.split())) + r"(?![\w-])", re.I)
+    text, _ = doc.joined("prose")
+    return [(m.start(), m.end()) for m in rx.finditer(text)]
+
+
 def rule_campaign_word(doc: Doc, ctx: Context) -> list[Finding]:
-    return _scan("campaign-word", doc, _CAMPAIGN)
+    found = _scan("campaign-word", doc, _CAMPAIGN)
+    spans = _job_spans(doc, ctx.job)
+    if not spans:
+        return found
+    _, starts = doc.joined("prose")
+
+    def in_job(f: Finding) -> bool:
+        pos = starts[f.line - 1] + f.column - 1
+        return any(a <= pos < b for a, b in spans)
+
+    return [f for f in found if not in_job(f)]
 
 
 def rule_test_name(doc: Doc, ctx: Context) -> list[Finding]:
@@ -441,7 +461,7 @@ def rule_unrequested_section(doc: Doc, ctx: Context) -> list[Finding]:
 # --- titles ------------------------------------------------------------------------------------
 
 PR_TITLE_RE = re.compile(
-    r"^# (?:(?P<prefix>\[[^\]]+\]|[\w-]+(?:\([^)]*\))?!?:)\s+)?(?P<job>.+?) on (?P<hw>.+?): "
+    r"^# (?:(?P<prefix>(?:\[[^\]]+\])+|[\w-]+(?:\([^)]*\))?!?:)\s+)?(?P<job>.+?) on (?P<hw>.+?): "
     r"(?P<t0>\d[\d,]*(?:\.\d+)?) ?(?P<u0>m?s|min|h) to (?P<t1>\d[\d,]*(?:\.\d+)?) ?(?P<u1>m?s|min|h) "
     r"per (?P<unit>[^,]+?) "
     r"at (?P<ws>[^,]+), mostly from (?P<cause>.+?)\s*$"

@@ -302,7 +302,7 @@ def render_pr(
     warnings += view.pop("warnings")
     pr_text, issue_text, issue_use, issue_warnings = _render_texts(b, d, view, repo_part)
     warnings += issue_warnings
-    lint_pr, lint_issue, skipped = _lint(campaign, b, top, repo_part, pr_text, issue_text)
+    lint_pr, lint_issue, skipped = _lint(campaign, b, top, repo_part, pr_text, issue_text, d.job)
     out = Path(out_dir).expanduser() if out_dir else (campaign / (b.latest_report or "latest-report.md")).parent
     paths = write_all(out, {PR_FILE: pr_text, ISSUE_FILE: issue_text})
     return _result(paths, pr_text, issue_text, repo_part, issue_use, lint_pr, lint_issue, skipped, warnings)
@@ -452,7 +452,7 @@ def _render_texts(
 
 
 def _lint(
-    campaign: Path, b: BenchmarkSummary, top: Path, part: _RepoPart, pr_text: str, issue_text: str
+    campaign: Path, b: BenchmarkSummary, top: Path, part: _RepoPart, pr_text: str, issue_text: str, job: str | None
 ) -> tuple[list[Finding], list[Finding], list[str]]:
     from perfkit import templatetext
     from perfkit.lint.figures import FigureSet
@@ -463,8 +463,8 @@ def _lint(
     figures = FigureSet.from_campaign(campaign, b)
     pr_lines, pr_heads = templatetext.pr_template_lines(part.files)
     f_lines, f_heads, f_prefixes = templatetext.issue_template_lines(part.files)
-    lint_pr, _, skipped = lint_text(pr_text, "pr", figures, pr_lines, pr_heads)
-    lint_issue, _, _ = lint_text(issue_text, "issue", figures, f_lines, f_heads, f_prefixes)
+    lint_pr, _, skipped = lint_text(pr_text, "pr", figures, pr_lines, pr_heads, job=job)
+    lint_issue, _, _ = lint_text(issue_text, "issue", figures, f_lines, f_heads, f_prefixes, job=job)
     return lint_pr, lint_issue, skipped
 
 
