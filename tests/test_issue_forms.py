@@ -373,3 +373,36 @@ def test_automation_is_told_by_what_files_the_issue(name, about, automated):
 
     form = parse.markdown_template("t.md", f"---\nname: {name}\nabout: {about}\n---\n\n## What\n")
     assert (rank.automation(form) is not None) is automated
+
+
+@pytest.mark.parametrize(
+    "label, expected",
+    [
+        ("Your current environment", "environment"),
+        ("Describe the bug", "problem"),
+        ("Steps to reproduce", "reproduce"),
+        ("Minimal reproducible example", "reproduce"),
+        ("Expected behavior", "expected"),
+        ("Describe the solution you'd like", "expected"),
+        ("Relevant log output", "logs"),
+        ("Error logs", "logs"),
+        ("Proposal to improve performance", "problem"),
+        ("Report of performance regression", "regression"),
+        ("Misc discussion on performance", "context"),
+        ("Name and version", "software"),
+        ("Who can help?", "people"),
+        ("Is there an existing issue for this?", "checklist"),
+        ("Before submitting a new issue...", "checklist"),
+        ("What happened?", "problem"),
+        ("Pitch", None),
+    ],
+)
+def test_a_field_s_role_is_what_its_words_ask(label, expected):
+    from perfkit.publish.forms.model import FormField
+    from perfkit.publish.forms.roles import role
+
+    assert role(FormField(label=label, kind="textarea")) == expected
+    # an unhelpful label defers to the id, then to the description
+    assert role(FormField(label="Details please", kind="textarea", id="logs")) == "problem"
+    assert role(FormField(label="Extra", kind="textarea", id="repro-steps")) == "reproduce"
+    assert role(FormField(label="Extra", kind="textarea", description="Paste the traceback")) == "logs"

@@ -15,7 +15,7 @@ HONEST = {
     "regression": "I did not measure an earlier version, so I cannot say whether this is a regression.",
 }
 SHOWN = ["observed", "reproduce", "logs_said", "environment", "pr_note"]  # order within one field
-QUIET_ROLES = ("logs", "regression", "software", "people")
+QUIET_ROLES = ("logs", "regression", "software", "people", "checklist")
 
 
 @dataclass

@@ -1,9 +1,10 @@
 """What a field asks for, read from its label, then its id, then its description and placeholder.
 
-Roles, tried in this order so the narrow ones win: `people` (whom to tag), `software` (the name and
-version of a package: the draft does not know it), `regression` (an earlier version that was faster), `reproduce`,
-`environment`, `expected` (what was expected, what the docs said, a suggested solution), `logs`,
-`context` (anything else) and `problem` (the description, the proposal, the question).
+Roles, tried in this order so the narrow ones win: `checklist` (the reporter's own promises),
+`people` (whom to tag), `software` (the name and version of a package: the draft does not know it),
+`regression` (an earlier version that was faster), `reproduce`, `environment`, `expected` (what was
+expected, what the docs said, a suggested solution), `logs`, `context` (anything else) and `problem`
+(the description, the proposal, the question).
 """
 
 from __future__ import annotations
@@ -14,6 +15,11 @@ from perfkit.publish.forms.model import FormField
 from perfkit.publish.forms.rank import norm
 
 ROLES: list[tuple[str, str]] = [
+    (
+        "checklist",
+        r"before submitting|existing issues?|search(?:ed)? before|checklist|willing to submit|code of conduct|"
+        r"i agree|i confirm|terms",
+    ),
     ("people", r"who can help|who should|tag|mention|cc|maintainers?|reviewers?|assignees?"),
     (
         "software",
