@@ -11,7 +11,7 @@ from perfkit.templatetext import norm_heading
 
 # Required fields the draft has nothing for, where a short true sentence beats a placeholder.
 HONEST = {
-    "logs": "No error or log output to add; the observation above comes from step times and a profile.",
+    "logs": "No error or log output to add; the measurements are in this issue and in the linked PR.",
     "regression": "I did not measure an earlier version, so I cannot say whether this is a regression.",
 }
 SHOWN = ["observed", "reproduce", "logs_said", "environment", "pr_note"]  # order within one field
