@@ -4,8 +4,10 @@
 aliases each describe 10^9 nodes in a few hundred bytes, and anything that walks the result walks
 all of them. The loader here counts every node as if aliases were copied out and refuses a document
 whose count passes `MAX_NODES`, refuses nesting deeper than `MAX_DEPTH` (PyYAML's composer recurses,
-so depth is also a crash) and text over `MAX_BYTES`. Only `true` and `false` are booleans and dates
-stay text, as in YAML 1.2: a dropdown option `No` or `2024-01` is a label, not a value to convert.
+so depth is also a crash) and text over `MAX_BYTES`. Scalars stay as written: only `true`, `false`
+and `null` are resolved. A dropdown option `No`, `2024-01` or `1.10` is a label, and a draft's
+`tolerance: 0.010` keeps its last digit; pydantic turns `gpu_count: "8"` into the number the draft
+model asks for.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ MAX_BYTES = 1024**2
 MAX_DEPTH = 64
 MAX_NODES = 100_000
 _BOOL = "tag:yaml.org,2002:bool"
-_DROPPED = {_BOOL, "tag:yaml.org,2002:timestamp"}
+_DROPPED = {_BOOL, "tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"}
 
 
 class YamlRefused(ValueError):
