@@ -28,10 +28,11 @@ from perfkit.lint.lint import lint_text
 size = int(sys.argv[2])
 lint_text("# warm up\\n", "pr")  # the rules compile their patterns on first use
 text = "# [perf] job on 8 H100: 1.23 s to 0.98 s per step at world size 8, mostly from x\\n\\n## Summary\\n\\n"
-n = 0
+n = length = 0
 parts = []
-while sum(map(len, parts)) < size:
+while length < size:
     parts.append("Step %d took 1.23 s. " % n)
+    length += len(parts[-1])
     n += 1
 text += "".join(parts)[:size]
 t = time.perf_counter()

@@ -18,7 +18,7 @@ def check_size(text: str, field: str) -> None:
     """Refuse text over the cap before any rule runs, naming its size."""
     size = len(text.encode("utf-8", "surrogatepass")) if len(text) <= MAX_BYTES else len(text)
     if size > MAX_BYTES:
-        raise InputError(field, f"is {size / 1024:,.0f} KB, more than the {MAX_BYTES // 1024} KB lint reads", _TOO_BIG)
+        raise InputError(field, f"is {size / 1024:,.0f} KB, larger than the {MAX_BYTES // 1024} KB lint reads", _TOO_BIG)
 
 
 def detect_kind(text: str, name: str = "") -> str:
@@ -149,7 +149,7 @@ def lint_wording(
             raise InputError("path", f"'{path}' is not a file", "pass the path of a Markdown file")
         size = p.stat().st_size
         if size > MAX_BYTES:
-            raise InputError("path", f"'{path}' is {size / 1024:,.0f} KB, more than the 512 KB lint reads", _TOO_BIG)
+            raise InputError("path", f"'{path}' is {size / 1024:,.0f} KB, larger than the 512 KB lint reads", _TOO_BIG)
         try:
             text = p.read_bytes().decode("utf-8")
         except UnicodeDecodeError as exc:
