@@ -1,6 +1,6 @@
 """Property tests over the readers and parsers that take text from users and repositories.
 
-Whatever the bytes, the CSV and JSONL readers, the draft loader, the YAML subset reader, the PR
+Whatever the bytes, the CSV and JSONL readers, the draft loader, the YAML reader, the PR
 template splitter and merger, the lint and the bisect's output scanner either answer or raise
 InputError (or, for the YAML reader, its own documented error): never any other exception, which
 the adapters would turn into an internal error. Where an answer comes back, it keeps its promises:
@@ -338,7 +338,7 @@ def test_draft_loader_answers_or_names_the_field(value):
             assert exc.field.startswith("draft")
 
 
-# ---- YAML subset (issue forms, drafts) --------------------------------------------------------------
+# ---- YAML (issue forms, drafts) --------------------------------------------------------------
 
 YAML_BITS = [
     "name: Bug",
@@ -379,19 +379,22 @@ YAML_BITS = [
 
 @SETTINGS
 @given(st.lists(st.one_of(st.sampled_from(YAML_BITS), st.text(max_size=15)), max_size=14))
-def test_yaml_subset_reader_and_issue_forms_never_crash(lines):
-    from perfkit.publish import issue_forms, miniyaml
+def test_yaml_reader_and_issue_forms_never_crash(lines):
+    from perfkit.publish import safe_yaml
+    from perfkit.publish.forms import parse
 
     text = "\n".join(lines)
-    for parse in (
-        miniyaml.loads,
-        lambda t: issue_forms._parse_yaml_form("f.yml", t),
-        lambda t: issue_forms._parse_md_template("t.md", "---\n" + t + "\n---\nbody\n"),
+    for read in (
+        safe_yaml.load,
+        lambda t: parse.yaml_form("f.yml", t),
+        lambda t: parse.markdown_template("t.md", "---\n" + t + "\n---\nbody\n"),
     ):
         try:
-            parse(text)
-        except miniyaml.YamlSubsetError as exc:
-            assert exc.line >= 1
+            read(text)
+        except safe_yaml.YamlRefused as exc:
+            assert exc.line is None or exc.line >= 1
+        except parse.NotAForm as exc:
+            assert "issue form" in str(exc)
 
 
 # ---- the PR template merger --------------------------------------------------------------------------

@@ -508,17 +508,17 @@ def test_unreadable_yaml_is_refused_with_its_line(tmp_path):
     repo = make_repo(
         tmp_path / "repo",
         {
-            ".github/ISSUE_TEMPLATE/perf.yml": "name: Perf\nbody:\n  - type: textarea\n    attributes: &a\n      label: X\n",
+            ".github/ISSUE_TEMPLATE/perf.yml": "name: Perf\nbody:\n  - type: textarea\n    attributes: {label: X\n",
             ".github/ISSUE_TEMPLATE/question.md": "---\nname: Question\n---\n\n## Question\n",
         },
     )
-    (tmp_path / "d.yaml").write_text("job: x\ngpu: &g H100\n")
+    (tmp_path / "d.yaml").write_text("job: x\ngpu: H100: 8\n")
     with pytest.raises(InputError) as err:
         render_pr(str(campaign), str(repo), draft=str(tmp_path / "d.yaml"), out_dir=str(tmp_path / "out"))
     assert err.value.field == "draft" and "line 2" in str(err.value)
     res = render_pr(str(campaign), str(repo), draft=DRAFT, out_dir=str(tmp_path / "out"))
     assert res.issue_form.path == ".github/ISSUE_TEMPLATE/question.md"
-    assert any("perf.yml skipped: line 4" in w for w in res.warnings)
+    assert any("perf.yml skipped: line 5" in w for w in res.warnings)
 
 
 def test_templates_are_found_in_a_source_checkout():

@@ -1,34 +1,86 @@
 """Load and validate a draft: an object over MCP, JSON text or a file path on the command line.
 
-JSON is the main format. A `.yaml` or `.yml` file is read with perfkit's strict YAML subset
-reader (no YAML dependency), which refuses anything it cannot read exactly rather than guess.
+JSON is the main format. A `.yaml` or `.yml` file is read with PyYAML's safe loader, bounded
+(perfkit.publish.safe_yaml). A draft is a few pages of prose in a shallow structure, so text over
+`MAX_BYTES` (inline or in a file) and nesting deeper than `MAX_DEPTH` are refused before the
+model sees them: both would otherwise cost time or end in a RecursionError, not a named field.
 A relative path is tried against the working directory first, then the campaign folder.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from perfkit.errors import InputError
-from perfkit.publish import miniyaml
+from perfkit.publish import safe_yaml
 from perfkit.publish.draft_model import Draft
 
 _FIX = "see docs/publish.md (or the publish-pr skill's references/draft-format.md) for the draft's fields"
-MAX_BYTES = 4 * 1024**2  # a draft is a few pages of prose
+MAX_BYTES = 1024**2
+MAX_DEPTH = 32  # the draft's own structure is four levels deep
+
+
+def _too_big(size: int, what: str, field: str) -> InputError:
+    return InputError(
+        field,
+        f"{what} is {size:,} bytes, more than the {MAX_BYTES:,} (1 MiB) a draft may be",
+        "pass the draft render_pr documents: a few pages of prose, not another file",
+    )
+
+
+def _json_depth(text: str) -> int:
+    """How deep brackets nest outside strings, in one pass: checked before json.loads recurses."""
+    depth = deepest = 0
+    for m in re.finditer(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', text):
+        c = m.group(0)
+        if c in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c in "]}":
+            depth -= 1
+    return deepest
+
+
+def _object_depth(value: Any) -> int:
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, dict | list):
+            deepest = max(deepest, d)
+            if deepest > MAX_DEPTH:
+                break
+            stack += [(x, d + 1) for x in (v.values() if isinstance(v, dict) else v)]
+    return deepest
+
+
+def _check_depth(depth: int, field: str) -> None:
+    if depth > MAX_DEPTH:
+        raise InputError(field, f"nests more than {MAX_DEPTH} levels deep", _FIX)
+
+
+def _json(text: str, field: str, name: str) -> Any:
+    _check_depth(_json_depth(text), field)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            field,
+            f"{name} not valid JSON: line {exc.lineno} column {exc.colno}: {exc.msg}",
+            "fix the JSON (a .yaml or .yml file is read as YAML)",
+        ) from None
+    except ValueError as exc:  # an integer of more than 4,300 digits
+        raise InputError(field, f"{name} not a draft: {exc}", _FIX) from None
 
 
 def _parse_file(p: Path, field: str) -> Any:
     size = p.stat().st_size
     if size > MAX_BYTES:
-        raise InputError(
-            field,
-            f"{p.name} is {size / 2**20:,.0f} MiB, more than the 4 MiB a draft may be",
-            "pass the draft file render_pr documents, not another file",
-        )
+        raise _too_big(size, p.name, field)
     try:
         text = p.read_bytes().decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -39,62 +91,65 @@ def _parse_file(p: Path, field: str) -> Any:
         ) from None
     if p.suffix.lower() in (".yaml", ".yml"):
         try:
-            return miniyaml.loads(text)
-        except miniyaml.YamlSubsetError as exc:
-            raise InputError(field, f"{p.name} {exc}", "write the draft as JSON, or simplify that YAML") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            field,
-            f"{p.name} is not valid JSON: line {exc.lineno} column {exc.colno}: {exc.msg}",
-            "fix the JSON (a .yaml or .yml name is read as YAML)",
-        ) from None
+            return safe_yaml.load(text)
+        except safe_yaml.YamlRefused as exc:
+            raise InputError(field, f"{p.name}: {exc}", "fix the YAML, or write the draft as JSON") from None
+    return _json(text, field, f"{p.name} is")
 
 
-def load_draft(
-    draft: dict[str, Any] | str | None, campaign_dir: str | Path | None = None, field: str = "draft"
-) -> Draft:
-    if draft is None:
-        return Draft()
-    if isinstance(draft, Draft):
-        return draft
-    data: Any
-    if isinstance(draft, dict):
-        data = draft
-    elif isinstance(draft, str):
-        s = draft.strip()
-        if s.startswith(("{", "[")):
-            try:
-                data = json.loads(s)
-            except json.JSONDecodeError as exc:
-                raise InputError(field, f"is not valid JSON: column {exc.colno}: {exc.msg}", _FIX) from None
-        else:
-            p = Path(s).expanduser()
-            if not p.is_file() and campaign_dir is not None and not p.is_absolute():
-                p = Path(campaign_dir).expanduser() / s
-            if not p.is_file():
-                raise InputError(field, f"'{s}' is not a file", "pass the draft as an object, JSON text or a file path")
-            data = _parse_file(p, field)
-    else:
-        raise InputError(field, f"has type {type(draft).__name__}", "pass an object, JSON text or a file path")
+def _text(s: str, campaign_dir: str | Path | None, field: str) -> Any:
+    """JSON text, or the path of a JSON or YAML file (tried in the working folder, then the campaign)."""
+    size = len(s.encode("utf-8", "surrogatepass"))
+    if size > MAX_BYTES:
+        raise _too_big(size, "the text", field)
+    if s.startswith(("{", "[")):
+        return _json(s, field, "is")
+    p = Path(s).expanduser()
+    if not p.is_file() and campaign_dir is not None and not p.is_absolute():
+        p = Path(campaign_dir).expanduser() / s
+    if not p.is_file():
+        raise InputError(field, f"'{s}' is not a file", "pass the draft as an object, JSON text or a file path")
+    return _parse_file(p, field)
+
+
+def _known_fields(loc: tuple[int | str, ...]) -> str:
+    """The field names allowed where an unknown one was found, walking the model along its location."""
+    parent: Any = Draft
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        ann = getattr(parent, "model_fields", {}).get(part)
+        parent = getattr(ann, "annotation", None) if ann else None
+        parent = next((a for a in getattr(parent, "__args__", (parent,)) if hasattr(a, "model_fields")), parent)
+    return ", ".join(getattr(parent, "model_fields", {}) or [])
+
+
+def _validate(data: Any, field: str) -> Draft:
     if not isinstance(data, dict):
         raise InputError(field, "is not an object (a mapping of field names to values)", _FIX)
+    _check_depth(_object_depth(data), field)
     try:
         return Draft.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = ".".join(str(x) for x in err["loc"])
-        msg = err["msg"].lower()
         if err["type"] == "extra_forbidden":
-            parent = Draft
-            for part in err["loc"][:-1]:
-                if isinstance(part, int):
-                    continue
-                ann = getattr(parent, "model_fields", {}).get(part)
-                parent = getattr(ann, "annotation", None) if ann else None
-                parent = next((a for a in getattr(parent, "__args__", (parent,)) if hasattr(a, "model_fields")), parent)
-            known = ", ".join(getattr(parent, "model_fields", {}) or [])
-            raise InputError(f"{field}.{loc}", "is not a draft field", f"known fields here: {known}") from None
+            raise InputError(
+                f"{field}.{loc}", "is not a draft field", f"known fields here: {_known_fields(err['loc'][:-1])}"
+            ) from None
         more = f" (and {len(exc.errors()) - 1} more)" if len(exc.errors()) > 1 else ""
-        raise InputError(f"{field}.{loc}" if loc else field, msg + more, _FIX) from None
+        raise InputError(f"{field}.{loc}" if loc else field, err["msg"].lower() + more, _FIX) from None
+
+
+def load_draft(
+    draft: Draft | dict[str, Any] | str | None, campaign_dir: str | Path | None = None, field: str = "draft"
+) -> Draft:
+    if draft is None:
+        return Draft.model_validate({})
+    if isinstance(draft, Draft):
+        return draft
+    if isinstance(draft, dict):
+        return _validate(draft, field)
+    if isinstance(draft, str):
+        return _validate(_text(draft.strip(), campaign_dir, field), field)
+    raise InputError(field, f"has type {type(draft).__name__}", "pass an object, JSON text or a file path")

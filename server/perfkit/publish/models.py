@@ -66,6 +66,30 @@ class TemplateUse(BaseModel):
     )
 
 
+class FormScore(BaseModel):
+    path: str
+    name: str
+    kind: str = Field(description="performance, question, general, bug, feature, docs or security.")
+    score: int = Field(description="Higher is preferred; 0 for a form meant for automation, never chosen.")
+    reason: str = Field(description="The words that gave the kind, or why the form is meant for automation.")
+
+
+class UnreadableForm(BaseModel):
+    path: str
+    error: str = Field(description="The YAML parser's message (with its line), or why the file was not read.")
+
+
+class FieldFill(BaseModel):
+    label: str
+    kind: str = Field(description="textarea, input, dropdown, checkboxes, or heading (Markdown template).")
+    role: str | None = Field(description="What the field asks for, read from its words; null when they do not say.")
+    required: bool = False
+    filled_with: list[str] = Field(
+        description="What went under it: observed, logs_said, pr_note, environment, reproduce, form_answers, "
+        "draft (a value the draft states), option, honest answer, template, placeholder, or empty."
+    )
+
+
 class IssueFormUse(BaseModel):
     path: str | None = Field(description="Repo-relative path of the issue form or template used; null for none.")
     name: str | None = None
@@ -73,6 +97,11 @@ class IssueFormUse(BaseModel):
     why: str
     title_prefix: str | None = Field(None, description="The form's own title prefix, kept in the issue title.")
     labels: list[str] = Field(default_factory=list, description="Labels the form applies (for gh issue create).")
+    scores: list[FormScore] = Field(default_factory=list, description="Every form read, best first.")
+    unreadable: list[UnreadableForm] = Field(
+        default_factory=list, description="Forms and templates that could not be read, with the reason."
+    )
+    fields: list[FieldFill] = Field(default_factory=list, description="What landed under each field of the form.")
 
 
 class RenderResult(BaseModel):
@@ -110,6 +139,10 @@ class RenderResult(BaseModel):
         if t.title_rule:
             lines.append(f"  title follows the repo's rule {t.title_rule}")
         lines.append(f"issue form: {self.issue_form.path or 'none'} ({self.issue_form.why})")
+        lines += [
+            f"  {s.score:>4} {s.path}: {s.reason}" for s in self.issue_form.scores if s.path != self.issue_form.path
+        ]
+        lines += [f"  not read: {u.path}: {u.error}" for u in self.issue_form.unreadable]
         for n in self.repo_notes:
             lines.append(f"repo note ({n.kind}): {n.source}:{n.line}: {n.text}")
         for c in self.policy_conflicts:

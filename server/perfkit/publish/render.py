@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from perfkit.benchmark.models import BenchmarkSummary
     from perfkit.lint.models import Finding
     from perfkit.publish.draft_model import Draft
+    from perfkit.publish.issue_forms import Choice
     from perfkit.publish.merge_template import Merged
     from perfkit.publish.repo_template import RepoTemplate
     from perfkit.publish.title_rule import TitleRule
@@ -299,12 +300,12 @@ def render_pr(
     warnings += repo_part.warnings
     view = _pr_view(b, d, campaign, repo_part)
     warnings += view.pop("warnings")
-    pr_text, issue_text, issue_warnings = _render_texts(b, d, view, repo_part)
+    pr_text, issue_text, issue_use, issue_warnings = _render_texts(b, d, view, repo_part)
     warnings += issue_warnings
     lint_pr, lint_issue, skipped = _lint(campaign, b, top, repo_part, pr_text, issue_text, d.job)
     out = Path(out_dir).expanduser() if out_dir else (campaign / (b.latest_report or "latest-report.md")).parent
     paths = write_all(out, {PR_FILE: pr_text, ISSUE_FILE: issue_text})
-    return _result(paths, pr_text, issue_text, repo_part, lint_pr, lint_issue, skipped, warnings)
+    return _result(paths, pr_text, issue_text, repo_part, issue_use, lint_pr, lint_issue, skipped, warnings)
 
 
 def _load(draft: dict[str, Any] | str | None, campaign: Path) -> Draft:
@@ -354,9 +355,7 @@ class _RepoPart:
     notes: list[RepoNote]
     conflicts: list[PolicyConflict]
     rule: TitleRule | None
-    form: Any
-    form_paths: list[str]
-    form_why: str
+    forms: Choice
     warnings: list[str]
 
 
@@ -381,19 +380,8 @@ def _repo_part(top: Path, d: Draft, pr_template: str | None, issue_form: str | N
         warnings.append(
             f"the repo's title rule '{rule.pattern}' ({rule.source}) was not applied: draft.title_prefix is set"
         )
-    form, form_paths, form_why, form_warnings = issue_forms.pick(top, issue_form)
-    return _RepoPart(
-        files,
-        tpl,
-        merged,
-        notes,
-        merged.conflicts + note_conflicts,
-        rule,
-        form,
-        form_paths,
-        form_why,
-        warnings + form_warnings,
-    )
+    forms = issue_forms.pick(files, issue_form)
+    return _RepoPart(files, tpl, merged, notes, merged.conflicts + note_conflicts, rule, forms, warnings)
 
 
 def _shared_settings(d: Draft) -> tuple[list[str], list[str]]:
@@ -438,54 +426,19 @@ def _pr_view(b: BenchmarkSummary, d: Draft, campaign: Path, part: _RepoPart) -> 
     }
 
 
-def _issue_view(b: BenchmarkSummary, d: Draft, form: Any) -> dict[str, Any]:
-    from perfkit.publish import cells
-
-    title = _or(d.issue.title, "what was observed, with the job and the GPU")
-    prefix = form.title_prefix if form is not None else ""
-    if prefix.strip() and not title.startswith(prefix.strip()):
-        title = prefix + title if prefix.endswith(" ") else f"{prefix} {title}"
-    return {
-        "title": title,
-        "hardware": _hardware(d),
-        "unit": d.unit,
-        "cause": cells.cause(b, d),
-        "issue": {
-            "observed": _or(d.issue.observed, "what you ran, and the largest cause the profile showed, with its file"),
-            "logs_said": _or(
-                d.issue.logs_said,
-                "what the logs or docs said at the time, and the one line that would have saved the profile",
-            ),
-            "pr": (d.issue.pr or "").strip().lstrip("#") or _ph("PR"),
-        },
-        "form_body": None,
-    }
-
-
-def _render_texts(b: BenchmarkSummary, d: Draft, view: dict[str, Any], part: _RepoPart) -> tuple[str, str, list[str]]:
+def _render_texts(
+    b: BenchmarkSummary, d: Draft, view: dict[str, Any], part: _RepoPart
+) -> tuple[str, str, IssueFormUse, list[str]]:
     """Both files rendered in memory; the issue's paragraphs laid under the repo's form when it has one."""
     from jinja2 import TemplateError
 
-    from perfkit.publish import issue_forms
+    from perfkit.publish.issue_render import render_issue
     from perfkit.publish.templates_dir import templates_dir
 
     env = _environment(templates_dir())
-    issue_view = _issue_view(b, d, part.form)
-    warnings: list[str] = []
     try:
         pr_text = env.get_template("pr-description.md.j2").render(**view)
-        issue_tpl = env.get_template("issue.md.j2")
-        if part.form is not None:
-            mod = issue_tpl.make_module(vars=issue_view)
-            paragraphs = {name: str(getattr(mod, name)()) for name in ("observed", "logs_said", "pr_note")}
-            if d.details.hardware:
-                paragraphs["environment"] = d.details.hardware.strip()
-            if d.details.command_pr:
-                paragraphs["reproduce"] = f"```bash\n{d.details.command_pr}\n```"
-            body, unused = issue_forms.fill(part.form, paragraphs, d.issue.form_answers, PH)
-            warnings += [f"draft.issue.form_answers['{k}'] matches no field of {part.form.path}" for k in unused]
-            issue_view["form_body"] = body
-        issue_text = issue_tpl.render(**issue_view)
+        issue_text, issue_use, warnings = render_issue(env, d, b, part.forms, _hardware(d), PH)
     except TemplateError as exc:
         raise ToolFailure(f"template error: {exc}") from None
     pr_text = re.sub(r"\n{3,}", "\n\n", pr_text).rstrip("\n") + "\n"
@@ -495,7 +448,7 @@ def _render_texts(b: BenchmarkSummary, d: Draft, view: dict[str, Any], part: _Re
             warnings.append(
                 f"the {name} has {len(text):,} characters; GitHub accepts {GITHUB_BODY_CHARS:,}: shorten it"
             )
-    return pr_text, issue_text, warnings
+    return pr_text, issue_text, issue_use, warnings
 
 
 def _lint(
@@ -504,13 +457,12 @@ def _lint(
     from perfkit import templatetext
     from perfkit.lint.figures import FigureSet
     from perfkit.lint.lint import check_size, lint_text
-    from perfkit.publish import issue_forms
 
     check_size(pr_text, "draft")
     check_size(issue_text, "draft")
     figures = FigureSet.from_campaign(campaign, b)
     pr_lines, pr_heads = templatetext.pr_template_lines(part.files)
-    f_lines, f_heads, f_prefixes = issue_forms.form_lines(top)
+    f_lines, f_heads, f_prefixes = templatetext.issue_template_lines(part.files)
     lint_pr, _, skipped = lint_text(pr_text, "pr", figures, pr_lines, pr_heads, job=job)
     lint_issue, _, _ = lint_text(issue_text, "issue", figures, f_lines, f_heads, f_prefixes, job=job)
     return lint_pr, lint_issue, skipped
@@ -521,12 +473,13 @@ def _result(
     pr_text: str,
     issue_text: str,
     part: _RepoPart,
+    issue_use: IssueFormUse,
     lint_pr: list[Finding],
     lint_issue: list[Finding],
     skipped: list[str],
     warnings: list[str],
 ) -> RenderResult:
-    form, tpl, merged = part.form, part.tpl, part.merged
+    tpl, merged = part.tpl, part.merged
     return RenderResult(
         pr_path=str(paths[PR_FILE]),
         issue_path=str(paths[ISSUE_FILE]),
@@ -545,14 +498,7 @@ def _result(
         checkboxes=merged.boxes,
         policy_conflicts=part.conflicts,
         repo_notes=part.notes,
-        issue_form=IssueFormUse(
-            path=form.path if form else None,
-            name=form.name if form else None,
-            candidates=part.form_paths,
-            why=part.form_why,
-            title_prefix=form.title_prefix.strip() or None if form else None,
-            labels=form.labels if form else [],
-        ),
+        issue_form=issue_use,
         lint_pr=lint_pr,
         lint_issue=lint_issue,
         lint_skipped=skipped,

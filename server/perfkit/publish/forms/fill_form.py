@@ -1,0 +1,88 @@
+"""A YAML issue form as GitHub posts it: `### <label>`, a blank line, the answer, for every field.
+
+GitHub posts `_No response_` for an empty optional field, a textarea with `render:` inside a code
+block of that language, and checkboxes as `- [X]` or `- [ ]`. This writes the same, so the issue
+a user files with `gh issue create --body-file` reads like one filed through the form.
+"""
+
+from __future__ import annotations
+
+from perfkit.publish.forms.assign import ORDER, assign
+from perfkit.publish.forms.common import HONEST, Filled, Material, compose, match_answers
+from perfkit.publish.forms.lines import fill_field_lines
+from perfkit.publish.forms.model import FormField, IssueForm
+from perfkit.publish.forms.roles import role
+from perfkit.publish.models import FieldFill
+from perfkit.templatetext import norm_heading
+
+EMPTY = "_No response_"
+
+
+def _checkboxes(f: FormField, answer: str | None, m: Material) -> tuple[str, list[str]]:
+    said = norm_heading(answer or "")
+    ticks = [bool(said) and norm_heading(o) in said for o in f.options]
+    text = "\n".join(f"- [{'X' if t else ' '}] {o}" for o, t in zip(f.options, ticks, strict=True))
+    how = ["form_answers"] if any(ticks) else ["template"]
+    must = f.required_options or (f.options if f.required else [])
+    if any(not t for o, t in zip(f.options, ticks, strict=True) if o in must):
+        text += "\n\n" + m.placeholder.format(what=f"tick what is true in '{f.label}'")
+        how.append("placeholder")
+    return text, how
+
+
+def _dropdown(f: FormField, answer: str | None, m: Material) -> tuple[str, list[str]]:
+    if answer:
+        return answer.strip(), ["form_answers"]
+    asks = f"{f.label} {f.id} {f.description}"
+    backed = [o for o in f.options if m.facts.backs(o, asks)]
+    if backed and (len(backed) == 1 or f.multiple):
+        return ", ".join(backed), ["option"]
+    what = f"one of: {', '.join(f.options)}" if f.options else f"answer '{f.label}'"
+    return m.placeholder.format(what=what), ["placeholder"]
+
+
+def _unanswered(f: FormField, r: str | None, m: Material) -> tuple[str, list[str]]:
+    if f.kind == "input":
+        fact = m.facts.value_for(f.label)
+        if fact:
+            return fact, ["draft"]
+    if f.value:
+        filled, done, _ = fill_field_lines(f.value.split("\n"), m.facts.value_for, m.placeholder)
+        return "\n".join(filled), ["draft", "template"] if done else ["template"]
+    if not f.required:
+        return EMPTY, ["empty"]
+    if r in HONEST:
+        return HONEST[r], ["honest answer"]
+    return m.placeholder.format(what=f"answer '{f.label}'"), ["placeholder"]
+
+
+def _text(f: FormField, r: str | None, answer: str | None, keys: list[str], m: Material) -> tuple[str, list[str]]:
+    if f.kind == "checkboxes":
+        return _checkboxes(f, answer, m)
+    if f.kind == "dropdown":
+        return _dropdown(f, answer, m)
+    if answer:
+        return answer.strip(), ["form_answers"]
+    if keys == ["environment"] and f.value:  # the form's own list of what to say about the machine
+        filled, done, _ = fill_field_lines(f.value.split("\n"), m.facts.value_for, m.placeholder)
+        if done:
+            return "\n".join(filled), ["draft", "template"]
+    if keys:
+        return compose(keys, m.contents, f.render), keys
+    return _unanswered(f, r, m)
+
+
+def fill(form: IssueForm, m: Material) -> Filled:
+    answers, unused = match_answers(form.fields, m.answers)
+    roles = [role(f) for f in form.fields]
+    taken = set(answers) | {i for i, f in enumerate(form.fields) if f.kind not in ("textarea", "input")}
+    placed, leftover = assign(form.fields, roles, m.contents, taken)
+    out: list[str] = []
+    fills: list[FieldFill] = []
+    for i, f in enumerate(form.fields):
+        text, how = _text(f, roles[i], answers.get(i), placed.get(i, []), m)
+        out += [f"### {f.label}", "", text, ""]
+        fills.append(FieldFill(label=f.label, kind=f.kind, role=roles[i], required=f.required, filled_with=how))
+    if leftover:  # a form with no field to write into: the paragraphs follow it
+        out.append(compose(sorted(leftover, key=ORDER.index), m.contents))
+    return Filled(body="\n".join(out).strip(), fields=fills, unused_answers=unused)

@@ -1,0 +1,62 @@
+"""What a field asks for, read from its label, then its id, then its description and placeholder.
+
+Roles, tried in this order so the narrow ones win: `checklist` (the reporter's own promises),
+`people` (whom to tag), `software` (the name and version of a package: the draft does not know it),
+`regression` (an earlier version that was faster), `reproduce`, `environment`, `expected` (what was
+expected, what the docs said, a suggested solution), `logs`, `context` (anything else) and `problem`
+(the description, the proposal, the question).
+"""
+
+from __future__ import annotations
+
+import re
+
+from perfkit.publish.forms.model import FormField
+from perfkit.publish.forms.rank import norm
+
+ROLES: list[tuple[str, str]] = [
+    (
+        "checklist",
+        r"before submitting|existing issues?|search(?:ed)? before|checklist|willing to submit|code of conduct|"
+        r"i agree|i confirm|terms",
+    ),
+    ("people", r"who can help|who should|tag|mention|cc|maintainers?|reviewers?|assignees?"),
+    (
+        "software",
+        r"name and version|(?:package|library|framework|model|project) (?:name|version)s?|"
+        r"version of (?:the )?(?:package|library|framework|project)",
+    ),
+    ("regression", r"regressions?|worked before|previous versions?|last (?:known )?good|bisect\w*"),
+    ("reproduce", r"reproduc\w*|repro|steps|commands?|scripts?|code|snippets?|minimal example|how to run"),
+    (
+        "environment",
+        r"environment|env|system|system info\w*|hardware|platform|setup|gpus?|devices?|accelerators?|cuda|os|"
+        r"versions?|collect env",
+    ),
+    ("expected", r"expected|expect|docs?|documentation|would have|suggest\w*|solutions?|alternatives?|desired"),
+    ("logs", r"logs?|log output|traceback|stack ?traces?|error messages?|outputs?|stderr|console"),
+    (
+        "context",
+        r"additional|context|other|misc\w*|anything else|notes?|links?|references?|related|discussion|comments?",
+    ),
+    (
+        "problem",
+        r"problem|issue|describe|description|bug|what happened|observ\w*|performance|perf|proposals?|propose|"
+        r"motivation|summary|details|question|feature|report|behaviou?r|improve\w*|slow\w*|speed",
+    ),
+]
+_ROLE_RE = [(role, re.compile(rf"\b(?:{rx})\b")) for role, rx in ROLES]
+
+
+def _match(text: str) -> str | None:
+    low = norm(text)
+    return next((role for role, rx in _ROLE_RE if rx.search(low)), None)
+
+
+def role(f: FormField) -> str | None:
+    """The field's role, or None when none of its words says."""
+    for text in (f.label, f.id.replace("-", " ").replace("_", " "), f"{f.description} {f.placeholder}"):
+        r = _match(text) if text.strip() else None
+        if r:
+            return r
+    return None
