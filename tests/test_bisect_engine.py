@@ -22,7 +22,7 @@ import pytest
 from helpers.bisect_project import Project, build, log2ceil
 from helpers.gitbuild import snapshot
 from perfkit.bisect import state as statefile
-from perfkit.bisect.tools import bisect_reset, bisect_run, bisect_start, bisect_status, bisect_step
+from perfkit.bisect.tool import bisect_reset, bisect_run, bisect_start, bisect_status, bisect_step
 from perfkit.errors import InputError, ToolFailure
 
 CLEAN = ""

@@ -9,7 +9,7 @@ import sys
 import anyio
 from helpers.bisect_project import build
 from helpers.gitbuild import snapshot
-from perfkit.bisect.tools import bisect_reset, bisect_status
+from perfkit.bisect.tool import bisect_reset, bisect_status
 
 
 def perfkit(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:

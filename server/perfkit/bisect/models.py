@@ -7,7 +7,10 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 Verdict = Literal["good", "bad", "skip"]
+SearchName = Literal["level1", "level2", "find_fix"]  # the linear searches; level2 and find_fix walk the submodule
 Phase = Literal["verify_good", "verify_bad", "level1", "split_pointer", "split_source", "level2", "find_fix", "done"]
+Direction = Literal["forward", "backward", "sideways", "added", "removed", "unknown"]
+Environment = Literal["user", "worktree", "unknown"]
 Outcome = Literal[
     "found",  # one commit named (superproject, and submodule when level 2 ran)
     "candidates",  # skipped commits surround the culprit: a set, not one commit

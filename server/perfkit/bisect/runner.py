@@ -21,6 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import psutil
+
 TAIL_BYTES = 64 * 1024
 _SCAN_LINE_MAX = 64 * 1024
 GRACE_S = 3.0
@@ -218,11 +220,25 @@ def run(
     """Run command in its own process group; kill the group on timeout, on exit and on interruption."""
     log.note(f"$ {command}\n  (cwd {cwd})\n")
     started = time.monotonic()
+    proc = _start(command, cwd, env, log)
+    if isinstance(proc, Result):
+        return proc
+    if on_start:
+        on_start(proc.pid)
+    watch = _Watch(proc, log, scan, started, timeout_s)
+    try:
+        watch.pump(tick)
+    finally:
+        watch.close(env.get("PERFKIT_BISECT_ID"))
+    return _ended(watch.res, proc, log, started)
+
+
+def _start(command: str, cwd: Path, env: dict[str, str], log: Log) -> subprocess.Popen[bytes] | Result:
     if not cwd.is_dir():
         log.note(f"[perfkit: working directory {cwd} does not exist]\n")
         return Result(error=f"working directory {cwd} does not exist")
     try:
-        proc = subprocess.Popen(
+        return subprocess.Popen(
             [*shell(), command],
             cwd=cwd,
             env=env,
@@ -231,67 +247,84 @@ def run(
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-    except OSError as exc:
+    except (OSError, ValueError) as exc:
         log.note(f"[perfkit: could not start: {exc}]\n")
-        return Result(error=f"could not start: {exc.strerror or exc}")
-    if on_start:
-        on_start(proc.pid)
-    res = Result()
-    fd = proc.stdout.fileno()  # type: ignore[union-attr]
-    os.set_blocking(fd, False)
-    sel = selectors.DefaultSelector()
-    sel.register(fd, selectors.EVENT_READ)
-    reading = True
-    exited_at: float | None = None
-    next_tick = started + 1.0
-    try:
-        while True:
-            now = time.monotonic()
-            if exited_at is None and proc.poll() is not None:
-                exited_at = now
-                kill_group(proc.pid)  # children that outlive the command do not outlive the step
-            if exited_at is None and now - started >= timeout_s:
-                res.timed_out = True
-                log.note(f"\n[perfkit: timed out after {timeout_s:g}s; stopping the process group]\n")
-                _stop(proc)
-                kill_group(proc.pid)
-                exited_at = time.monotonic()
-            if exited_at is not None and (not reading or time.monotonic() - exited_at > 2.0):
-                break
-            if reading:
-                for _key, _ in sel.select(timeout=0.2):
-                    try:
-                        data = os.read(fd, 1 << 16)
-                    except BlockingIOError:
-                        continue
-                    if not data:
-                        reading = False
-                        sel.unregister(fd)
-                        break
-                    res.output_bytes += len(data)
-                    log.write(data)
-                    if scan is not None:
-                        scan.feed(data)
-            elif exited_at is None:
+        return Result(error=f"could not start: {getattr(exc, 'strerror', None) or exc}")
+
+
+class _Watch:
+    """One running command: its output read into the log and the scan, its deadline enforced."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], log: Log, scan: Scan | None, started: float, timeout_s: float):
+        self.proc, self.log, self.scan = proc, log, scan
+        self.started, self.timeout_s = started, timeout_s
+        self.res = Result()
+        assert proc.stdout is not None  # Popen was given stdout=PIPE
+        self.out = proc.stdout
+        self.fd = self.out.fileno()
+        os.set_blocking(self.fd, False)
+        self.sel = selectors.DefaultSelector()
+        self.sel.register(self.fd, selectors.EVENT_READ)
+        self.reading = True
+        self.exited_at: float | None = None
+
+    def pump(self, tick: Callable[[float], None] | None) -> None:
+        next_tick = self.started + 1.0
+        while not self._check_end():
+            if self.reading:
+                self._read()
+            elif self.exited_at is None:
                 try:
-                    proc.wait(timeout=0.2)
+                    self.proc.wait(timeout=0.2)
                 except subprocess.TimeoutExpired:
                     pass
             if tick and time.monotonic() >= next_tick:
                 next_tick = time.monotonic() + 1.0
-                tick(time.monotonic() - started)
-    finally:
-        if proc.poll() is None:
-            _stop(proc)
-        kill_group(proc.pid)
-        marker = env.get("PERFKIT_BISECT_ID")
+                tick(time.monotonic() - self.started)
+
+    def _check_end(self) -> bool:
+        """Note the exit or enforce the timeout; True once there is nothing more to read."""
+        now = time.monotonic()
+        if self.exited_at is None and self.proc.poll() is not None:
+            self.exited_at = now
+            kill_group(self.proc.pid)  # children that outlive the command do not outlive the step
+        if self.exited_at is None and now - self.started >= self.timeout_s:
+            self.res.timed_out = True
+            self.log.note(f"\n[perfkit: timed out after {self.timeout_s:g}s; stopping the process group]\n")
+            _stop(self.proc)
+            kill_group(self.proc.pid)
+            self.exited_at = time.monotonic()
+        return self.exited_at is not None and (not self.reading or time.monotonic() - self.exited_at > 2.0)
+
+    def _read(self) -> None:
+        for _key, _ in self.sel.select(timeout=0.2):
+            try:
+                data = os.read(self.fd, 1 << 16)
+            except BlockingIOError:
+                continue
+            if not data:
+                self.reading = False
+                self.sel.unregister(self.fd)
+                return
+            self.res.output_bytes += len(data)
+            self.log.write(data)
+            if self.scan is not None:
+                self.scan.feed(data)
+
+    def close(self, marker: str | None) -> None:
+        if self.proc.poll() is None:
+            _stop(self.proc)
+        kill_group(self.proc.pid)
         if marker:  # children that left the process group (setsid, daemons) carry the marker still
             sweep(f"PERFKIT_BISECT_ID={marker}")
-        sel.close()
-        proc.stdout.close()  # type: ignore[union-attr]
-        if scan is not None:
-            scan.feed(b"", final=True)
-        log.end_command()
+        self.sel.close()
+        self.out.close()
+        if self.scan is not None:
+            self.scan.feed(b"", final=True)
+        self.log.end_command()
+
+
+def _ended(res: Result, proc: subprocess.Popen[bytes], log: Log, started: float) -> Result:
     res.duration_s = time.monotonic() - started
     rc = proc.returncode
     if rc is not None and rc < 0:
@@ -306,7 +339,7 @@ def run(
     return res
 
 
-def _stop(proc: subprocess.Popen) -> None:
+def _stop(proc: subprocess.Popen[bytes]) -> None:
     kill_group(proc.pid, signal.SIGTERM)
     try:
         proc.wait(GRACE_S)
@@ -319,11 +352,7 @@ def sweep(marker: str) -> int:
     """Kill every process whose environment holds marker (ours, by construction); how many were found."""
     me = os.getpid()
     found = 0
-    try:
-        pids = [int(name) for name in os.listdir("/proc") if name.isdigit()]
-    except OSError:
-        return 0
-    for pid in pids:
+    for pid in psutil.pids():
         if pid != me and owned_by(pid, marker):
             found += 1
             try:
@@ -334,9 +363,17 @@ def sweep(marker: str) -> int:
 
 
 def owned_by(pid: int, marker: str) -> bool:
-    """Whether pid still runs with our marker in its environment (so killing it is safe)."""
+    """Whether pid still runs with our marker (`KEY=value`) in its environment, so killing it is safe."""
+    key, _, value = marker.partition("=")
     try:
-        env = Path(f"/proc/{pid}/environ").read_bytes()
-    except OSError:
+        env = psutil.Process(pid).environ()
+    except (psutil.Error, OSError):
         return False
-    return marker.encode() in env.split(b"\0")
+    return env.get(key) == value
+
+
+def process_group(pid: int) -> int | None:
+    try:
+        return os.getpgid(pid)
+    except OSError:
+        return None

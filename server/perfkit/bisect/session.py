@@ -1,4 +1,4 @@
-"""What the bisect tools do, behind their signatures (tools.py), loaded on the first bisect call.
+"""What the bisect tools do, behind their signatures (tool.py), loaded on the first bisect call.
 
 Each call takes the repository's bisect lock, loads the state from disk, does its work and saves
 again, so any number of processes (an MCP server, then a CLI call, then a restarted server) can
@@ -14,14 +14,17 @@ import signal
 import threading
 import time
 import uuid
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from perfkit import gitrepo
 from perfkit.bisect import settings as settingsfile
 from perfkit.bisect import state as statefile
-from perfkit.bisect.engine import Engine, status_of, step_line, work_paths
-from perfkit.bisect.models import BisectStatus, ResetResult, StartResult, StepResult
+from perfkit.bisect.engine import Engine
+from perfkit.bisect.models import BisectStatus, ResetResult, StartResult, StepRecord, StepResult
+from perfkit.bisect.point import work_paths
+from perfkit.bisect.report import status_of, step_line
 from perfkit.bisect.search import expected_tests
 from perfkit.bisect.state import PhaseData, State
 from perfkit.bisect.worktree import Checkout, source_git_dir
@@ -167,7 +170,9 @@ def start(repo: str, good: str, bad: str, explicit: dict) -> StartResult:
     )
 
 
-def step(repo: str, progress: Progress = no_progress) -> StepResult:
+@contextmanager
+def _opened(repo: str, progress: Progress) -> Iterator[tuple[Engine, Path, Path]]:
+    """The opening step and run share: lock, load, follow a moved repository, stop what a crash left."""
     top, sdir = _open(repo)
     _require(sdir)
     with statefile.locked(sdir), _signals_as_interrupt():
@@ -175,6 +180,12 @@ def step(repo: str, progress: Progress = no_progress) -> StepResult:
         _relocate(st, top)
         eng = Engine(top, sdir, st, progress)
         eng.recover()
+        yield eng, top, sdir
+
+
+def step(repo: str, progress: Progress = no_progress) -> StepResult:
+    with _opened(repo, progress) as (eng, top, sdir):
+        st = eng.st
         if st.phase == "done":
             if not st.finalized:
                 eng.close(finished=True)
@@ -191,13 +202,8 @@ def step(repo: str, progress: Progress = no_progress) -> StepResult:
 
 
 def run(repo: str, progress: Progress = no_progress) -> BisectStatus:
-    top, sdir = _open(repo)
-    _require(sdir)
-    with statefile.locked(sdir), _signals_as_interrupt():
-        st = _load(sdir)
-        _relocate(st, top)
-        eng = Engine(top, sdir, st, progress)
-        eng.recover()
+    with _opened(repo, progress) as (eng, top, sdir):
+        st = eng.st
         try:
             while st.phase != "done":
                 rec = _one_step(eng)
@@ -335,7 +341,7 @@ def _status(eng: Engine, top: Path, sdir: Path) -> BisectStatus:
     return status_of(eng.st, top, sdir, None, eng.expected_total())
 
 
-def _one_step(eng: Engine) -> StepResult | None:
+def _one_step(eng: Engine) -> StepRecord | None:
     rec = eng.step()
     if eng.st.phase == "done":
         eng.close(finished=True)

@@ -22,8 +22,11 @@ from perfkit.bisect.models import (
     BisectSettings,
     CommitRef,
     Culprit,
+    Direction,
+    Environment,
     Outcome,
     Phase,
+    SearchName,
     StepRecord,
     SubmoduleCulprit,
     Verdict,
@@ -36,7 +39,7 @@ DIRNAME = "perfkit-bisect"
 class PhaseData(BaseModel):
     """One linear search: items in order, verdicts so far, and which verdict the implicit start has."""
 
-    name: str
+    name: SearchName
     superproject: str | None = Field(None, description="fixed superproject commit (levels over the submodule)")
     items: list[str]
     marks: dict[int, Verdict] = Field(default_factory=dict)
@@ -47,7 +50,20 @@ class PointMove(BaseModel):
     path: str
     old: str | None
     new: str | None
-    direction: str
+    direction: Direction
+
+
+class Build(BaseModel):
+    """What one checkout's environment was last installed from, so an install runs only when needed.
+
+    None means unknown (never installed, or an install was cut off): the next point installs."""
+
+    superproject: str | None = None
+    superproject_sub: str | None = Field(None, description="submodule commit the superproject install saw")
+    submodule: str | None = None
+
+    def forget(self) -> None:
+        self.superproject = self.superproject_sub = self.submodule = None
 
 
 class State(BaseModel):
@@ -74,10 +90,8 @@ class State(BaseModel):
     steps: list[StepRecord] = Field(default_factory=list)
     installs: int = 0
     installs_saved: int = 0
-    installed_super: str | None = None
-    installed_sub: str | None = None
-    installed_super_sub: str | None = None
-    environment: Literal["user", "worktree", "unknown"] = "user"
+    build: Build = Field(default_factory=Build)
+    environment: Environment = "user"
     worktree: str | None = None
     active_pgid: int | None = None
     notes: list[str] = Field(default_factory=list)
