@@ -9,19 +9,24 @@ back to the user's checkout and removes the worktree.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import psutil
 
 from perfkit.bisect import report, runner
 from perfkit.bisect import state as statefile
+from perfkit.bisect.cache import VerdictMemory
+from perfkit.bisect.devices import worker_id, worker_slots
 from perfkit.bisect.models import StepRecord
 from perfkit.bisect.planner import Planner
 from perfkit.bisect.point import work_paths
+from perfkit.bisect.rounds import Rounds
 from perfkit.bisect.search import DEFAULT, Strategy
 from perfkit.bisect.state import State
 from perfkit.bisect.tester import command_env
 from perfkit.bisect.worker import LocalWorker
+from perfkit.bisect.workers.local import remove_slots
 from perfkit.bisect.worktree import Checkout
 from perfkit.toolspec import Progress, no_progress
 
@@ -37,20 +42,26 @@ class Engine:
         self.st = st
         self.progress = progress
         self.settings = st.settings
+        self._save_lock = threading.RLock()
         self.planner = Planner(repo, st, strategy)
         self.sub_path = st.settings.submodule
         wt, parking, self.logs = work_paths(sdir, repo)
         self.checkout = Checkout(repo, wt, parking, self.sub_path, self.planner.sub_source)
         self.worker = LocalWorker(repo, st, self.checkout, self.logs, self.save, progress)
+        self.memory = VerdictMemory(sdir, st.settings, st.id)
+        self.rounds = Rounds(self) if st.settings.devices else None
 
     def save(self, durable: bool = True) -> None:
-        statefile.save(self.sdir, self.st, durable)
+        with self._save_lock:  # device workers save from their threads too
+            statefile.save(self.sdir, self.st, durable)
 
     def expected_total(self) -> int:
         return self.planner.expected_total()
 
     def step(self) -> StepRecord | None:
         """Test one point and record it; None when there was nothing left to test."""
+        if self.rounds is not None:
+            return self.rounds.step()  # several devices: one round of points at once
         point = self.planner.next_point()
         if point is None:
             self.save()
@@ -58,10 +69,14 @@ class Engine:
         st, s = self.st, self.settings
         n = len(st.steps) + 1
         label = report.label(point, self.repo, self.planner.sub_source, self.sub_path)
-        rec = self.worker.test(point, n, label, max(self.expected_total(), n))
-        sides = (1 if s.install else 0) + (1 if s.install_submodule and point.submodule else 0)
-        st.installs += len(rec.installed)
-        st.installs_saved += max(0, sides - len(rec.installed))
+        rec = self.memory.recall_step(point, n, label, self.planner.first_ask(point))
+        if rec is None:
+            rec = self.worker.test(point, n, label, max(self.expected_total(), n))
+            sides = (1 if s.install else 0) + (1 if s.install_submodule and point.submodule else 0)
+            st.installs += len(rec.installed)
+            st.installs_saved += max(0, sides - len(rec.installed))
+            self.memory.remember(rec)
+            self.memory.save()
         st.steps.append(rec)
         self.planner.record(point, rec)
         self.planner.next_point()  # settle phase changes (level 1 found -> level 2 ...) so status is current
@@ -118,6 +133,7 @@ class Engine:
             restored = self.restore_environment()
         finally:  # the worktree goes even when restoring failed (it may be what fills the disk)
             self.checkout.remove()
+            remove_slots(self.repo, self.sdir, self.sub_path)
             self.st.worktree = None
         self.st.finalized = finished
         self.save()
@@ -133,6 +149,8 @@ class Engine:
                 runner.kill_group(pgid)
             self.st.active_pgid = None
         runner.sweep(marker)
+        for slot in range(max(len(self.settings.devices), worker_slots(self.sdir))):
+            runner.sweep(f"PERFKIT_BISECT_ID={worker_id(self.st.id, slot)}")
 
 
 def _group_members(pgid: int) -> list[int]:

@@ -40,6 +40,19 @@ class BisectSettings(BaseModel):
     install_timeout_s: float = 3600.0
     verify_ends: bool = True
     log_cap_mb: float = 16.0
+    devices: list[str] = Field(
+        default_factory=list,
+        description="accelerators to test on at once, one point each per round ({device} and PERFKIT_DEVICE)",
+    )
+    worker_env: Literal["venv", "none"] = Field(
+        default="venv", description="with several devices: venv gives each worker its own virtual environment"
+    )
+    python: str | None = Field(default=None, description="interpreter the worker environments are made from")
+    cache_builds: bool = Field(default=False, description="keep what an install produced and reuse it on return")
+    cache_limit_mb: float = Field(default=4096.0, description="size limit of the build cache")
+    backend: Literal["local", "ray"] = Field(default="local", description="where the devices are: this machine or Ray")
+    ray_resource: str = Field(default="NPU", description="Ray resource name of one accelerator")
+    ray_repo: str | None = Field(default=None, description="path or URL Ray workers clone the repository from")
     sources: dict[str, str] = Field(
         default_factory=dict, description="where each setting came from: argument, a settings file, or default"
     )
@@ -81,6 +94,9 @@ class StepRecord(BaseModel):
     duration_s: float = 0.0
     log: str | None = None
     ran: bool = Field(False, description="whether the run command started (false when checkout or install failed)")
+    device: str | None = Field(default=None, description="the device the point ran on, with several devices")
+    round: int | None = Field(default=None, description="the round of points tested at once, with several devices")
+    remembered: bool = Field(default=False, description="verdict taken from the verdict memory, not run again")
 
 
 class BisectStatus(BaseModel):

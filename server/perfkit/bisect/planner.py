@@ -145,6 +145,14 @@ class Planner(Levels):
             raise ToolFailure(f"{short(sha)} has no parent to split against")
         return parents[0]
 
+    def first_ask(self, point: Point) -> bool:
+        """Whether the planner asks for this point's verdict for the first time in its search; a
+        repeat (the noise model re-testing an answered index) must run, not be remembered."""
+        ph = self.st.level1 if point.phase == "level1" else self.st.level2
+        if point.index is None or ph is None or ph.name != point.phase:
+            return True
+        return point.index not in ph.marks
+
     # ---- recording an answer -------------------------------------------------------------------
 
     def record(self, point: Point, rec: StepRecord) -> None:

@@ -27,6 +27,7 @@ from perfkit.bisect.point import work_paths
 from perfkit.bisect.report import status_of, step_line
 from perfkit.bisect.search import expected_tests
 from perfkit.bisect.state import PhaseData, State
+from perfkit.bisect.workers.local import remove_slots
 from perfkit.bisect.worktree import Checkout, source_git_dir
 from perfkit.errors import InputError, ToolFailure
 from perfkit.toolspec import Progress, no_progress
@@ -266,6 +267,8 @@ def reset(repo: str) -> ResetResult:
                     tail = ""
         existed = wt.exists()
         Checkout(top, wt, parking, st.settings.submodule if st else None, None).remove()
+        if remove_slots(top, sdir, st.settings.submodule if st else None):
+            removed.append("device worktrees")
         if existed:
             removed.append("worktree")
         if logs.exists():
@@ -291,6 +294,7 @@ def _clear(top: Path, sdir: Path, old: State | None) -> None:
     wt, parking, logs = work_paths(sdir, top)
     sub = old.settings.submodule if old else None
     Checkout(top, wt, parking, sub, None).remove()
+    remove_slots(top, sdir, sub)
     for p in (logs, sdir / "worktree"):
         shutil.rmtree(p, ignore_errors=True)
     statefile.state_file(sdir).unlink(missing_ok=True)

@@ -14,10 +14,13 @@ from typing import Any
 from perfkit.bisect.models import BisectSettings
 from perfkit.errors import InputError
 
-_LISTS = {"install", "install_submodule"}
-_STRS = {"run", "run_cwd", "submodule", "pass_pattern", "fail_pattern", "metric_pattern"}
-_NUMS = {"timeout_s", "install_timeout_s", "log_cap_mb"}
-_BOOLS = {"verify_ends"}
+_LISTS = {"install", "install_submodule", "devices"}
+_STRS = {
+    "run", "run_cwd", "submodule", "pass_pattern", "fail_pattern", "metric_pattern",
+    "worker_env", "python", "backend", "ray_resource", "ray_repo",
+}  # fmt: skip
+_NUMS = {"timeout_s", "install_timeout_s", "log_cap_mb", "cache_limit_mb"}
+_BOOLS = {"verify_ends", "cache_builds"}
 KEYS = _LISTS | _STRS | _NUMS | _BOOLS
 
 
@@ -111,12 +114,15 @@ def merge(repo: Path, explicit: dict[str, Any], notes: list[str] | None = None) 
     for key in ("fail_pattern", "pass_pattern"):
         if isinstance(values.get(key), str) and not values[key]:
             raise InputError(key, "is empty", "pass a pattern that only a verdict line matches")
-    for key in ("timeout_s", "install_timeout_s", "log_cap_mb"):
+    for key in ("timeout_s", "install_timeout_s", "log_cap_mb", "cache_limit_mb"):
         if key in values and not (values[key] > 0 and values[key] < 10**7):
             raise InputError(key, f"must be a positive number, got {values[key]}", "pass seconds (or MiB) above 0")
     for key in ("install", "install_submodule"):
         if key in values:
             values[key] = [c for c in values[key] if c.strip()]
+    from perfkit.bisect.devices import check_settings
+
+    check_settings(values)
     for key in KEYS:
         sources.setdefault(key, "default")
     return BisectSettings(**values, sources=sources)

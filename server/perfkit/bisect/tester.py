@@ -88,6 +88,7 @@ class PointTester:
         self.build = build
         self.on_start = on_start
         self.before_install = before_install  # the environment is about to point at the checkout
+        self.extra_env: dict[str, str] = {}  # a device worker's own variables (PERFKIT_DEVICE, its environment)
 
     def test(self, point: Point, step: int, log: runner.Log, tick: Tick) -> PointResult:
         try:
@@ -104,7 +105,7 @@ class PointTester:
                 self.build.submodule = None
             self.checkout.created.clear()
         wt, sub_dir = self.checkout.path, self.checkout.sub_dir if point.submodule else None
-        env = command_env(self.bisect_id, wt, sub_dir, point, step)
+        env = command_env(self.bisect_id, wt, sub_dir, point, step) | self.extra_env
         result = PointResult(verdicts.Classified("skip", "not run", None))
         failed = self._installs(point, wt, sub_dir, env, log, tick, result.installed)
         if failed is not None:

@@ -85,6 +85,37 @@ def bisect_start(
             description="Test good and bad first and stop if good does not pass or bad does not fail (default true)."
         ),
     ] = None,
+    devices: Annotated[
+        list[str] | None,
+        Field(
+            description='Free accelerators to test on at once, e.g. ["0", "1", "2", "3"]: one point per device per '
+            "round, each in its own worktree and environment, {device} replaced in the commands and PERFKIT_DEVICE "
+            "set. Ask the user which devices are free. Default: one point at a time."
+        ),
+    ] = None,
+    worker_env: Annotated[
+        str | None,
+        Field(description="With devices: 'venv' (default) gives each device its own virtual environment; 'none'."),
+    ] = None,
+    python: Annotated[
+        str | None, Field(description="Interpreter the device environments are made from; default python3 on PATH.")
+    ] = None,
+    cache_builds: Annotated[
+        bool | None,
+        Field(
+            description="Keep what each install produced and reuse it when the search returns there (default false)."
+        ),
+    ] = None,
+    cache_limit_mb: Annotated[float | None, Field(description="Size limit of the build cache (default 4096).")] = None,
+    backend: Annotated[
+        str | None, Field(description="'local' (default) or 'ray': devices are Ray resources on a cluster.")
+    ] = None,
+    ray_resource: Annotated[
+        str | None, Field(description="Ray resource name of one accelerator (default NPU).")
+    ] = None,
+    ray_repo: Annotated[
+        str | None, Field(description="Path or URL the Ray workers clone the repository from; default the repo path.")
+    ] = None,
 ) -> StartResult:
     """Start a two-level precision bisect between good and bad without touching the user's checkout.
 
@@ -107,6 +138,14 @@ def bisect_start(
         timeout_s=timeout_s,
         install_timeout_s=install_timeout_s,
         verify_ends=verify_ends,
+        devices=devices,
+        worker_env=worker_env,
+        python=python,
+        cache_builds=cache_builds,
+        cache_limit_mb=cache_limit_mb,
+        backend=backend,
+        ray_resource=ray_resource,
+        ray_repo=ray_repo,
     )
     return session.start(repo, good, bad, explicit)
 
