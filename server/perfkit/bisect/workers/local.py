@@ -20,14 +20,18 @@ import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
+from typing import Any
 
 from perfkit.bisect import runner
+from perfkit.bisect.build_cache import BuildCache
 from perfkit.bisect.devices import slot_paths, with_device, worker_id, workers_dir
 from perfkit.bisect.envs import WorkerEnv
 from perfkit.bisect.models import BisectSettings
 from perfkit.bisect.point import Point
 from perfkit.bisect.state import Build, State, write_atomic
-from perfkit.bisect.tester import PointResult, PointTester
+from perfkit.bisect.tester import PointResult, PointTester, Side
+from perfkit.bisect.tester import Tick as TesterTick
+from perfkit.bisect.verdict import Classified
 from perfkit.bisect.workers.pool import Job, OnDone, Tick
 from perfkit.bisect.worktree import Checkout
 from perfkit.errors import ToolFailure
@@ -101,11 +105,64 @@ def load_builds(sdir: Path) -> dict[str, Build]:
         return {}
 
 
+class CachingTester(PointTester):
+    """A point tester whose installs go through the build cache (build_cache.py)."""
+
+    def __init__(self, *args: Any, cache: BuildCache, slot: int, env_dir: Path, **kw: Any):
+        super().__init__(*args, **kw)
+        self.cache, self.slot, self.env_dir = cache, slot, env_dir
+        self.current: dict[str, str | None] = {"superproject": None, "submodule": None}
+        self._point: Point | None = None
+
+    def test(self, point: Point, step: int, log: runner.Log, tick: TesterTick) -> PointResult:
+        self._point = point
+        return super().test(point, step, log, tick)
+
+    def _install(
+        self,
+        side: Side,
+        commands: list[str],
+        cwd: Path,
+        env: dict[str, str],
+        log: runner.Log,
+        tick: TesterTick,
+        installed: list[Side],
+    ) -> Classified | None:
+        p = self._point
+        assert p is not None
+        s = self.settings
+        built_with = p.submodule if side == "superproject" and not s.install_submodule else None
+        commit = f"{p.superproject}:{built_with}" if side == "superproject" else str(p.submodule)
+        key = self.cache.key(self.slot, side, commit, commands)
+        exclude = s.submodule if side == "superproject" else None
+        if self.cache.has(key):
+            self.before_install()
+            if self.cache.restore(key, self.current[side], self.env_dir, cwd):
+                log.note(f"[perfkit: {side} at {commit[:12]} restored from the build cache; no install ran]\n")
+                self.current[side] = key
+                return None
+        before = self.cache.listing(self.env_dir, cwd, exclude)
+        failed = super()._install(side, commands, cwd, env, log, tick, installed)
+        self.current[side] = None
+        if failed is None:
+            self.cache.store(key, before, self.cache.listing(self.env_dir, cwd, exclude), self.env_dir, cwd)
+            self.current[side] = key
+        return failed
+
+
 class SlotWorker:
     """One device's worker: its checkout, build record and environment."""
 
     def __init__(
-        self, repo: Path, sdir: Path, st: State, slot: int, device: str, sub_source: Path | None, hooks: Hooks
+        self,
+        repo: Path,
+        sdir: Path,
+        st: State,
+        slot: int,
+        device: str,
+        sub_source: Path | None,
+        hooks: Hooks,
+        cache: BuildCache | None,
     ):
         self.device = device
         self.slot = slot
@@ -114,10 +171,14 @@ class SlotWorker:
         self.checkout = Checkout(repo, wt, parking, st.settings.submodule, sub_source)
         self.env = WorkerEnv(env_dir, st.settings)
         self.build = hooks.builds.setdefault(f"slot-{slot}", Build(superproject_sub=None))
-        self.tester = PointTester(
-            repo, st.id, device_settings(st.settings, device), self.checkout, self.build,
-            on_start=hooks.on_start, before_install=hooks.before_install,
-        )  # fmt: skip
+        settings = device_settings(st.settings, device)
+        start, before = hooks.on_start, hooks.before_install
+        if cache is None or not self.env.active:
+            self.tester = PointTester(repo, st.id, settings, self.checkout, self.build, start, before)
+        else:
+            self.tester = CachingTester(
+                repo, st.id, settings, self.checkout, self.build, start, before, cache=cache, slot=slot, env_dir=env_dir
+            )
         self.log_cap = int(st.settings.log_cap_mb * 1024 * 1024)
 
     def test(self, job: Job) -> PointResult:
@@ -148,8 +209,10 @@ class LocalPool:
         builds = load_builds(sdir)
         workers_dir(sdir).mkdir(parents=True, exist_ok=True)
         self.hooks = Hooks(st, save, workers_dir(sdir) / BUILDS, builds)
+        s = st.settings
+        cache = BuildCache(workers_dir(sdir) / "build-cache", s.cache_limit_mb) if s.cache_builds else None
         self.workers = [
-            SlotWorker(repo, sdir, st, i, d, sub_source, self.hooks) for i, d in enumerate(st.settings.devices)
+            SlotWorker(repo, sdir, st, i, d, sub_source, self.hooks, cache) for i, d in enumerate(s.devices)
         ]
 
     def assign(self, points: list[Point]) -> list[tuple[Point, SlotWorker]]:
