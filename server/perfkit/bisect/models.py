@@ -28,9 +28,9 @@ class BisectSettings(BaseModel):
 
     run: str = Field(description="shell command that runs the precision check")
     run_cwd: str | None = Field(
-        None, description="working directory of the run command; default the checkout under test"
+        default=None, description="working directory of the run command; default the checkout under test"
     )
-    submodule: str | None = Field(None, description="path of the submodule bisected at level 2; null for none")
+    submodule: str | None = Field(default=None, description="path of the submodule bisected at level 2; null for none")
     install: list[str] = Field(default_factory=list, description="shell commands run in the superproject checkout")
     install_submodule: list[str] = Field(default_factory=list, description="shell commands run in the submodule")
     pass_pattern: str = r"\bPASS\b"
@@ -80,7 +80,9 @@ class StepRecord(BaseModel):
     installed: list[str] = Field(default_factory=list, description="which installs ran: superproject, submodule")
     duration_s: float = 0.0
     log: str | None = None
-    ran: bool = Field(False, description="whether the run command started (false when checkout or install failed)")
+    ran: bool = Field(
+        default=False, description="whether the run command started (false when checkout or install failed)"
+    )
 
 
 class BisectStatus(BaseModel):
@@ -101,18 +103,22 @@ class BisectStatus(BaseModel):
     candidates: list[CommitRef] = Field(
         default_factory=list, description="when skips surround the culprit: every commit it may be"
     )
-    candidates_in: str | None = Field(None, description="'superproject' or the submodule path the candidates are in")
-    steps: list[StepRecord] = Field(default_factory=list)
-    runs: int = Field(0, description="run commands executed")
-    installs: int = Field(0, description="install rounds executed (superproject or submodule)")
-    installs_saved: int = Field(0, description="install rounds avoided versus reinstalling both at every step")
-    reproduce: str | None = Field(
-        None, description="bash script that reproduces the culprit's failure by hand, in a throwaway worktree"
+    candidates_in: str | None = Field(
+        default=None, description="'superproject' or the submodule path the candidates are in"
     )
-    environment: str = Field("user", description="where the installed environment points: user, worktree, unknown")
+    steps: list[StepRecord] = Field(default_factory=list)
+    runs: int = Field(default=0, description="run commands executed")
+    installs: int = Field(default=0, description="install rounds executed (superproject or submodule)")
+    installs_saved: int = Field(default=0, description="install rounds avoided versus reinstalling both at every step")
+    reproduce: str | None = Field(
+        default=None, description="bash script that reproduces the culprit's failure by hand, in a throwaway worktree"
+    )
+    environment: str = Field(
+        default="user", description="where the installed environment points: user, worktree, unknown"
+    )
     worktree: str | None = None
     state_dir: str | None = None
-    running_pid: int | None = Field(None, description="pid of a perfkit process working on this bisect now")
+    running_pid: int | None = Field(default=None, description="pid of a perfkit process working on this bisect now")
     settings: BisectSettings | None = None
     notes: list[str] = Field(default_factory=list)
 
@@ -127,8 +133,8 @@ class BisectStatus(BaseModel):
             s = self.submodule_culprit
             role = "dropped fix" if s.role == "dropped_fix" else "culprit"
             lines.append(f"  {s.path} {role}  {s.short} {s.subject} ({s.author}, {s.date})")
-        for c in self.candidates:
-            lines.append(f"  candidate  {c.short} {c.subject}")
+        for cand in self.candidates:
+            lines.append(f"  candidate  {cand.short} {cand.subject}")
         lines.append(
             f"  runs {self.runs}, installs {self.installs} (saved {self.installs_saved}), "
             f"steps {len(self.steps)} of about {self.expected_steps}"
