@@ -23,6 +23,11 @@ Outcome = Literal[
 ]
 
 
+# ends that name no single culprit: perfkit bisect-run and bisect-status exit with this code
+NO_SINGLE_CULPRIT = ("candidates", "good_end_not_good", "bad_end_not_bad")
+EXIT_NO_SINGLE_CULPRIT = 3
+
+
 class BisectSettings(BaseModel):
     """The commands and rules of one bisect, after merging arguments, settings file and defaults."""
 
@@ -123,6 +128,7 @@ class BisectStatus(BaseModel):
     notes: list[str] = Field(default_factory=list)
 
     def human(self) -> str:
+        """What the skill asks the agent to report: the steps so far, the culprit(s), environment, worktree."""
         if not self.active:
             return self.message
         lines = [self.message]
@@ -135,15 +141,23 @@ class BisectStatus(BaseModel):
             lines.append(f"  {s.path} {role}  {s.short} {s.subject} ({s.author}, {s.date})")
         for cand in self.candidates:
             lines.append(f"  candidate  {cand.short} {cand.subject}")
+        if self.steps:
+            lines.append("  steps:")
+            lines += [f"    {s.n:>3} {s.short} {s.verdict:<4} {s.reason}" for s in self.steps]
         lines.append(
             f"  runs {self.runs}, installs {self.installs} (saved {self.installs_saved}), "
-            f"steps {len(self.steps)} of about {self.expected_steps}"
+            f"steps {len(self.steps)} of about {max(self.expected_steps, len(self.steps))}"
         )
+        lines.append(f"  environment {self.environment}; worktree {self.worktree or 'none'}")
         lines += [f"  note: {n}" for n in self.notes]
         if self.reproduce:
             lines.append("  reproduce by hand:")
             lines += [f"    {line}" for line in self.reproduce.splitlines()]
         return "\n".join(lines)
+
+    def cli_exit_code(self) -> int:
+        """3 when the bisect ended without naming a single culprit (documented in docs/bisect.md)."""
+        return EXIT_NO_SINGLE_CULPRIT if self.done and self.outcome in NO_SINGLE_CULPRIT else 0
 
 
 class StartResult(BaseModel):

@@ -27,7 +27,9 @@ from perfkit.bisect import settings as settingsfile
 from perfkit.bisect import shutdown
 from perfkit.bisect import state as statefile
 from perfkit.bisect.engine import Engine
+from perfkit.bisect.levels import plural
 from perfkit.bisect.models import BisectSettings, BisectStatus, ResetResult, StartResult, StepRecord, StepResult
+from perfkit.bisect.planner import Planner
 from perfkit.bisect.point import work_paths
 from perfkit.bisect.report import status_of, step_line
 from perfkit.bisect.search import expected_tests
@@ -195,20 +197,33 @@ def start(repo: str, good: str, bad: str, explicit: dict[str, Any]) -> StartResu
             phase="verify_good" if settings.verify_ends else "level1",
             level1=PhaseData(name="level1", items=items),
         )
+        st.largest_move = Planner(top, st).largest_move()
         statefile.save(sdir, st)
+    return _started(st, top, sdir, notes)
+
+
+def _started(st: State, top: Path, sdir: Path, notes: list[str]) -> StartResult:
+    settings, path, items = st.settings, st.settings.submodule, st.level1.items
     steps = expected_tests(len(items))
-    total = steps + (2 if settings.verify_ends else 0)
-    level2 = f" If the culprit moves {path}, the second level inside {path} starts by itself." if path else ""
+    level2 = expected_tests(st.largest_move)
+    total = steps + (2 if settings.verify_ends else 0) + level2
+    runs = f"about {plural(steps, 'run')}" if steps else "no run to search it"
     msg = (
-        f"Bisect started: {len(items)} first-parent commits from good {_short(good_sha)} to bad "
-        f"{_short(bad_sha)}, about {steps} runs"
-        + (" plus the two end checks" if settings.verify_ends else "")
-        + f".{level2} Next: bisect_run, or bisect_step for one point at a time."
+        f"Bisect started: {plural(len(items), 'first-parent commit')} from good {_short(st.good)} to bad "
+        f"{_short(st.bad)}, {runs}" + (" plus the two end checks" if settings.verify_ends else "") + "."
     )
+    if path and level2:
+        msg += (
+            f" If the culprit moves {path}, the second level inside {path} starts by itself: about "
+            f"{plural(level2, 'run')} more for the largest move in the range ({plural(st.largest_move, 'commit')})."
+        )
+    elif path:
+        msg += f" If the culprit moves {path}, the second level inside {path} starts by itself."
+    msg += " Next: bisect_run, or bisect_step for one point at a time."
     return StartResult(
         repo=str(top),
-        good=good_sha,
-        bad=bad_sha,
+        good=st.good,
+        bad=st.bad,
         submodule=path,
         level1_commits=len(items),
         expected_steps=total,

@@ -74,6 +74,7 @@ class State(BaseModel):
     phase: Phase = "verify_good"
     level1: PhaseData
     level2: PhaseData | None = None
+    largest_move: int = Field(default=0, description="submodule commits in the range's largest pointer move")
     culprit: Culprit | None = None
     move: PointMove | None = None
     submodule_culprit: SubmoduleCulprit | None = None
