@@ -9,6 +9,7 @@ second level ran. Each end sets the outcome and the one message the user reads.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from perfkit import gitrepo
 from perfkit.bisect.models import Culprit, Direction, Outcome, SearchName, SubmoduleCulprit
@@ -178,7 +179,7 @@ class Levels:
     def level2_found(self, ph: PhaseData, sha: str) -> None:
         st = self.st
         r = ref(self.sub_repo(), sha)
-        role = "regression" if ph.name == "level2" else "dropped_fix"
+        role: Literal["regression", "dropped_fix"] = "regression" if ph.name == "level2" else "dropped_fix"
         st.submodule_culprit = SubmoduleCulprit(
             **r.model_dump(), path=self.sub_path or "", role=role, superproject=ph.superproject or ""
         )

@@ -15,7 +15,7 @@ from perfkit import gitrepo
 from perfkit.bisect.levels import Levels
 from perfkit.bisect.models import StepRecord, Verdict
 from perfkit.bisect.point import Point, short
-from perfkit.bisect.search import DEFAULT, Decision, Mark, Strategy
+from perfkit.bisect.search import DEFAULT, Decision, Mark, Strategy, expected_tests
 from perfkit.bisect.state import PhaseData, State
 from perfkit.errors import ToolFailure
 
@@ -75,6 +75,29 @@ class Planner(Levels):
             pointers.append(current)
         return pointers
 
+    def largest_move(self, cap: int = 200) -> int:
+        """Submodule commits in the largest pointer move of the range: what a level 2 could have to search.
+
+        One `git rev-list --count` per distinct move (at most `cap` of them); moves it cannot count
+        (commits missing locally, sideways) are left out."""
+        src = self.sub_source
+        if not self.sub_path or src is None or not self.st.level1.items:
+            return 0
+        ptrs = [self.ptr(self.st.good), *self.level1_pointers()]
+        moves = {(a, b) for a, b in zip(ptrs, ptrs[1:], strict=False) if a and b and a != b}
+        largest = 0
+        for a, b in sorted(moves)[:cap]:
+            for frm, to in ((a, b), (b, a)):
+                if gitrepo.git_ok(src, "merge-base", "--is-ancestor", frm, to):
+                    count = gitrepo.git(src, "rev-list", "--count", "--first-parent", f"{frm}..{to}").strip()
+                    largest = max(largest, int(count or 0))
+                    break
+        return largest
+
+    def level2_estimate(self) -> int:
+        """Runs a level 2 would take inside the largest move (counted until the level-1 culprit is known)."""
+        return expected_tests(self.st.largest_move)
+
     def _level1_ptr(self, index: int) -> str | None:
         return self.level1_pointers()[index] if self.sub_path else None
 
@@ -86,9 +109,9 @@ class Planner(Levels):
             return done
         level1 = self.decide(st.level1).remaining if st.level1.items else 0
         if st.phase in _EXTRA_STEPS:
-            return done + _EXTRA_STEPS[st.phase] + level1
+            return done + _EXTRA_STEPS[st.phase] + level1 + self.level2_estimate()
         if st.phase in ("split_pointer", "split_source"):
-            return done + 1
+            return done + 1 + self.level2_estimate()
         return done + (self.decide(st.level2).remaining if st.level2 else 0)
 
     # ---- what to test next ---------------------------------------------------------------------

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Literal
 
 from perfkit import gitrepo
-from perfkit.bisect import runner
+from perfkit.bisect import runner, shutdown
 from perfkit.bisect import verdict as verdicts
 from perfkit.bisect.models import BisectSettings
 from perfkit.bisect.point import Point
@@ -112,9 +112,14 @@ class PointTester:
             result.verdict = failed
             return result
         s = self.settings
+        cwd = run_folder(s, wt)
+        if not os.path.isabs(s.run_cwd or "") and not cwd.resolve().is_relative_to(wt.resolve()):
+            log.note(f"[perfkit: run_cwd {s.run_cwd} leads out of the checkout through a link]\n")
+            result.verdict = verdicts.Classified("skip", f"run_cwd {s.run_cwd} leads out of the checkout", None)
+            return result
         scan = verdicts.scanner(s)
         result.ran = True
-        res = runner.run(s.run, run_folder(s, wt), env, s.timeout_s, log, scan, tick("running"), self.on_start)
+        res = runner.run(s.run, cwd, env, s.timeout_s, log, scan, tick("running"), self.on_start, shutdown.check)
         result.exit_code = res.exit_code
         result.verdict = verdicts.classify(res, scan)
         return result
@@ -170,7 +175,9 @@ class PointTester:
         installed.append(side)
         timeout = self.settings.install_timeout_s
         for cmd in commands:
-            res = runner.run(cmd, cwd, env, timeout, log, None, tick(f"installing {side}"), self.on_start)
+            res = runner.run(
+                cmd, cwd, env, timeout, log, None, tick(f"installing {side}"), self.on_start, shutdown.check
+            )
             if not res.ok:
                 return verdicts.install_failed(side, res)
         return None
