@@ -219,7 +219,9 @@ class Rounds:
         eng.memory.remember(rec)
         return rec
 
-    def remove(self) -> None:
-        from perfkit.bisect.workers.local import remove_slots
-
-        remove_slots(self.eng.repo, self.eng.sdir, self.eng.sub_path)
+    def close(self) -> None:
+        """Let a remote pool clean its nodes (local slots are removed by the engine, also after a crash)."""
+        close = getattr(self._pool, "close", None)
+        if close is not None:
+            close()
+        self._pool = None
