@@ -133,6 +133,8 @@ class Engine:
             restored = self.restore_environment()
         finally:  # the worktree goes even when restoring failed (it may be what fills the disk)
             self.checkout.remove()
+            if self.rounds is not None:
+                self.rounds.close()
             remove_slots(self.repo, self.sdir, self.sub_path)
             self.st.worktree = None
         self.st.finalized = finished
