@@ -21,19 +21,20 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import socket
 import tempfile
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
-import ray
+import ray  # type: ignore[import-not-found,unused-ignore]  # optional extra perfkit[ray]: absent without it
 
 from perfkit import gitrepo
 from perfkit.bisect import runner
 from perfkit.bisect.devices import worker_id
 from perfkit.bisect.envs import WorkerEnv
-from perfkit.bisect.models import BisectSettings
+from perfkit.bisect.models import BisectSettings, Phase
 from perfkit.bisect.point import Point
 from perfkit.bisect.state import Build, State
 from perfkit.bisect.tester import PointResult, PointTester
@@ -91,7 +92,7 @@ class DeviceActor:
                 runner.kill_group(pid)
             self.groups.add(pid)
 
-    def test(self, phase: str, index: int | None, sup: str, sub: str | None, n: int) -> dict[str, Any]:
+    def test(self, phase: Phase, index: int | None, sup: str, sub: str | None, n: int) -> dict[str, Any]:
         tester = self._ready()
         tester.extra_env = {
             "PERFKIT_DEVICE": self.device,
@@ -101,8 +102,8 @@ class DeviceActor:
         logs = self.base / "logs"
         log = runner.Log(logs / f"step-{n:03d}.log", int(self.settings.log_cap_mb * 1024 * 1024))
         try:
-            log.note(f"perfkit step {n} ({phase}) on {ray.util.get_node_ip_address()} device {self.device}\n")
-            res = tester.test(Point(phase, index, sup, sub), n, log, lambda _a: lambda _s: None)  # type: ignore[arg-type]  # phase is a Phase literal, sent as text
+            log.note(f"perfkit step {n} ({phase}) on {socket.gethostname()} device {self.device}\n")
+            res = tester.test(Point(phase, index, sup, sub), n, log, lambda _a: lambda _s: None)
         finally:
             log.close()
         text = log.path.read_bytes() if log.path.exists() else b""
@@ -141,9 +142,9 @@ class RayPool:
         sub_src = str(sub_source or "")
         if s.ray_repo and _URL.match(s.ray_repo) and s.submodule:
             sub_src = _submodule_url(repo, st) or sub_src
-        actor = ray.remote(max_concurrency=2)(DeviceActor)
-        self.actors = [
-            actor.options(num_cpus=0, resources={s.ray_resource: 1}).remote(
+        actor = ray.remote(DeviceActor)
+        self.actors: list[Any] = [  # ray handles: their methods are reached through .remote
+            actor.options(max_concurrency=2, num_cpus=0, resources={s.ray_resource: 1}).remote(
                 st.id, i, d, s.model_dump_json(), repo_src, sub_src
             )
             for i, d in enumerate(s.devices)
