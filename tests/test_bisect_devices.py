@@ -193,6 +193,13 @@ def test_wider_range_after_a_finished_bisect_reuses_verdicts(tmp_path):
     remembered = [s for s in second.steps if s.remembered]
     assert remembered and all("remembered from step" in s.reason and not s.ran for s in remembered)
     assert len(p.lines("runs.log")) - runs_before == second.runs
+    # with devices, the rounds reuse the memory too: no point known from the first two runs again
+    known = ran_first | {(s.superproject, s.submodule) for s in second.steps if s.ran}
+    start(p, p.c["add"], devices=["0", "1"], run=p.run_cmd())
+    fourth = bisect_run(p.path)
+    assert fourth.culprit.commit == p.c["bug"]
+    assert not [s for s in fourth.steps if s.ran and (s.superproject, s.submodule) in known]
+    assert any(s.remembered for s in fourth.steps)
     # other commands: nothing is reused
     start(p, p.c["add"], devices=[], run=p.run_cmd() + " # v2")
     third = bisect_run(p.path)

@@ -175,11 +175,14 @@ class Rounds:
         """Test one round and record it; the round's last record, None when there was nothing to test."""
         eng = self.eng
         st = eng.st
-        q = settle(eng)
-        if q is None:
-            eng.save()
-            return None
-        points = choose(eng.planner, q, len(st.settings.devices))
+        while True:
+            q = settle(eng)
+            if q is None:
+                eng.save()
+                return None
+            points = choose(eng.planner, q, len(st.settings.devices))
+            if not self._remembered(points):
+                break
         n0, r = next_n(st), next_round(st)
         pairs = self.pool.assign(points)
         jobs = [(Job(p, n0 + k, eng.logs / f"step-{n0 + k:03d}.log"), w) for k, (p, w) in enumerate(pairs)]
@@ -201,6 +204,18 @@ class Rounds:
         settle(eng)  # so the phase and the status are current
         eng.save()
         return max(last, key=lambda s: s.n) if last else None
+
+    def _remembered(self, points: list[Point]) -> bool:
+        """Answer the round's search points the verdict memory knows (from an earlier bisect); whether any was."""
+        eng, st = self.eng, self.eng.st
+        found = False
+        for p in points:
+            if p.phase in LINEAR and eng.planner.first_ask(p):
+                rec = eng.memory.recall_step(p, next_n(st), _label(eng, p), True)
+                if rec is not None:
+                    st.steps.append(rec)
+                    found = True
+        return found
 
     def _record(self, job: Job, device: str, res: PointResult, seconds: float, r: int) -> StepRecord:
         eng, st, s = self.eng, self.eng.st, self.eng.settings
