@@ -15,6 +15,7 @@ the commands install into a place that already depends on `{device}` or `PERFKIT
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -66,7 +67,8 @@ class WorkerEnv:
         lines = [f"import site; site.addsitedir({s!r})" for s in sites if Path(s).is_dir()]
         (purelib / _USER_PTH).write_text("\n".join(lines) + "\n", encoding="utf-8")
         pip = self.folder / "bin" / "pip"
-        pip.write_text(f'#!/bin/sh\nexec "{self.folder}/bin/python" -m pip "$@"\n', encoding="utf-8")
+        py = shlex.quote(str(self.folder / "bin" / "python"))  # the folder may hold any character
+        pip.write_text(f'#!/bin/sh\nexec {py} -m pip "$@"\n', encoding="utf-8")
         pip.chmod(0o755)
         for alias in ("pip3",):
             target = self.folder / "bin" / alias
