@@ -82,7 +82,7 @@ class WorkerEnv:
 def _call(cmd: list[str], what: str) -> str:
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONHOME")}
     try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env, stdin=subprocess.DEVNULL)
+        out = subprocess.run([*cmd], capture_output=True, text=True, timeout=300, env=env, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise ToolFailure(f"cannot {what} a worker environment with {cmd[0]}: {exc}") from None
     if out.returncode != 0:
