@@ -354,6 +354,47 @@ def test_mcp_server_stopped_mid_run_stops_cleanly(bench, tmp_path, how):
     b.assert_finished_cleanly()
 
 
+def test_mcp_client_ending_its_session_mid_run_stops_the_bisect_cleanly(bench, tmp_path):
+    """The MCP SDK's own stdio client ends the session while bisect_run works, as Claude Code does at the
+    end of a session: it closes the server's stdin, then sends SIGTERM and SIGKILL seconds later. The
+    server has stopped the bisect cleanly before that."""
+    import anyio
+    from mcp import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    b = bench
+    b.start(hold="run 4")
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "perfkit.cli", "serve"], env=dict(os.environ), cwd=str(tmp_path)
+    )
+
+    async def session() -> float:
+        with open(tmp_path / "serve.err", "w") as errlog:
+            async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as c:
+                await c.initialize()
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(c.call_tool, "bisect_run", {"repo": b.p.path})
+                    with anyio.fail_after(60):
+                        while not b.seen("run 4 start"):
+                            await anyio.sleep(0.01)
+                    tg.cancel_scope.cancel()  # the client gives up on the call and ends the session
+                t0 = time.monotonic()
+        return time.monotonic() - t0
+
+    took = anyio.run(session)
+    assert took < 10, took
+    assert not b.seen("run 4 end")  # the parked run was stopped, not waited for
+    assert wait_gone(b.bisect_id) == []
+    b.assert_checkout_untouched(worktree_may_exist=False)
+    b.assert_environment_restored()
+    status = bisect_status(b.p.path)
+    assert status.worktree is None and status.environment == "user" and not status.done, status
+    assert status.message.startswith("Bisect paused"), (status.message, (tmp_path / "serve.err").read_text())
+    b.release()
+    b.assert_right_answer(_mcp("bisect_run", {"repo": b.p.path}))
+    b.assert_finished_cleanly()
+
+
 # ---- 3. run commands that misbehave -------------------------------------------------------------------
 
 FLOOD = 2 * 1024**3
