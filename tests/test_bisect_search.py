@@ -6,10 +6,10 @@ import math
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from perfkit.bisect.search import Bisection, Decision, expected_tests
+from perfkit.bisect.search import DEFAULT, Bisection, Decision, expected_tests
 
 
-def drive(n: int, first_new: int, skipped: set[int], cheap=None, strategy=Bisection()) -> tuple[Decision, int]:
+def drive(n: int, first_new: int, skipped: set[int], cheap=None, strategy=DEFAULT) -> tuple[Decision, int]:
     """Run the search against a monotone predicate (index >= first_new is new) with untestable indices."""
     marks: dict[int, str] = {}
     tests = 0

@@ -128,15 +128,19 @@ class Engine:
         return ok
 
     def close(self, finished: bool) -> bool | None:
-        """Give the user their environment back and remove the worktree; the state stays for status."""
+        """Remove the worktree, then give the user their environment back; the state stays for status.
+
+        The worktree goes first, and is recorded gone at once: it is quick, while the restore re-runs
+        install commands, and a client that ends a server kills it a few seconds after SIGTERM."""
         try:
-            restored = self.restore_environment()
-        finally:  # the worktree goes even when restoring failed (it may be what fills the disk)
             self.checkout.remove()
             if self.rounds is not None:
                 self.rounds.close()
             remove_slots(self.repo, self.sdir, self.sub_path)
             self.st.worktree = None
+            self.save()
+        finally:  # the restore runs even when removing failed (a full disk, a folder gone)
+            restored = self.restore_environment()
         self.st.finalized = finished
         self.save()
         return restored
