@@ -20,15 +20,16 @@ from __future__ import annotations
 import bisect as bisect_mod
 import functools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from perfkit.bisect import skip_policy
-from perfkit.bisect.search import Bisection, Decision, Mark, Marks, Stop, settled, verdicts
+from perfkit.bisect.search import Bisection, Decision, Marks, Stop, settled, verdicts
 
 PRIOR_RATE = 0.05  # flake rate assumed before any evidence, and its weight in pseudo-runs
 PRIOR_WEIGHT = 20.0
 _FLOOR = 1e-4
+CHEAP_REACH = 1024  # how far from the best split a cheap point is looked for
 
 
 def _h(p: float) -> float:
@@ -131,7 +132,7 @@ def estimate_rates(
     b = PRIOR_RATE if to_new is None else to_new
     if to_old is not None and to_new is not None:
         return a, b
-    for _ in range(3):
+    for _ in range(2):  # two rounds of expectation-maximisation: the rates settle within a few runs
         post = posterior(n, counts, a, b)
         flips_new = flips_old = seen_old = seen_new = 0.0
         for i, c in counts.items():
@@ -257,7 +258,7 @@ class NoisySearch:
                 scored[i] = (gain(post.f(i)), post.f(i))
         if not scored:
             return None
-        pick = max(scored, key=lambda i: (round(scored[i][0], 9), -abs(scored[i][1] - target), -i))
+        pick = max(scored, key=lambda i: (scored[i][0], -abs(scored[i][1] - target), -i))
         return pick if scored[pick][0] > 1e-9 else None
 
 
@@ -266,16 +267,19 @@ def _tally(n: int, marks: Marks) -> tuple[dict[int, _Counts], set[int], int]:
     skipped: set[int] = set()
     n_skips = 0
     for i, m in marks.items():
-        vs: Sequence[Mark] = verdicts(m)
-        n_skips += sum(1 for v in vs if v == "skip")
-        real = [v for v in vs if v != "skip"]
-        if not real:
-            if 0 <= i < n - 1:
-                skipped.add(i)
-            continue
-        c = counts.setdefault(i, _Counts())
-        c.new += real.count("new")
-        c.old += real.count("old")
+        new = old = skip = 0
+        for v in (m,) if isinstance(m, str) else m:
+            if v == "new":
+                new += 1
+            elif v == "old":
+                old += 1
+            else:
+                skip += 1
+        n_skips += skip
+        if new or old:
+            counts[i] = _Counts(new, old)
+        elif 0 <= i < n - 1:
+            skipped.add(i)
     return counts, skipped, n_skips
 
 
@@ -322,7 +326,7 @@ def _cheap_near(
     out: list[int] = []
     for direction in (-1, 1):
         j = start if direction < 0 else start + 1
-        while 0 <= j < n - 1:
+        while 0 <= j < n - 1 and abs(j - start) <= CHEAP_REACH:
             if gain(post.f(j)) < best:
                 break
             if _is_open(j, counts, skipped) and cheap(j):
