@@ -33,7 +33,7 @@ from helpers.bisect_project import Project, build
 from helpers.gitbuild import snapshot
 from perfkit.bisect import state as statefile
 from perfkit.bisect.runner import owned_by
-from perfkit.bisect.tools import bisect_reset, bisect_run, bisect_start, bisect_status
+from perfkit.bisect.tool import bisect_reset, bisect_run, bisect_start, bisect_status
 
 # level 1 finds the pointer bump, level 2 the first BROKEN runtime commit inside it
 KERNEL = ["", "", "", "BROKEN", "BROKEN", "BROKEN", "BROKEN"]
@@ -376,7 +376,7 @@ def test_a_run_that_ignores_sigterm_is_killed_at_its_timeout(bench):
         b.p.path, b.p.c["add"], run=run, timeout_s=1, install=b.p.installs(), install_submodule=b.p.installs_sub()
     )
     t0 = time.monotonic()
-    from perfkit.bisect.tools import bisect_step
+    from perfkit.bisect.tool import bisect_step
 
     step = bisect_step(b.p.path).step
     assert step.verdict == "skip" and "timed out" in step.reason
@@ -460,7 +460,7 @@ def test_read_only_state_folder(bench):
     b = bench
     b.start()
     p = b.p
-    from perfkit.bisect.tools import bisect_step
+    from perfkit.bisect.tool import bisect_step
 
     bisect_step(p.path)
     bisect_step(p.path)

@@ -85,4 +85,7 @@ def build_server(specs: list[ToolSpec] | None = None) -> MCPServer:
 
 def serve() -> None:
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="perfkit %(levelname)s %(message)s")
+    from perfkit.bisect.shutdown import stop_cleanly_on_exit  # SIGTERM, SIGINT, stdin closed: a clean stop
+
+    stop_cleanly_on_exit()
     build_server().run("stdio")

@@ -7,7 +7,10 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 Verdict = Literal["good", "bad", "skip"]
+SearchName = Literal["level1", "level2", "find_fix"]  # the linear searches; level2 and find_fix walk the submodule
 Phase = Literal["verify_good", "verify_bad", "level1", "split_pointer", "split_source", "level2", "find_fix", "done"]
+Direction = Literal["forward", "backward", "sideways", "added", "removed", "unknown"]
+Environment = Literal["user", "worktree", "unknown"]
 Outcome = Literal[
     "found",  # one commit named (superproject, and submodule when level 2 ran)
     "candidates",  # skipped commits surround the culprit: a set, not one commit
@@ -20,14 +23,19 @@ Outcome = Literal[
 ]
 
 
+# ends that name no single culprit: perfkit bisect-run and bisect-status exit with this code
+NO_SINGLE_CULPRIT = ("candidates", "good_end_not_good", "bad_end_not_bad")
+EXIT_NO_SINGLE_CULPRIT = 3
+
+
 class BisectSettings(BaseModel):
     """The commands and rules of one bisect, after merging arguments, settings file and defaults."""
 
     run: str = Field(description="shell command that runs the precision check")
     run_cwd: str | None = Field(
-        None, description="working directory of the run command; default the checkout under test"
+        default=None, description="working directory of the run command; default the checkout under test"
     )
-    submodule: str | None = Field(None, description="path of the submodule bisected at level 2; null for none")
+    submodule: str | None = Field(default=None, description="path of the submodule bisected at level 2; null for none")
     install: list[str] = Field(default_factory=list, description="shell commands run in the superproject checkout")
     install_submodule: list[str] = Field(default_factory=list, description="shell commands run in the submodule")
     pass_pattern: str = r"\bPASS\b"
@@ -77,7 +85,9 @@ class StepRecord(BaseModel):
     installed: list[str] = Field(default_factory=list, description="which installs ran: superproject, submodule")
     duration_s: float = 0.0
     log: str | None = None
-    ran: bool = Field(False, description="whether the run command started (false when checkout or install failed)")
+    ran: bool = Field(
+        default=False, description="whether the run command started (false when checkout or install failed)"
+    )
 
 
 class BisectStatus(BaseModel):
@@ -98,22 +108,27 @@ class BisectStatus(BaseModel):
     candidates: list[CommitRef] = Field(
         default_factory=list, description="when skips surround the culprit: every commit it may be"
     )
-    candidates_in: str | None = Field(None, description="'superproject' or the submodule path the candidates are in")
-    steps: list[StepRecord] = Field(default_factory=list)
-    runs: int = Field(0, description="run commands executed")
-    installs: int = Field(0, description="install rounds executed (superproject or submodule)")
-    installs_saved: int = Field(0, description="install rounds avoided versus reinstalling both at every step")
-    reproduce: str | None = Field(
-        None, description="bash script that reproduces the culprit's failure by hand, in a throwaway worktree"
+    candidates_in: str | None = Field(
+        default=None, description="'superproject' or the submodule path the candidates are in"
     )
-    environment: str = Field("user", description="where the installed environment points: user, worktree, unknown")
+    steps: list[StepRecord] = Field(default_factory=list)
+    runs: int = Field(default=0, description="run commands executed")
+    installs: int = Field(default=0, description="install rounds executed (superproject or submodule)")
+    installs_saved: int = Field(default=0, description="install rounds avoided versus reinstalling both at every step")
+    reproduce: str | None = Field(
+        default=None, description="bash script that reproduces the culprit's failure by hand, in a throwaway worktree"
+    )
+    environment: str = Field(
+        default="user", description="where the installed environment points: user, worktree, unknown"
+    )
     worktree: str | None = None
     state_dir: str | None = None
-    running_pid: int | None = Field(None, description="pid of a perfkit process working on this bisect now")
+    running_pid: int | None = Field(default=None, description="pid of a perfkit process working on this bisect now")
     settings: BisectSettings | None = None
     notes: list[str] = Field(default_factory=list)
 
     def human(self) -> str:
+        """What the skill asks the agent to report: the steps so far, the culprit(s), environment, worktree."""
         if not self.active:
             return self.message
         lines = [self.message]
@@ -124,17 +139,25 @@ class BisectStatus(BaseModel):
             s = self.submodule_culprit
             role = "dropped fix" if s.role == "dropped_fix" else "culprit"
             lines.append(f"  {s.path} {role}  {s.short} {s.subject} ({s.author}, {s.date})")
-        for c in self.candidates:
-            lines.append(f"  candidate  {c.short} {c.subject}")
+        for cand in self.candidates:
+            lines.append(f"  candidate  {cand.short} {cand.subject}")
+        if self.steps:
+            lines.append("  steps:")
+            lines += [f"    {s.n:>3} {s.short} {s.verdict:<4} {s.reason}" for s in self.steps]
         lines.append(
             f"  runs {self.runs}, installs {self.installs} (saved {self.installs_saved}), "
-            f"steps {len(self.steps)} of about {self.expected_steps}"
+            f"steps {len(self.steps)} of about {max(self.expected_steps, len(self.steps))}"
         )
+        lines.append(f"  environment {self.environment}; worktree {self.worktree or 'none'}")
         lines += [f"  note: {n}" for n in self.notes]
         if self.reproduce:
             lines.append("  reproduce by hand:")
             lines += [f"    {line}" for line in self.reproduce.splitlines()]
         return "\n".join(lines)
+
+    def cli_exit_code(self) -> int:
+        """3 when the bisect ended without naming a single culprit (documented in docs/bisect.md)."""
+        return EXIT_NO_SINGLE_CULPRIT if self.done and self.outcome in NO_SINGLE_CULPRIT else 0
 
 
 class StartResult(BaseModel):

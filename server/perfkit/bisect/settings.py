@@ -21,7 +21,7 @@ _BOOLS = {"verify_ends"}
 KEYS = _LISTS | _STRS | _NUMS | _BOOLS
 
 
-def _table(path: Path, *keys: str, notes: list[str]) -> dict[str, Any] | None:
+def _table(path: Path, *keys: str, notes: list[str]) -> object:
     """The table at keys in a TOML file. A pyproject.toml perfkit cannot parse belongs to the project
     and may hold nothing for perfkit: it is skipped with a note. A broken perfkit.toml is an error."""
     import tomllib
@@ -36,7 +36,8 @@ def _table(path: Path, *keys: str, notes: list[str]) -> dict[str, Any] | None:
     node: Any = data
     for k in keys:
         node = node.get(k) if isinstance(node, dict) else None
-    return node
+    found: object = node
+    return found
 
 
 def from_files(repo: Path, notes: list[str]) -> tuple[dict[str, Any], str | None]:
@@ -83,6 +84,15 @@ def _typed(table: dict[str, Any], where: str) -> dict[str, Any]:
     return out
 
 
+def _refuse_nul(values: dict[str, Any]) -> None:
+    """A NUL byte cannot reach a shell or a path: refuse it at start rather than fail at every step."""
+    for key in sorted(_LISTS | _STRS):
+        value = values.get(key)
+        texts = value if isinstance(value, list) else [value]
+        if any(isinstance(t, str) and "\0" in t for t in texts):
+            raise InputError(key, "contains a NUL byte, which no command line or path can hold", "remove it")
+
+
 def merge(repo: Path, explicit: dict[str, Any], notes: list[str] | None = None) -> BisectSettings:
     """Arguments (those not None) over the settings file over defaults, validated."""
     from_file, where = from_files(repo, notes if notes is not None else [])
@@ -93,6 +103,7 @@ def merge(repo: Path, explicit: dict[str, Any], notes: list[str] | None = None) 
             values[key], sources[key] = explicit[key], "argument"
         elif key in from_file:
             values[key], sources[key] = from_file[key], where or "file"
+    _refuse_nul(values)
     run = values.get("run")
     if not isinstance(run, str) or not run.strip():
         raise InputError(
