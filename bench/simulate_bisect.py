@@ -104,8 +104,8 @@ def repeat3(w: World) -> Answer:
             return d.found, d.candidates
         i = d.test[0]
         votes = [w.check(i) for _ in range(3)]
-        real = [v for v in votes if v != "skip"]
-        marks[i] = "skip" if not real else max(set(real), key=real.count)
+        news, olds = votes.count("new"), votes.count("old")
+        marks[i] = "skip" if not news + olds else "new" if news > olds else "old"
 
 
 def rbs(w: World, confidence: float = CONFIDENCE) -> Answer:
