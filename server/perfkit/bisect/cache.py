@@ -7,9 +7,9 @@ three patterns, the submodule path, the interpreter): change any of them and the
 no longer apply, so they are not read. It survives `bisect_start` (a wider range after a finished
 bisect reuses what is known) and goes with `bisect_reset`, which removes every trace.
 
-Within one bisect every verdict is reused; across bisects only good and bad are (a skip may have
-been a passing problem, such as a full disk). A point the planner asks for again after it was
-answered in this bisect is a deliberate repeat (the noise model asks) and runs.
+Across bisects good and bad verdicts are reused (a skip may have been a passing problem, such as
+a full disk). A point the planner asks for again after this bisect answered it is a deliberate
+repeat (the noise model asks) and runs; within a bisect, answers travel through its steps.
 
 The build cache keeps what an install produced for a commit of one side (the superproject, or
 the submodule) and puts it back when the search returns to that commit, so returning costs no
@@ -94,9 +94,14 @@ class VerdictMemory:
         except (OSError, ToolFailure):
             pass
 
-    def recall_step(self, point: Point, n: int, label: tuple[str, str], first_ask: bool) -> StepRecord | None:
-        """The step a remembered verdict stands for (nothing ran, nothing installed), or None to run it."""
-        k = self.recall(point.superproject, point.submodule) if first_ask else None
+    def recall_step(self, point: Point, n: int, label: tuple[str, str], steps: list[StepRecord]) -> StepRecord | None:
+        """The step a remembered verdict stands for (nothing ran, nothing installed), or None to run it.
+
+        Only a point this bisect has no step for is answered: a point asked again after this bisect
+        answered it is a deliberate repeat (the noise model), and must run."""
+        if any(s.superproject == point.superproject and s.submodule == point.submodule for s in steps):
+            return None
+        k = self.recall(point.superproject, point.submodule)
         if k is None:
             return None
         where = "this bisect" if k.bisect == self.bisect_id else "an earlier bisect"

@@ -69,7 +69,7 @@ class Engine:
         st, s = self.st, self.settings
         n = len(st.steps) + 1
         label = report.label(point, self.repo, self.planner.sub_source, self.sub_path)
-        rec = self.memory.recall_step(point, n, label, self.planner.first_ask(point))
+        rec = self.memory.recall_step(point, n, label, st.steps)
         if rec is None:
             rec = self.worker.test(point, n, label, max(self.expected_total(), n))
             sides = (1 if s.install else 0) + (1 if s.install_submodule and point.submodule else 0)

@@ -58,6 +58,25 @@ class BisectSettings(BaseModel):
     backend: Literal["local", "ray"] = Field(default="local", description="where the devices are: this machine or Ray")
     ray_resource: str = Field(default="NPU", description="Ray resource name of one accelerator")
     ray_repo: str | None = Field(default=None, description="path or URL Ray workers clone the repository from")
+    noise: bool = Field(
+        default=False,
+        description="the check may give a wrong verdict now and then: weigh every verdict, re-run where the "
+        "evidence is weakest and name a culprit only once it holds `confidence`",
+    )
+    confidence: float | None = Field(
+        default=None, description="probability a named culprit must reach; setting it switches noise on (default 0.99)"
+    )
+    flaky_fail: float | None = Field(
+        default=None, description="how often a passing point reads FAIL (noise on); default estimated from the runs"
+    )
+    flaky_pass: float | None = Field(
+        default=None, description="how often a failing point reads PASS (noise on); default estimated from the runs"
+    )
+    max_skips: int | None = Field(
+        default=None,
+        description="skips allowed per search before it stops with the candidate set; default twice log2 of its "
+        "length (at least 4)",
+    )
     sources: dict[str, str] = Field(
         default_factory=dict, description="where each setting came from: argument, a settings file, or default"
     )
@@ -106,6 +125,26 @@ class StepRecord(BaseModel):
     remembered: bool = Field(default=False, description="verdict taken from the verdict memory, not run again")
 
 
+class PointEvidence(BaseModel):
+    """Every run of one tested point: what a noisy check said there."""
+
+    phase: str
+    point: str = Field(description="short label of the point")
+    superproject: str
+    submodule: str | None = None
+    runs: int
+    passes: int
+    fails: int
+    skips: int
+    metrics: list[float] = Field(default_factory=list)
+
+
+class SkipReason(BaseModel):
+    reason: str
+    count: int
+    points: list[str] = Field(description="short labels of the points that skipped with this reason")
+
+
 class BisectStatus(BaseModel):
     repo: str
     active: bool = Field(description="whether a bisect (running, paused or finished) is recorded for this repo")
@@ -142,6 +181,14 @@ class BisectStatus(BaseModel):
     running_pid: int | None = Field(default=None, description="pid of a perfkit process working on this bisect now")
     settings: BisectSettings | None = None
     notes: list[str] = Field(default_factory=list)
+    confidence: dict[str, float] = Field(
+        default_factory=dict, description="per search (level1, level2, find_fix): probability its answer is right"
+    )
+    evidence: list[PointEvidence] = Field(
+        default_factory=list, description="points run more than once, or every point when noise is on"
+    )
+    noise_seen: list[str] = Field(default_factory=list, description="points whose repeated runs disagreed")
+    skip_reasons: list[SkipReason] = Field(default_factory=list, description="skips grouped by reason")
 
     def human(self) -> str:
         """What the skill asks the agent to report: the steps so far, the culprit(s), environment, worktree."""

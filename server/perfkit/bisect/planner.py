@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from perfkit import gitrepo
+from perfkit.bisect import noise_plan
 from perfkit.bisect.levels import Levels
 from perfkit.bisect.models import StepRecord, Verdict
 from perfkit.bisect.point import Point, short
@@ -38,14 +39,18 @@ class Planner(Levels):
 
     def decide(self, ph: PhaseData) -> Decision:
         cheap: Callable[[int], bool] | None = None
+        group: Callable[[int], object] | None = None
         installed = self.st.build.submodule
-        if ph.name == "level1" and self.st.settings.install_submodule and installed and self.sub_path:
+        if ph.name == "level1" and self.sub_path:
             ptrs = self.level1_pointers()
+            group = ptrs.__getitem__  # a runtime that always crashes is one skipped block
+            if self.st.settings.install_submodule and installed:
 
-            def cheap(i: int) -> bool:
-                return ptrs[i] == installed
+                def cheap(i: int) -> bool:
+                    return ptrs[i] == installed
 
-        return self.strategy.decide(len(ph.items), self.marks(ph), cheap)
+        strategy = self.strategy if self.strategy is not DEFAULT else noise_plan.strategy_for(self.st.settings, ph)
+        return strategy.decide(len(ph.items), noise_plan.repeated_marks(self.st, ph), cheap, group)
 
     def level1_pointers(self) -> list[str | None]:
         """The submodule pointer of every level-1 commit, from one `git log` of the pointer's moves."""
@@ -140,26 +145,36 @@ class Planner(Levels):
             c, m = self.culprit_and_move()
             return Point("split_source", None, c.commit, m.old), True
         if st.phase == "level1":
+            if noise_plan.storm(self, st.level1):
+                return None, True
             d = self.decide(st.level1)
             if d.test:
                 i = d.test[0]
                 return Point("level1", i, st.level1.items[i], self._level1_ptr(i)), True
+            noise_plan.record_end(st, st.level1, d)
             if d.found is not None:
                 self.level1_found(st.level1.items[d.found])
+                noise_plan.word_confidence(st)
                 return None, False
             self.candidates([st.level1.items[i] for i in d.candidates], None)
+            noise_plan.word_stop(st, st.level1, d)
             return None, True
         ph = st.level2
         if ph is None:
             raise RuntimeError(f"bisect phase {st.phase} has no submodule search recorded")
+        if noise_plan.storm(self, ph):
+            return None, True
         d = self.decide(ph)
         if d.test:
             i = d.test[0]
             return Point(ph.name, i, ph.superproject or st.bad, ph.items[i]), True
+        noise_plan.record_end(st, ph, d)
         if d.found is not None:
             self.level2_found(ph, ph.items[d.found])
+            noise_plan.word_confidence(st)
         else:
             self.candidates([ph.items[i] for i in d.candidates], self.sub_path)
+            noise_plan.word_stop(st, ph, d)
         return None, True
 
     def _parent(self, sha: str) -> str:
@@ -168,20 +183,15 @@ class Planner(Levels):
             raise ToolFailure(f"{short(sha)} has no parent to split against")
         return parents[0]
 
-    def first_ask(self, point: Point) -> bool:
-        """Whether the planner asks for this point's verdict for the first time in its search; a
-        repeat (the noise model re-testing an answered index) must run, not be remembered."""
-        ph = self.st.level1 if point.phase == "level1" else self.st.level2
-        if point.index is None or ph is None or ph.name != point.phase:
-            return True
-        return point.index not in ph.marks
-
     # ---- recording an answer -------------------------------------------------------------------
 
     def record(self, point: Point, rec: StepRecord) -> None:
         """Turn a tested point's verdict into a mark or a phase change."""
         v = rec.verdict
         if point.phase in ("verify_good", "verify_bad"):
+            if noise_plan.end_needs_rerun(self.st, point.phase):
+                return  # noise on and the end disagreed with itself: the same end runs again
+            v = noise_plan.end_verdict(self.st, point.phase, v)
             self._record_end(point.phase == "verify_good", v, f"{v} ({rec.reason})")
         elif point.phase == "level1" and point.index is not None:
             self.st.level1.marks[point.index] = v

@@ -9,6 +9,7 @@ import os
 import shlex
 from pathlib import Path
 
+from perfkit.bisect import evidence
 from perfkit.bisect.models import BisectStatus, StepRecord
 from perfkit.bisect.point import Point, ref, short
 from perfkit.bisect.state import State
@@ -122,6 +123,10 @@ def status_of(
         running_pid=running_pid,
         settings=st.settings,
         notes=notes,
+        confidence=st.confidence,
+        evidence=evidence.points(st.steps, every=st.settings.noise),
+        noise_seen=evidence.noise_seen(st.steps),
+        skip_reasons=evidence.skip_reasons(st.steps),
     )
 
 

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from perfkit.bisect import report
 from perfkit.bisect.devices import workers_dir
 from perfkit.bisect.models import StepRecord
+from perfkit.bisect.noise_plan import noise_on
 from perfkit.bisect.planner import Planner
 from perfkit.bisect.point import Point
 from perfkit.bisect.search import Mark
@@ -68,11 +69,13 @@ def choose(planner: Planner, first: Point, d: int) -> list[Point]:
     if first.phase in LINEAR and first.index is not None:
         ph = st.level1 if first.phase == "level1" else st.level2
         assert ph is not None
-        if getattr(planner.decide(ph), "noisy", False):  # the noise model picked the weakest evidence: keep it
+        if planner.decide(ph).noisy:  # the noise model picked where the evidence is weakest: keep it first
             rest = [i for i in ksection(len(ph.items), planner.marks(ph), d) if i != first.index][: d - 1]
             return [first, *(linear_point(planner, ph, i) for i in rest)]
         return [linear_point(planner, ph, i) for i in ksection(len(ph.items), planner.marks(ph), d)] or [first]
     points = [first]
+    if noise_on(st.settings):  # under noise an end may be re-run on the evidence so far: one at a time
+        return points
     if first.phase == "verify_good":
         points.append(Point("verify_bad", None, st.bad, planner.ptr(st.bad)))
     elif first.phase == "split_pointer":
@@ -126,10 +129,11 @@ def settle(eng: Engine) -> Point | None:
         q = planner.next_point()
         if q is None:
             return None
-        known = _answered(st, q) if q.phase not in LINEAR else None
+        # under noise the planner reads every run of an end from the steps and may ask for it again
+        known = _answered(st, q) if q.phase not in LINEAR and not noise_on(st.settings) else None
         if known is None:
             n = next_n(st)
-            known = eng.memory.recall_step(q, n, _label(eng, q), planner.first_ask(q))
+            known = eng.memory.recall_step(q, n, _label(eng, q), st.steps)
             if known is not None:
                 st.steps.append(known)
         if known is None:
@@ -210,8 +214,8 @@ class Rounds:
         eng, st = self.eng, self.eng.st
         found = False
         for p in points:
-            if p.phase in LINEAR and eng.planner.first_ask(p):
-                rec = eng.memory.recall_step(p, next_n(st), _label(eng, p), True)
+            if p.phase in LINEAR:
+                rec = eng.memory.recall_step(p, next_n(st), _label(eng, p), st.steps)
                 if rec is not None:
                     st.steps.append(rec)
                     found = True

@@ -19,8 +19,11 @@ _STRS = {
     "run", "run_cwd", "submodule", "pass_pattern", "fail_pattern", "metric_pattern",
     "worker_env", "python", "backend", "ray_resource", "ray_repo",
 }  # fmt: skip
-_NUMS = {"timeout_s", "install_timeout_s", "log_cap_mb", "cache_limit_mb"}
-_BOOLS = {"verify_ends", "cache_builds"}
+_NUMS = {
+    "timeout_s", "install_timeout_s", "log_cap_mb", "confidence", "flaky_fail", "flaky_pass", "max_skips",
+    "cache_limit_mb",
+}  # fmt: skip
+_BOOLS = {"verify_ends", "noise", "cache_builds"}
 KEYS = _LISTS | _STRS | _NUMS | _BOOLS
 
 
@@ -128,6 +131,7 @@ def merge(repo: Path, explicit: dict[str, Any], notes: list[str] | None = None) 
     for key in ("timeout_s", "install_timeout_s", "log_cap_mb", "cache_limit_mb"):
         if key in values and not (values[key] > 0 and values[key] < 10**7):
             raise InputError(key, f"must be a positive number, got {values[key]}", "pass seconds (or MiB) above 0")
+    _check_noise(values)
     for key in ("install", "install_submodule"):
         if key in values:
             values[key] = [c for c in values[key] if c.strip()]
@@ -137,3 +141,21 @@ def merge(repo: Path, explicit: dict[str, Any], notes: list[str] | None = None) 
     for key in KEYS:
         sources.setdefault(key, "default")
     return BisectSettings(**values, sources=sources)
+
+
+def _check_noise(values: dict[str, Any]) -> None:
+    """The noise settings: a confidence below 1, flake rates below one half, a whole skip budget."""
+    c = values.get("confidence")
+    if c is not None and not 0.5 <= c < 1:
+        raise InputError("confidence", f"must be at least 0.5 and below 1, got {c}", "pass for example 0.99")
+    if c is not None and values.get("noise") is None:
+        values["noise"] = True  # asking for a confidence is asking for the noise-aware search
+    for key in ("flaky_fail", "flaky_pass"):
+        r = values.get(key)
+        if r is not None and not 0 <= r < 0.5:
+            raise InputError(key, f"must be at least 0 and below 0.5, got {r}", "pass a rate such as 0.05 (5%)")
+    m = values.get("max_skips")
+    if m is not None:
+        if m != int(m) or m < 0:
+            raise InputError("max_skips", f"must be a whole number of skips, 0 or more, got {m}", "pass for example 20")
+        values["max_skips"] = int(m)

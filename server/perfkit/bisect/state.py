@@ -90,6 +90,7 @@ class State(BaseModel):
     environment: Environment = "user"
     worktree: str | None = None
     active_pgid: int | None = None
+    confidence: dict[str, float] = Field(default_factory=dict, description="per search, when noise is on")
     notes: list[str] = Field(default_factory=list)
     finalized: bool = False
 

@@ -116,6 +116,35 @@ def bisect_start(
     ray_repo: Annotated[
         str | None, Field(description="Path or URL the Ray workers clone the repository from; default the repo path.")
     ] = None,
+    noise: Annotated[
+        bool | None,
+        Field(
+            description="The check may give a wrong verdict now and then (atomics, reduction order, a busy device): "
+            "weigh every verdict, re-run where the evidence is weakest, confirm the culprit and its parent, and name "
+            "a culprit only at `confidence`. Default false: one run per point."
+        ),
+    ] = None,
+    confidence: Annotated[
+        float | None,
+        Field(
+            description="Probability a named culprit must reach, 0.5 to below 1; setting it switches noise on (0.99)."
+        ),
+    ] = None,
+    flaky_fail: Annotated[
+        float | None,
+        Field(description="How often a passing point reads FAIL, if known (e.g. 0.05); default estimated from runs."),
+    ] = None,
+    flaky_pass: Annotated[
+        float | None,
+        Field(description="How often a failing point reads PASS, if known; default estimated from runs."),
+    ] = None,
+    max_skips: Annotated[
+        int | None,
+        Field(
+            description="Skips allowed per search before it stops with the candidate set and the skip reasons "
+            "(default twice log2 of the search's length, at least 4)."
+        ),
+    ] = None,
 ) -> StartResult:
     """Start a two-level precision bisect between good and bad without touching the user's checkout.
 
@@ -146,6 +175,11 @@ def bisect_start(
         backend=backend,
         ray_resource=ray_resource,
         ray_repo=ray_repo,
+        noise=noise,
+        confidence=confidence,
+        flaky_fail=flaky_fail,
+        flaky_pass=flaky_pass,
+        max_skips=max_skips,
     )
     return session.start(repo, good, bad, explicit)
 
