@@ -154,6 +154,7 @@ def test_bisect_step_runs_one_round_and_status_shows_devices(tmp_path):
     start(p, p.c["add"], devices=["a:0", "b.1"], run=f"test {{device}} = $PERFKIT_DEVICE && {p.run_cmd()}")
     one = bisect_step(p.path)
     assert [s.round for s in one.status.steps] == [1, 1]
+    assert len(one.line.splitlines()) == 2 and all(x.startswith("Step ") for x in one.line.splitlines())
     assert {s.device for s in one.status.steps} == {"a:0", "b.1"}
     assert one.status.worktree and "workers" in one.status.worktree
     res = bisect_run(p.path)

@@ -265,6 +265,8 @@ def step(repo: str, progress: Progress = no_progress) -> StepResult:
             raise
         expected = eng.expected_total()
         line = step_line(rec, expected) if rec else f"Nothing left to test. {st.message}"
+        if rec is not None and rec.round is not None:  # several devices: every point of the round
+            line = "\n".join(step_line(s, expected) for s in st.steps if s.round == rec.round)
         progress(len(st.steps), expected, line)
         return StepResult(line=line, step=rec, status=_status(eng, top, sdir))
 
