@@ -66,7 +66,7 @@ def planted(repo: Path) -> str:
 
 
 def perfkit_bisect(repo: Path, x: str, verify: bool = True) -> tuple[float, dict]:
-    from perfkit.bisect.tools import bisect_reset, bisect_run, bisect_start
+    from perfkit.bisect.tool import bisect_reset, bisect_run, bisect_start
 
     run = f'if git -C "$PERFKIT_SUBMODULE" merge-base --is-ancestor {x} HEAD; then echo FAIL; else echo PASS; fi'
     t = time.perf_counter()
@@ -121,8 +121,8 @@ def replay(repo: Path) -> tuple[float, float, float, float]:
     the worst-case budget), for plain midpoints with the same install rule, and the seed's installs
     (both at every step). No checkouts: the strategy is pure, the pointers come from git.
     """
-    from perfkit.bisect.engine import Engine
     from perfkit.bisect.models import BisectSettings
+    from perfkit.bisect.planner import Planner
     from perfkit.bisect.search import Bisection
     from perfkit.bisect.state import PhaseData, State
 
@@ -137,14 +137,14 @@ def replay(repo: Path) -> tuple[float, float, float, float]:
         level1=PhaseData(name="level1", items=items),
         settings=BisectSettings(run="true", submodule="runtime", install=["true"], install_submodule=["true"]),
     )
-    ptrs = Engine(repo, repo / ".git" / "unused", st)._level1_pointers()
+    ptrs = Planner(repo, st).level1_pointers()
     n = len(items)
 
     def search(first_new: int, prefer: bool) -> tuple[int, int]:
         marks: dict[int, str] = {}
         installed, runs, installs = None, 0, 0
         while True:
-            d = Bisection().decide(n, marks, (lambda i: ptrs[i] == installed) if prefer and installed else None)
+            d = Bisection().decide(n, marks, (lambda i, at=installed: ptrs[i] == at) if prefer and installed else None)
             if not d.test:
                 assert d.found == first_new
                 return runs, installs
@@ -186,7 +186,7 @@ def synthetic(base: Path) -> tuple[Path, str, str]:
 
 
 def overhead(base: Path, repeat: int) -> tuple[float, float, int, int]:
-    from perfkit.bisect.tools import bisect_reset, bisect_run, bisect_start
+    from perfkit.bisect.tool import bisect_reset, bisect_run, bisect_start
 
     ours_repo, good, culprit = synthetic(base / "a")
     alt_repo, alt_good, alt_culprit = synthetic(base / "b")  # other shas: the runtime URL differs

@@ -12,6 +12,7 @@ the environment points back at the user's checkout.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -21,8 +22,9 @@ from pathlib import Path
 import pytest
 from helpers.bisect_project import Project, build, log2ceil
 from helpers.gitbuild import snapshot
+from perfkit.bisect import lock as lockfile
 from perfkit.bisect import state as statefile
-from perfkit.bisect.tools import bisect_reset, bisect_run, bisect_start, bisect_status, bisect_step
+from perfkit.bisect.tool import bisect_reset, bisect_run, bisect_start, bisect_status, bisect_step
 from perfkit.errors import InputError, ToolFailure
 
 CLEAN = ""
@@ -324,12 +326,12 @@ def test_bad_input_and_lock(tmp_path):
     with pytest.raises(InputError, match="^repo: a bisect of this repository is already in progress"):
         start(p, p.c["add"])
     sdir = statefile.state_dir(p.sup.path)
-    with statefile.locked(sdir):  # another call is working on it
+    with lockfile.locked(sdir):  # another call is working on it
         with pytest.raises(InputError, match="another perfkit call"):
             bisect_step(p.path)
         assert bisect_status(p.path).running_pid == os.getpid()
     # a lock left by a dead process is stale and taken over
-    (sdir / "lock").write_text('{"pid": 999999999, "host": "%s", "start": "1"}' % os.uname().nodename)
+    (sdir / "lock").write_text(json.dumps({"pid": 999999999, "host": os.uname().nodename, "start": "1"}))
     assert "interrupted" in bisect_status(p.path).message
     assert bisect_step(p.path).step.n == 1
     assert bisect_reset(p.path).removed

@@ -9,7 +9,7 @@ import sys
 import anyio
 from helpers.bisect_project import build
 from helpers.gitbuild import snapshot
-from perfkit.bisect.tools import bisect_reset, bisect_status
+from perfkit.bisect.tool import bisect_reset, bisect_status
 
 
 def perfkit(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
@@ -50,18 +50,21 @@ def test_mcp_progress_and_same_model_as_cli(tmp_path):
             )
             assert not r.is_error, r.content[0].text
             assert r.structured_content["level1_commits"] == 7
+            # level 1 (3 runs), the two ends, and level 2 inside the range's one move of 9 runtime commits (4)
+            assert r.structured_content["expected_steps"] == 3 + 2 + 4
+            assert "about 4 runs more for the largest move in the range (9 commits)" in r.structured_content["message"]
             r = await c.call_tool("bisect_step", {"repo": p.path}, progress_callback=on_progress)
             assert not r.is_error, r.content[0].text
             step = r.structured_content
-            assert step["line"].startswith("Step 1 of about 5: ") and step["step"]["verdict"] == "good"
+            assert step["line"].startswith("Step 1 of about 9: ") and step["step"]["verdict"] == "good"
             r = await c.call_tool("bisect_run", {"repo": p.path})
             return r.structured_content
 
     result = anyio.run(main)
     # heartbeats while the run command sleeps, then the step's own line
     beats = [m for _, _, m in events if m and "running" in m]
-    assert len(beats) >= 2 and beats[0].startswith("Step 1 of about 5: ")
-    assert events[-1][2].startswith("Step 1 of about 5: ") and events[-1][0] == 1
+    assert len(beats) >= 2 and beats[0].startswith("Step 1 of about 9: ")
+    assert events[-1][2].startswith("Step 1 of about 9: ") and events[-1][0] == 1
     assert result["done"] and result["culprit"]["commit"] == p.c["bump"]
     assert result["submodule_culprit"]["commit"] == p.r[6]
     cli = perfkit("bisect-status", p.path, "--json")
@@ -69,6 +72,9 @@ def test_mcp_progress_and_same_model_as_cli(tmp_path):
     assert json.loads(cli.stdout) == result == bisect_status(p.path).model_dump(mode="json")
     human = perfkit("bisect-status", p.path)
     assert p.c["bump"][:12] in human.stdout and "reproduce by hand" in human.stdout
+    # what the skill asks to report: the steps so far, both culprits, environment and worktree
+    assert p.r[6][:12] in human.stdout and "environment user; worktree none" in human.stdout
+    assert human.stdout.count(" good ") + human.stdout.count(" bad ") >= len(result["steps"]) - 1
     assert snapshot(p.sup.path) == before
     bisect_reset(p.path)
 

@@ -390,7 +390,7 @@ def _install(h: Hostile) -> list[str]:
 
 
 def test_bisect_runs_no_hook_and_no_data_and_says_which_filters_run(hostile, monkeypatch):
-    from perfkit.bisect.tools import bisect_reset, bisect_run, bisect_start, bisect_status
+    from perfkit.bisect.tool import bisect_reset, bisect_run, bisect_start, bisect_status
 
     h = hostile
     monkeypatch.chdir(h.cwd)
@@ -431,7 +431,7 @@ def test_bisect_runs_no_hook_and_no_data_and_says_which_filters_run(hostile, mon
 
 def test_a_line_break_in_a_path_never_escapes_the_reproduce_script(tmp_path):
     """A submodule path from a repository can hold a newline; the script must keep it inside quotes."""
-    from perfkit.bisect.engine import reproduce_script
+    from perfkit.bisect.report import reproduce_script
     from perfkit.bisect.models import BisectSettings
     from perfkit.bisect.state import PhaseData, State
 

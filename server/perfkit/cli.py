@@ -122,7 +122,8 @@ def _run_tool(spec: ToolSpec, ns: argparse.Namespace) -> int:
         sys.stdout.write(result.model_dump_json(indent=2) + "\n")
     else:
         sys.stdout.write(_render(result) + "\n")
-    return EXIT_OK
+    code = getattr(result, "cli_exit_code", None)  # a result may say its answer is not a success
+    return int(code()) if callable(code) else EXIT_OK
 
 
 def build_parser(specs: list[ToolSpec]) -> argparse.ArgumentParser:

@@ -351,11 +351,12 @@ def is_shallow(repo: Path) -> bool:
 
 
 def pr_number(text: str) -> int | None:
-    """The PR number a subject or merge message names: '(#1234)', 'Merge pull request #1234'."""
-    m = _PR_RE.search(text or "")
-    if not m:
+    """The PR number a subject or merge message names: '(#1234)', 'Merge pull request #1234'. The last one
+    when several appear: 'Revert "x (#12)" (#40)' and a squash of 'a (#3)' as '... (#7)' were merged as #40, #7."""
+    matches = list(_PR_RE.finditer(text or ""))
+    if not matches:
         return None
-    return int(next(g for g in m.groups() if g))
+    return int(next(g for g in matches[-1].groups() if g))
 
 
 @dataclass(frozen=True)

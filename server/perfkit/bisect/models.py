@@ -7,7 +7,10 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 Verdict = Literal["good", "bad", "skip"]
+SearchName = Literal["level1", "level2", "find_fix"]  # the linear searches; level2 and find_fix walk the submodule
 Phase = Literal["verify_good", "verify_bad", "level1", "split_pointer", "split_source", "level2", "find_fix", "done"]
+Direction = Literal["forward", "backward", "sideways", "added", "removed", "unknown"]
+Environment = Literal["user", "worktree", "unknown"]
 Outcome = Literal[
     "found",  # one commit named (superproject, and submodule when level 2 ran)
     "candidates",  # skipped commits surround the culprit: a set, not one commit
@@ -20,14 +23,19 @@ Outcome = Literal[
 ]
 
 
+# ends that name no single culprit: perfkit bisect-run and bisect-status exit with this code
+NO_SINGLE_CULPRIT = ("candidates", "good_end_not_good", "bad_end_not_bad")
+EXIT_NO_SINGLE_CULPRIT = 3
+
+
 class BisectSettings(BaseModel):
     """The commands and rules of one bisect, after merging arguments, settings file and defaults."""
 
     run: str = Field(description="shell command that runs the precision check")
     run_cwd: str | None = Field(
-        None, description="working directory of the run command; default the checkout under test"
+        default=None, description="working directory of the run command; default the checkout under test"
     )
-    submodule: str | None = Field(None, description="path of the submodule bisected at level 2; null for none")
+    submodule: str | None = Field(default=None, description="path of the submodule bisected at level 2; null for none")
     install: list[str] = Field(default_factory=list, description="shell commands run in the superproject checkout")
     install_submodule: list[str] = Field(default_factory=list, description="shell commands run in the submodule")
     pass_pattern: str = r"\bPASS\b"
@@ -37,6 +45,38 @@ class BisectSettings(BaseModel):
     install_timeout_s: float = 3600.0
     verify_ends: bool = True
     log_cap_mb: float = 16.0
+    devices: list[str] = Field(
+        default_factory=list,
+        description="accelerators to test on at once, one point each per round ({device} and PERFKIT_DEVICE)",
+    )
+    worker_env: Literal["venv", "none"] = Field(
+        default="venv", description="with several devices: venv gives each worker its own virtual environment"
+    )
+    python: str | None = Field(default=None, description="interpreter the worker environments are made from")
+    cache_builds: bool = Field(default=False, description="keep what an install produced and reuse it on return")
+    cache_limit_mb: float = Field(default=4096.0, description="size limit of the build cache")
+    backend: Literal["local", "ray"] = Field(default="local", description="where the devices are: this machine or Ray")
+    ray_resource: str = Field(default="NPU", description="Ray resource name of one accelerator")
+    ray_repo: str | None = Field(default=None, description="path or URL Ray workers clone the repository from")
+    noise: bool = Field(
+        default=False,
+        description="the check may give a wrong verdict now and then: weigh every verdict, re-run where the "
+        "evidence is weakest and name a culprit only once it holds `confidence`",
+    )
+    confidence: float | None = Field(
+        default=None, description="probability a named culprit must reach; setting it switches noise on (default 0.99)"
+    )
+    flaky_fail: float | None = Field(
+        default=None, description="how often a passing point reads FAIL (noise on); default estimated from the runs"
+    )
+    flaky_pass: float | None = Field(
+        default=None, description="how often a failing point reads PASS (noise on); default estimated from the runs"
+    )
+    max_skips: int | None = Field(
+        default=None,
+        description="skips allowed per search before it stops with the candidate set; default twice log2 of its "
+        "length (at least 4)",
+    )
     sources: dict[str, str] = Field(
         default_factory=dict, description="where each setting came from: argument, a settings file, or default"
     )
@@ -77,7 +117,32 @@ class StepRecord(BaseModel):
     installed: list[str] = Field(default_factory=list, description="which installs ran: superproject, submodule")
     duration_s: float = 0.0
     log: str | None = None
-    ran: bool = Field(False, description="whether the run command started (false when checkout or install failed)")
+    ran: bool = Field(
+        default=False, description="whether the run command started (false when checkout or install failed)"
+    )
+    device: str | None = Field(default=None, description="the device the point ran on, with several devices")
+    round: int | None = Field(default=None, description="the round of points tested at once, with several devices")
+    remembered: bool = Field(default=False, description="verdict taken from the verdict memory, not run again")
+
+
+class PointEvidence(BaseModel):
+    """Every run of one tested point: what a noisy check said there."""
+
+    phase: str
+    point: str = Field(description="short label of the point")
+    superproject: str
+    submodule: str | None = None
+    runs: int
+    passes: int
+    fails: int
+    skips: int
+    metrics: list[float] = Field(default_factory=list)
+
+
+class SkipReason(BaseModel):
+    reason: str
+    count: int
+    points: list[str] = Field(description="short labels of the points that skipped with this reason")
 
 
 class BisectStatus(BaseModel):
@@ -98,22 +163,35 @@ class BisectStatus(BaseModel):
     candidates: list[CommitRef] = Field(
         default_factory=list, description="when skips surround the culprit: every commit it may be"
     )
-    candidates_in: str | None = Field(None, description="'superproject' or the submodule path the candidates are in")
-    steps: list[StepRecord] = Field(default_factory=list)
-    runs: int = Field(0, description="run commands executed")
-    installs: int = Field(0, description="install rounds executed (superproject or submodule)")
-    installs_saved: int = Field(0, description="install rounds avoided versus reinstalling both at every step")
-    reproduce: str | None = Field(
-        None, description="bash script that reproduces the culprit's failure by hand, in a throwaway worktree"
+    candidates_in: str | None = Field(
+        default=None, description="'superproject' or the submodule path the candidates are in"
     )
-    environment: str = Field("user", description="where the installed environment points: user, worktree, unknown")
+    steps: list[StepRecord] = Field(default_factory=list)
+    runs: int = Field(default=0, description="run commands executed")
+    installs: int = Field(default=0, description="install rounds executed (superproject or submodule)")
+    installs_saved: int = Field(default=0, description="install rounds avoided versus reinstalling both at every step")
+    reproduce: str | None = Field(
+        default=None, description="bash script that reproduces the culprit's failure by hand, in a throwaway worktree"
+    )
+    environment: str = Field(
+        default="user", description="where the installed environment points: user, worktree, unknown"
+    )
     worktree: str | None = None
     state_dir: str | None = None
-    running_pid: int | None = Field(None, description="pid of a perfkit process working on this bisect now")
+    running_pid: int | None = Field(default=None, description="pid of a perfkit process working on this bisect now")
     settings: BisectSettings | None = None
     notes: list[str] = Field(default_factory=list)
+    confidence: dict[str, float] = Field(
+        default_factory=dict, description="per search (level1, level2, find_fix): probability its answer is right"
+    )
+    evidence: list[PointEvidence] = Field(
+        default_factory=list, description="points run more than once, or every point when noise is on"
+    )
+    noise_seen: list[str] = Field(default_factory=list, description="points whose repeated runs disagreed")
+    skip_reasons: list[SkipReason] = Field(default_factory=list, description="skips grouped by reason")
 
     def human(self) -> str:
+        """What the skill asks the agent to report: the steps so far, the culprit(s), environment, worktree."""
         if not self.active:
             return self.message
         lines = [self.message]
@@ -124,17 +202,25 @@ class BisectStatus(BaseModel):
             s = self.submodule_culprit
             role = "dropped fix" if s.role == "dropped_fix" else "culprit"
             lines.append(f"  {s.path} {role}  {s.short} {s.subject} ({s.author}, {s.date})")
-        for c in self.candidates:
-            lines.append(f"  candidate  {c.short} {c.subject}")
+        for cand in self.candidates:
+            lines.append(f"  candidate  {cand.short} {cand.subject}")
+        if self.steps:
+            lines.append("  steps:")
+            lines += [f"    {s.n:>3} {s.short} {s.verdict:<4} {s.reason}" for s in self.steps]
         lines.append(
             f"  runs {self.runs}, installs {self.installs} (saved {self.installs_saved}), "
-            f"steps {len(self.steps)} of about {self.expected_steps}"
+            f"steps {len(self.steps)} of about {max(self.expected_steps, len(self.steps))}"
         )
+        lines.append(f"  environment {self.environment}; worktree {self.worktree or 'none'}")
         lines += [f"  note: {n}" for n in self.notes]
         if self.reproduce:
             lines.append("  reproduce by hand:")
             lines += [f"    {line}" for line in self.reproduce.splitlines()]
         return "\n".join(lines)
+
+    def cli_exit_code(self) -> int:
+        """3 when the bisect ended without naming a single culprit (documented in docs/bisect.md)."""
+        return EXIT_NO_SINGLE_CULPRIT if self.done and self.outcome in NO_SINGLE_CULPRIT else 0
 
 
 class StartResult(BaseModel):

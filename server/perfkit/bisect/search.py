@@ -2,21 +2,26 @@
 
 The engine knows nothing about halving. It hands a strategy the length of a linear candidate
 list and the marks so far, and gets back a decision: test these indices, or the answer is this
-index, or only this set can be named. A noise-aware strategy (repeat a point until a confidence
-target) or a parallel one (several devices, several points at once) fits the same contract.
+index, or only this set can be named. The noise-aware strategy (noisy_search.py) and a parallel
+one (several devices, several points at once) fit the same contract.
 
 Convention: index -1 is the start, known to be in the old state; the last index is known to be in
 the new state. For a regression old is good and new is bad; for a find-fix search the reverse.
+A mark is one verdict or the list of verdicts of a point tested several times (repeats).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
+from perfkit.bisect import skip_policy
+
 Mark = Literal["old", "new", "skip"]
+Marks = Mapping[int, "Mark | Sequence[Mark]"]
+Stop = Literal["skip_budget", "no_information"]
 
 
 @dataclass(frozen=True)
@@ -25,19 +30,58 @@ class Decision:
     found: int | None = None
     candidates: list[int] = field(default_factory=list)
     remaining: int = 0  # estimated tests still needed in this search
+    confidence: float | None = None  # probability the answer is right (noise-aware search only)
+    stopped: Stop | None = None  # why the search ended without the confidence it wanted
+    noisy: bool = False  # the noise-aware search made this decision
+    flaky: tuple[float, float] | None = None  # (old read as new, new read as old) rates used
+    disagreeing: list[int] = field(default_factory=list)  # points whose repeats disagree
+    note: str = ""
 
 
 class Strategy(Protocol):
-    def decide(self, n: int, marks: dict[int, Mark], cheap: Callable[[int], bool] | None = None) -> Decision:
-        """cheap(i): testing index i costs less right now (for example no reinstall is needed)."""
+    def decide(
+        self,
+        n: int,
+        marks: Marks,
+        cheap: Callable[[int], bool] | None = None,
+        group: Callable[[int], object] | None = None,
+    ) -> Decision:
+        """cheap(i): testing index i costs less right now (for example no reinstall is needed).
+        group(i): a key shared by indices that stand or fall together (the runtime pointer they pin)."""
 
 
-def _bounds(n: int, marks: dict[int, Mark]) -> tuple[int, int]:
+def verdicts(mark: Mark | Sequence[Mark]) -> list[Mark]:
+    return [mark] if isinstance(mark, str) else list(mark)
+
+
+def settled(mark: Mark | Sequence[Mark]) -> Mark:
+    """One verdict for a point: its last non-skip verdict, or skip when it never gave one."""
+    real = [v for v in verdicts(mark) if v != "skip"]
+    return real[-1] if real else "skip"
+
+
+def _bounds(n: int, marks: Mapping[int, Mark]) -> tuple[int, int]:
     hi = min([i for i, m in marks.items() if m == "new" and 0 <= i < n] + [n - 1])
     lo = max([i for i, m in marks.items() if m == "old" and -1 <= i < hi] + [-1])
     return lo, hi
 
 
+def by_distance(lo: int, hi: int, mid: float) -> Iterator[int]:
+    """Indices strictly between lo and hi, nearest mid first (ties: the lower index)."""
+    below = math.ceil(mid) - 1 if mid != int(mid) else int(mid)
+    above = below + 1
+    below = min(below, hi - 1)
+    above = max(above, lo + 1)
+    while below > lo or above < hi:
+        if below > lo and (above >= hi or mid - below <= above - mid):
+            yield below
+            below -= 1
+        else:
+            yield above
+            above += 1
+
+
+@dataclass(frozen=True)
 class Bisection:
     """Binary search that steps around skipped points, as `git bisect` does, and saves installs.
 
@@ -46,27 +90,94 @@ class Bisection:
     with s positions left and b = ceil(log2 s) tests to go, any i that leaves at most 2**(b-1)
     positions on either side costs no extra test in the worst case. Replayed over every possible
     culprit of the pypto history this needs 8% fewer submodule installs than plain midpoints, with
-    the same runs (bench/bench_bisect.py). When every index between the last old and the first new mark is skipped,
-    the answer is the whole set, never a guess.
+    the same runs (bench/bench_bisect.py). When every index between the last old and the first new
+    mark is skipped, the answer is the whole set, never a guess.
+
+    Skips (skip_policy.py): once the open interval holds a skip, cheapness no longer counts (the
+    cheap points are the ones sharing the crashing runtime), a middle that is skipped makes the
+    search jump away pseudo-randomly like `git bisect skip`, a group (runtime pointer) that skipped
+    twice and never gave a verdict counts as skipped whole, and after `max_skips` skips (None: the
+    default budget for n) the search stops with the candidate set.
     """
 
-    def decide(self, n: int, marks: dict[int, Mark], cheap: Callable[[int], bool] | None = None) -> Decision:
+    max_skips: int | None = None
+
+    def decide(
+        self,
+        n: int,
+        marks: Marks,
+        cheap: Callable[[int], bool] | None = None,
+        group: Callable[[int], object] | None = None,
+    ) -> Decision:
         if n <= 0:
             raise ValueError("empty candidate list")
-        lo, hi = _bounds(n, marks)
+        flat = {i: settled(m) for i, m in marks.items()}
+        lo, hi = _bounds(n, flat)
         if hi - lo == 1:
             return Decision(found=hi)
-        open_ = [i for i in range(lo + 1, hi) if i not in marks]
-        if not open_:
-            return Decision(candidates=list(range(lo + 1, hi + 1)))
-        mid = (lo + hi) / 2
+        skipped = {i for i, m in flat.items() if m == "skip" and lo < i < hi}
+        if skipped and group is not None:
+            skipped |= skip_policy.blocked(lo, hi, flat, group)
         budget = expected_tests(hi - lo)
+        if skipped:
+            pick = self._around_skips(n, lo, hi, flat, skipped)
+            if pick is None:
+                return Decision(candidates=list(range(lo + 1, hi + 1)))
+            if isinstance(pick, Decision):
+                return pick
+            return Decision(test=[pick], remaining=budget)
+        mid = (lo + hi) / 2
         half = 2 ** (budget - 1)
-        pool = [i for i in open_ if i - lo <= half and hi - i <= half] or open_
-        if cheap is not None:
-            pool = [i for i in pool if cheap(i)] or pool
-        pick = min(pool, key=lambda i: (abs(i - mid), i))
+        window = (hi - half, lo + half)  # i inside keeps the worst case at `budget` tests
+        pick = self._nearest(lo, hi, mid, flat, window, cheap)
+        if pick is None:
+            return Decision(candidates=list(range(lo + 1, hi + 1)))
         return Decision(test=[pick], remaining=budget)
+
+    @staticmethod
+    def _nearest(
+        lo: int,
+        hi: int,
+        mid: float,
+        flat: Mapping[int, Mark],
+        window: tuple[int, int],
+        cheap: Callable[[int], bool] | None,
+    ) -> int | None:
+        """Today's rule without listing the interval: nearest-first over the window (symmetric about
+        mid), a cheap index first; with no open index in the window, the same over the interval."""
+        first_in, first_any = None, None
+        for i in by_distance(lo, hi, mid):
+            if i in flat:
+                continue
+            if first_any is None:
+                first_any = i
+            if window[0] <= i <= window[1]:
+                if cheap is None or cheap(i):
+                    return i
+                if first_in is None:
+                    first_in = i
+                continue
+            if first_in is not None:
+                return first_in  # nearest-first: nothing further is inside the window
+            if cheap is None or cheap(i):
+                return i
+        return first_in if first_in is not None else first_any
+
+    def _around_skips(
+        self, n: int, lo: int, hi: int, flat: Mapping[int, Mark], skipped: set[int]
+    ) -> int | Decision | None:
+        open_ = [i for i in range(lo + 1, hi) if i not in flat and i not in skipped]
+        if not open_:
+            return None
+        tested_skips = sum(1 for m in flat.values() if m == "skip")
+        limit = self.max_skips if self.max_skips is not None else skip_policy.default_budget(n)
+        if tested_skips >= limit:
+            return Decision(candidates=list(range(lo + 1, hi + 1)), stopped="skip_budget")
+        mid = (lo + hi) / 2
+        ideal = next(by_distance(lo, hi, mid))
+        if ideal not in skipped:
+            return min(open_, key=lambda i: (abs(i - mid), i))
+        return skip_policy.jump_away(open_, skipped, mid, seed=(n, lo, hi, tested_skips))
 
 
 def expected_tests(span: int) -> int:

@@ -1,4 +1,4 @@
-"""What the bisect tools do, behind their signatures (tools.py), loaded on the first bisect call.
+"""What the bisect tools do, behind their signatures (tool.py), loaded on the first bisect call.
 
 Each call takes the repository's bisect lock, loads the state from disk, does its work and saves
 again, so any number of processes (an MCP server, then a CLI call, then a restarted server) can
@@ -9,34 +9,45 @@ recorded steps stay, and the next bisect_step or bisect_run resumes from them.
 
 from __future__ import annotations
 
+import os
 import shutil
 import signal
 import threading
 import time
 import uuid
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
+from typing import Any
 
 from perfkit import gitrepo
+from perfkit.bisect import lock as lockfile
 from perfkit.bisect import settings as settingsfile
+from perfkit.bisect import shutdown
 from perfkit.bisect import state as statefile
-from perfkit.bisect.engine import Engine, status_of, step_line, work_paths
-from perfkit.bisect.models import BisectStatus, ResetResult, StartResult, StepResult
+from perfkit.bisect.engine import Engine
+from perfkit.bisect.levels import plural
+from perfkit.bisect.models import BisectSettings, BisectStatus, ResetResult, StartResult, StepRecord, StepResult
+from perfkit.bisect.planner import Planner
+from perfkit.bisect.point import work_paths
+from perfkit.bisect.report import status_of, step_line
 from perfkit.bisect.search import expected_tests
 from perfkit.bisect.state import PhaseData, State
+from perfkit.bisect.workers.local import remove_slots
 from perfkit.bisect.worktree import Checkout, source_git_dir
 from perfkit.errors import InputError, ToolFailure
 from perfkit.toolspec import Progress, no_progress
 
 
 @contextmanager
-def _signals_as_interrupt():
+def _signals_as_interrupt() -> Iterator[None]:
     """SIGTERM and SIGHUP stop a bisect as cleanly as Ctrl-C does (CLI: only the main thread gets signals)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
-    def handler(signum, frame):
+    def handler(signum: int, frame: FrameType | None) -> None:
         raise KeyboardInterrupt(f"stopped by signal {signum}")
 
     old = {sig: signal.signal(sig, handler) for sig in (signal.SIGTERM, signal.SIGHUP)}
@@ -55,7 +66,8 @@ def _pick_submodule(
     top: Path, good: str, bad: str, requested: str | None, explicit: bool
 ) -> tuple[str | None, str | None]:
     """(path, name) of the submodule level 2 bisects, or (None, None)."""
-    declared = gitrepo.submodule_paths(top, bad) | gitrepo.submodule_paths(top, good)
+    at_ends = [gitrepo.submodule_paths(top, bad), gitrepo.submodule_paths(top, good)]
+    declared = at_ends[0] | at_ends[1]
     links = set(gitrepo.gitlinks(top, bad)) | set(gitrepo.gitlinks(top, good))
     field = "submodule"
     if requested is not None:
@@ -69,7 +81,7 @@ def _pick_submodule(
                 f"'{requested}' ({where}) is not a submodule at good or bad",
                 f"use one of: {', '.join(sorted(links)) or 'none'}, or '' for no submodule level",
             )
-        return path, declared.get(path)
+        return _safe_submodule(path, declared.get(path), {d.get(path) for d in at_ends})
     usable = sorted(p for p in links)
     if not usable:
         return None, None
@@ -79,10 +91,61 @@ def _pick_submodule(
             f"the repository has several submodules ({', '.join(usable)})",
             "pass submodule=<path> for the one to bisect, or '' for none",
         )
-    return usable[0], declared.get(usable[0])
+    return _safe_submodule(usable[0], declared.get(usable[0]), {d.get(usable[0]) for d in at_ends})
 
 
-def start(repo: str, good: str, bad: str, explicit: dict) -> StartResult:
+def _safe_submodule(path: str, name: str | None, names: set[str | None]) -> tuple[str, str | None]:
+    """Refuse a submodule whose name (at either end) or path leads out of the repository (`..`)."""
+    for what, value in [("path", path), *(("name", n) for n in sorted(filter(None, names)))]:
+        if value is not None and _leaves(value):
+            raise InputError(
+                "submodule",
+                f"the submodule {what} '{value}' in .gitmodules leads out of the repository",
+                "fix .gitmodules, or pass submodule='' to bisect the superproject only",
+            )
+    return path, name
+
+
+def _leaves(rel: str) -> bool:
+    """Whether a relative path names something outside the folder it is relative to."""
+    parts = rel.replace("\\", "/").split("/")
+    return os.path.isabs(rel) or ".." in parts or not rel.strip()
+
+
+def _check_run_cwd(settings: BisectSettings, notes: list[str]) -> None:
+    """A relative run folder stays inside the checkout under test; an absolute one is the user's choice."""
+    if settings.run_cwd is None:
+        return
+    raw = settings.run_cwd
+    cwd = Path(raw).expanduser()
+    if cwd.is_absolute():
+        if not cwd.is_dir():
+            raise InputError(
+                "run_cwd",
+                f"'{raw}' is not a folder",
+                "pass an existing folder, or a path relative to the checkout under test",
+            )
+        notes.append(
+            f"run_cwd {cwd} is an absolute path: the run command runs there, outside the checkout under test, "
+            "at every step; what it writes there stays"
+        )
+        settings.run_cwd = str(cwd)
+        return
+    rel = os.path.normpath(raw)
+    if rel == "." or raw.strip() == "":
+        settings.run_cwd = None
+        return
+    if _leaves(rel):
+        raise InputError(
+            "run_cwd",
+            f"'{raw}' leads out of the checkout under test",
+            "pass a folder inside the checkout (relative to it), or an absolute path if the check must run "
+            "elsewhere on purpose",
+        )
+    settings.run_cwd = rel
+
+
+def start(repo: str, good: str, bad: str, explicit: dict[str, Any]) -> StartResult:
     """bisect_start; explicit holds the settings given as arguments (None: not given)."""
     top = gitrepo.open_repo(repo)
     good_sha = gitrepo.resolve_commit(top, good, "good")
@@ -101,15 +164,7 @@ def start(repo: str, good: str, bad: str, explicit: dict) -> StartResult:
     settings = settingsfile.merge(top, explicit, notes)
     path, name = _pick_submodule(top, good_sha, bad_sha, settings.submodule, explicit.get("submodule") is not None)
     settings.submodule = path
-    if settings.run_cwd is not None:
-        cwd = Path(settings.run_cwd).expanduser()
-        if cwd.is_absolute() and not cwd.is_dir():
-            raise InputError(
-                "run_cwd",
-                f"'{settings.run_cwd}' is not a folder",
-                "pass an existing folder, or a path relative to the checkout under test",
-            )
-        settings.run_cwd = str(cwd)
+    _check_run_cwd(settings, notes)
     source = None
     if path is not None:
         found = source_git_dir(top, path, name)
@@ -122,7 +177,7 @@ def start(repo: str, good: str, bad: str, explicit: dict) -> StartResult:
         source = str(found)
     items = gitrepo.git(top, "rev-list", "--first-parent", "--reverse", f"{good_sha}..{bad_sha}").split()
     sdir = statefile.state_dir(top)
-    with statefile.locked(sdir):
+    with lockfile.locked(sdir):
         old = statefile.load(sdir)
         if old is not None and old.phase != "done":
             raise InputError(
@@ -143,20 +198,33 @@ def start(repo: str, good: str, bad: str, explicit: dict) -> StartResult:
             phase="verify_good" if settings.verify_ends else "level1",
             level1=PhaseData(name="level1", items=items),
         )
+        st.largest_move = Planner(top, st).largest_move()
         statefile.save(sdir, st)
+    return _started(st, top, sdir, notes)
+
+
+def _started(st: State, top: Path, sdir: Path, notes: list[str]) -> StartResult:
+    settings, path, items = st.settings, st.settings.submodule, st.level1.items
     steps = expected_tests(len(items))
-    total = steps + (2 if settings.verify_ends else 0)
-    level2 = f" If the culprit moves {path}, the second level inside {path} starts by itself." if path else ""
+    level2 = expected_tests(st.largest_move)
+    total = steps + (2 if settings.verify_ends else 0) + level2
+    runs = f"about {plural(steps, 'run')}" if steps else "no run to search it"
     msg = (
-        f"Bisect started: {len(items)} first-parent commits from good {_short(good_sha)} to bad "
-        f"{_short(bad_sha)}, about {steps} runs"
-        + (" plus the two end checks" if settings.verify_ends else "")
-        + f".{level2} Next: bisect_run, or bisect_step for one point at a time."
+        f"Bisect started: {plural(len(items), 'first-parent commit')} from good {_short(st.good)} to bad "
+        f"{_short(st.bad)}, {runs}" + (" plus the two end checks" if settings.verify_ends else "") + "."
     )
+    if path and level2:
+        msg += (
+            f" If the culprit moves {path}, the second level inside {path} starts by itself: about "
+            f"{plural(level2, 'run')} more for the largest move in the range ({plural(st.largest_move, 'commit')})."
+        )
+    elif path:
+        msg += f" If the culprit moves {path}, the second level inside {path} starts by itself."
+    msg += " Next: bisect_run, or bisect_step for one point at a time."
     return StartResult(
         repo=str(top),
-        good=good_sha,
-        bad=bad_sha,
+        good=st.good,
+        bad=st.bad,
         submodule=path,
         level1_commits=len(items),
         expected_steps=total,
@@ -167,37 +235,45 @@ def start(repo: str, good: str, bad: str, explicit: dict) -> StartResult:
     )
 
 
-def step(repo: str, progress: Progress = no_progress) -> StepResult:
+@contextmanager
+def _opened(repo: str, progress: Progress) -> Iterator[tuple[Engine, Path, Path]]:
+    """The opening step and run share: lock, load, follow a moved repository, stop what a crash left."""
     top, sdir = _open(repo)
     _require(sdir)
-    with statefile.locked(sdir), _signals_as_interrupt():
+    with shutdown.active(), lockfile.locked(sdir), _signals_as_interrupt():
         st = _load(sdir)
         _relocate(st, top)
         eng = Engine(top, sdir, st, progress)
         eng.recover()
+        yield eng, top, sdir
+
+
+def step(repo: str, progress: Progress = no_progress) -> StepResult:
+    with _opened(repo, progress) as (eng, top, sdir):
+        st = eng.st
         if st.phase == "done":
             if not st.finalized:
                 eng.close(finished=True)
             return StepResult(line=f"The bisect is done. {st.message}", step=None, status=_status(eng, top, sdir))
         try:
             rec = _one_step(eng)
+        except ToolFailure as exc:
+            _abandon(eng)
+            raise _explained(exc, top, sdir) from None
         except BaseException:
             _abandon(eng)
             raise
         expected = eng.expected_total()
         line = step_line(rec, expected) if rec else f"Nothing left to test. {st.message}"
+        if rec is not None and rec.round is not None:  # several devices: every point of the round
+            line = "\n".join(step_line(s, expected) for s in st.steps if s.round == rec.round)
         progress(len(st.steps), expected, line)
         return StepResult(line=line, step=rec, status=_status(eng, top, sdir))
 
 
 def run(repo: str, progress: Progress = no_progress) -> BisectStatus:
-    top, sdir = _open(repo)
-    _require(sdir)
-    with statefile.locked(sdir), _signals_as_interrupt():
-        st = _load(sdir)
-        _relocate(st, top)
-        eng = Engine(top, sdir, st, progress)
-        eng.recover()
+    with _opened(repo, progress) as (eng, top, sdir):
+        st = eng.st
         try:
             while st.phase != "done":
                 rec = _one_step(eng)
@@ -205,6 +281,9 @@ def run(repo: str, progress: Progress = no_progress) -> BisectStatus:
                     progress(len(st.steps), eng.expected_total(), step_line(rec, eng.expected_total()))
             if not st.finalized:
                 eng.close(finished=True)
+        except ToolFailure as exc:
+            _abandon(eng)
+            raise _explained(exc, top, sdir) from None
         except BaseException:
             _abandon(eng)
             raise
@@ -223,8 +302,8 @@ def status(repo: str) -> BisectStatus:
             state_dir=str(sdir),
             message="No bisect is recorded for this repository; start one with bisect_start.",
         )
-    live = statefile.holder(sdir)
-    stale = statefile.stale_holder(sdir) is not None
+    live = lockfile.holder(sdir)
+    stale = lockfile.stale_holder(sdir) is not None
     eng = Engine(top, sdir, st)
     running = live.get("pid") if live else None
     return status_of(st, top, sdir, running, eng.expected_total(), stale=stale)
@@ -242,7 +321,7 @@ def reset(repo: str) -> ResetResult:
     removed: list[str] = []
     restored = None
     tail = ""
-    with statefile.locked(sdir), _signals_as_interrupt():
+    with shutdown.active(), lockfile.locked(sdir), _signals_as_interrupt():
         try:
             st = statefile.load(sdir)
         except ToolFailure:
@@ -260,6 +339,8 @@ def reset(repo: str) -> ResetResult:
                     tail = ""
         existed = wt.exists()
         Checkout(top, wt, parking, st.settings.submodule if st else None, None).remove()
+        if remove_slots(top, sdir, st.settings.submodule if st else None):
+            removed.append("device worktrees")
         if existed:
             removed.append("worktree")
         if logs.exists():
@@ -285,6 +366,7 @@ def _clear(top: Path, sdir: Path, old: State | None) -> None:
     wt, parking, logs = work_paths(sdir, top)
     sub = old.settings.submodule if old else None
     Checkout(top, wt, parking, sub, None).remove()
+    remove_slots(top, sdir, sub)
     for p in (logs, sdir / "worktree"):
         shutil.rmtree(p, ignore_errors=True)
     statefile.state_file(sdir).unlink(missing_ok=True)
@@ -320,6 +402,20 @@ def _load(sdir: Path) -> State:
     return st
 
 
+def _explained(exc: ToolFailure, top: Path, sdir: Path) -> ToolFailure:
+    """A git command that failed because the repository is being moved or deleted says so, not 'bad object'.
+
+    A removal in progress takes a moment to reach the bisect's folder: look a few times."""
+    for _ in range(5):
+        if not statefile.state_file(sdir).is_file() or not (top / ".git").exists():
+            return ToolFailure(
+                f"the repository {top} was moved or deleted while the bisect ran; bisect_status at its new "
+                "place shows what was kept"
+            )
+        time.sleep(0.1)
+    return exc
+
+
 def _abandon(eng: Engine) -> None:
     """Leave after an error or a stop: environment back to the user, worktree gone, state kept."""
     try:
@@ -335,7 +431,8 @@ def _status(eng: Engine, top: Path, sdir: Path) -> BisectStatus:
     return status_of(eng.st, top, sdir, None, eng.expected_total())
 
 
-def _one_step(eng: Engine) -> StepResult | None:
+def _one_step(eng: Engine) -> StepRecord | None:
+    shutdown.check()
     rec = eng.step()
     if eng.st.phase == "done":
         eng.close(finished=True)

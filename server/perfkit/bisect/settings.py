@@ -14,14 +14,20 @@ from typing import Any
 from perfkit.bisect.models import BisectSettings
 from perfkit.errors import InputError
 
-_LISTS = {"install", "install_submodule"}
-_STRS = {"run", "run_cwd", "submodule", "pass_pattern", "fail_pattern", "metric_pattern"}
-_NUMS = {"timeout_s", "install_timeout_s", "log_cap_mb"}
-_BOOLS = {"verify_ends"}
+_LISTS = {"install", "install_submodule", "devices"}
+_STRS = {
+    "run", "run_cwd", "submodule", "pass_pattern", "fail_pattern", "metric_pattern",
+    "worker_env", "python", "backend", "ray_resource", "ray_repo",
+}  # fmt: skip
+_NUMS = {
+    "timeout_s", "install_timeout_s", "log_cap_mb", "confidence", "flaky_fail", "flaky_pass", "max_skips",
+    "cache_limit_mb",
+}  # fmt: skip
+_BOOLS = {"verify_ends", "noise", "cache_builds"}
 KEYS = _LISTS | _STRS | _NUMS | _BOOLS
 
 
-def _table(path: Path, *keys: str, notes: list[str]) -> dict[str, Any] | None:
+def _table(path: Path, *keys: str, notes: list[str]) -> object:
     """The table at keys in a TOML file. A pyproject.toml perfkit cannot parse belongs to the project
     and may hold nothing for perfkit: it is skipped with a note. A broken perfkit.toml is an error."""
     import tomllib
@@ -36,7 +42,8 @@ def _table(path: Path, *keys: str, notes: list[str]) -> dict[str, Any] | None:
     node: Any = data
     for k in keys:
         node = node.get(k) if isinstance(node, dict) else None
-    return node
+    found: object = node
+    return found
 
 
 def from_files(repo: Path, notes: list[str]) -> tuple[dict[str, Any], str | None]:
@@ -83,6 +90,15 @@ def _typed(table: dict[str, Any], where: str) -> dict[str, Any]:
     return out
 
 
+def _refuse_nul(values: dict[str, Any]) -> None:
+    """A NUL byte cannot reach a shell or a path: refuse it at start rather than fail at every step."""
+    for key in sorted(_LISTS | _STRS):
+        value = values.get(key)
+        texts = value if isinstance(value, list) else [value]
+        if any(isinstance(t, str) and "\0" in t for t in texts):
+            raise InputError(key, "contains a NUL byte, which no command line or path can hold", "remove it")
+
+
 def merge(repo: Path, explicit: dict[str, Any], notes: list[str] | None = None) -> BisectSettings:
     """Arguments (those not None) over the settings file over defaults, validated."""
     from_file, where = from_files(repo, notes if notes is not None else [])
@@ -93,6 +109,7 @@ def merge(repo: Path, explicit: dict[str, Any], notes: list[str] | None = None) 
             values[key], sources[key] = explicit[key], "argument"
         elif key in from_file:
             values[key], sources[key] = from_file[key], where or "file"
+    _refuse_nul(values)
     run = values.get("run")
     if not isinstance(run, str) or not run.strip():
         raise InputError(
@@ -111,12 +128,34 @@ def merge(repo: Path, explicit: dict[str, Any], notes: list[str] | None = None) 
     for key in ("fail_pattern", "pass_pattern"):
         if isinstance(values.get(key), str) and not values[key]:
             raise InputError(key, "is empty", "pass a pattern that only a verdict line matches")
-    for key in ("timeout_s", "install_timeout_s", "log_cap_mb"):
+    for key in ("timeout_s", "install_timeout_s", "log_cap_mb", "cache_limit_mb"):
         if key in values and not (values[key] > 0 and values[key] < 10**7):
             raise InputError(key, f"must be a positive number, got {values[key]}", "pass seconds (or MiB) above 0")
+    _check_noise(values)
     for key in ("install", "install_submodule"):
         if key in values:
             values[key] = [c for c in values[key] if c.strip()]
+    from perfkit.bisect.devices import check_settings
+
+    check_settings(values)
     for key in KEYS:
         sources.setdefault(key, "default")
     return BisectSettings(**values, sources=sources)
+
+
+def _check_noise(values: dict[str, Any]) -> None:
+    """The noise settings: a confidence below 1, flake rates below one half, a whole skip budget."""
+    c = values.get("confidence")
+    if c is not None and not 0.5 <= c < 1:
+        raise InputError("confidence", f"must be at least 0.5 and below 1, got {c}", "pass for example 0.99")
+    if c is not None and values.get("noise") is None:
+        values["noise"] = True  # asking for a confidence is asking for the noise-aware search
+    for key in ("flaky_fail", "flaky_pass"):
+        r = values.get(key)
+        if r is not None and not 0 <= r < 0.5:
+            raise InputError(key, f"must be at least 0 and below 0.5, got {r}", "pass a rate such as 0.05 (5%)")
+    m = values.get("max_skips")
+    if m is not None:
+        if m != int(m) or m < 0:
+            raise InputError("max_skips", f"must be a whole number of skips, 0 or more, got {m}", "pass for example 20")
+        values["max_skips"] = int(m)

@@ -1,17 +1,12 @@
 """The bisect's memory on disk, written so that a kill at any instant loses at most one step.
 
 Everything lives in `<git common dir>/perfkit-bisect/`: state.json (replaced atomically after
-every step), logs/, the worktree, and a lock naming the process that works on it. A lock whose
-process is gone (or whose pid now belongs to another program) is stale and taken over.
+every step), logs/, the worktree, and a lock naming the process that works on it (lock.py).
 """
 
 from __future__ import annotations
 
-import json
 import os
-import socket
-import time
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
 
@@ -22,13 +17,16 @@ from perfkit.bisect.models import (
     BisectSettings,
     CommitRef,
     Culprit,
+    Direction,
+    Environment,
     Outcome,
     Phase,
+    SearchName,
     StepRecord,
     SubmoduleCulprit,
     Verdict,
 )
-from perfkit.errors import InputError, ToolFailure
+from perfkit.errors import ToolFailure
 
 DIRNAME = "perfkit-bisect"
 
@@ -36,8 +34,8 @@ DIRNAME = "perfkit-bisect"
 class PhaseData(BaseModel):
     """One linear search: items in order, verdicts so far, and which verdict the implicit start has."""
 
-    name: str
-    superproject: str | None = Field(None, description="fixed superproject commit (levels over the submodule)")
+    name: SearchName
+    superproject: str | None = Field(default=None, description="fixed superproject commit (levels over the submodule)")
     items: list[str]
     marks: dict[int, Verdict] = Field(default_factory=dict)
     start_verdict: Literal["good", "bad"] = "good"
@@ -47,7 +45,20 @@ class PointMove(BaseModel):
     path: str
     old: str | None
     new: str | None
-    direction: str
+    direction: Direction
+
+
+class Build(BaseModel):
+    """What one checkout's environment was last installed from, so an install runs only when needed.
+
+    None means unknown (never installed, or an install was cut off): the next point installs."""
+
+    superproject: str | None = None
+    superproject_sub: str | None = Field(default=None, description="submodule commit the superproject install saw")
+    submodule: str | None = None
+
+    def forget(self) -> None:
+        self.superproject = self.superproject_sub = self.submodule = None
 
 
 class State(BaseModel):
@@ -63,6 +74,7 @@ class State(BaseModel):
     phase: Phase = "verify_good"
     level1: PhaseData
     level2: PhaseData | None = None
+    largest_move: int = Field(default=0, description="submodule commits in the range's largest pointer move")
     culprit: Culprit | None = None
     move: PointMove | None = None
     submodule_culprit: SubmoduleCulprit | None = None
@@ -74,12 +86,11 @@ class State(BaseModel):
     steps: list[StepRecord] = Field(default_factory=list)
     installs: int = 0
     installs_saved: int = 0
-    installed_super: str | None = None
-    installed_sub: str | None = None
-    installed_super_sub: str | None = None
-    environment: Literal["user", "worktree", "unknown"] = "user"
+    build: Build = Field(default_factory=Build)
+    environment: Environment = "user"
     worktree: str | None = None
     active_pgid: int | None = None
+    confidence: dict[str, float] = Field(default_factory=dict, description="per search, when noise is on")
     notes: list[str] = Field(default_factory=list)
     finalized: bool = False
 
@@ -147,111 +158,3 @@ def load(sdir: Path) -> State | None:
         raise ToolFailure(
             f"the bisect state {path} is unreadable (written by another perfkit version?); bisect_reset removes it"
         ) from None
-
-
-# ---- lock -------------------------------------------------------------------------------------
-
-
-def _start_time(pid: int) -> str | None:
-    """The kernel's start time of pid, so a recycled pid is not mistaken for the lock holder."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    return stat.rsplit(")", 1)[1].split()[19]
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def _me() -> dict:
-    return {
-        "pid": os.getpid(),
-        "start": _start_time(os.getpid()),
-        "host": socket.gethostname(),
-        "since": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-    }
-
-
-def holder(sdir: Path) -> dict | None:
-    """The live process holding the lock, or None when it is free or stale."""
-    try:
-        info = json.loads((sdir / "lock").read_text())
-    except (OSError, ValueError):
-        return None
-    if not isinstance(info, dict) or not isinstance(info.get("pid"), int):
-        return None
-    if info.get("host") != socket.gethostname():
-        return info  # cannot tell from here: treat as held
-    if not _alive(info["pid"]):
-        return None
-    start = _start_time(info["pid"])
-    if info.get("start") and start and start != info["start"]:
-        return None
-    return info
-
-
-def stale_holder(sdir: Path) -> dict | None:
-    """The lock record of a process that died holding it (kill -9, power loss), if any."""
-    try:
-        info = json.loads((sdir / "lock").read_text())
-    except (OSError, ValueError):
-        return None
-    return None if holder(sdir) is not None else info
-
-
-@contextmanager
-def locked(sdir: Path):
-    """Hold the repository's bisect lock for the duration of one tool call."""
-    try:
-        sdir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ToolFailure(f"cannot create the bisect folder {sdir}: {exc.strerror or exc}") from None
-    path = sdir / "lock"
-    mine = json.dumps(_me())
-    for _ in range(3):
-        try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        except FileExistsError:
-            live = holder(sdir)
-            if live is not None:
-                what = "this process" if live.get("pid") == os.getpid() else f"pid {live.get('pid')}"
-                raise InputError(
-                    "repo",
-                    f"another perfkit call ({what}, since {live.get('since')}) is working on "
-                    "the bisect of this repository",
-                    "wait for it to finish, or stop that process; bisect_status shows its progress",
-                ) from None
-            try:
-                path.unlink()
-            except FileNotFoundError:
-                pass
-            continue
-        except OSError as exc:
-            raise ToolFailure(f"cannot create the bisect lock in {sdir}: {exc.strerror or exc}") from None
-        try:
-            os.write(fd, mine.encode())
-            os.fsync(fd)
-        except OSError as exc:
-            os.close(fd)
-            path.unlink(missing_ok=True)
-            raise ToolFailure(f"cannot write the bisect lock in {sdir}: {exc.strerror or exc}") from None
-        os.close(fd)
-        break
-    else:
-        raise ToolFailure(f"could not take the bisect lock in {sdir}")
-    try:
-        yield
-    finally:
-        try:
-            if path.read_text() == mine:
-                path.unlink()
-        except OSError:
-            pass

@@ -14,7 +14,8 @@ import signal
 from dataclasses import dataclass
 
 from perfkit.bisect.models import BisectSettings, Verdict
-from perfkit.bisect.runner import Result, Scan
+from perfkit.bisect.runner import Result
+from perfkit.bisect.scan import Scan
 
 
 def scanner(settings: BisectSettings) -> Scan:
@@ -60,6 +61,8 @@ def classify(res: Result, scan: Scan) -> Classified:
     metric = _metric(scan.metric_text)
     if scan.fail_line is not None:
         return Classified("bad", f"fail line: {scan.fail_line!r}", metric)
+    if scan.unfinished is not None:
+        return Classified("skip", scan.unfinished, metric)
     ended = _how_it_ended(res)
     if scan.pass_line is not None and res.ok:
         return Classified("good", f"pass line: {scan.pass_line!r}", metric)

@@ -34,8 +34,11 @@ def source_git_dir(repo: Path, path: str, name: str | None) -> Path | None:
     if found is not None:
         return found
     common = Path(gitrepo.git(repo, "rev-parse", "--path-format=absolute", "--git-common-dir").strip())
+    modules = (common / "modules").resolve()
     for candidate in filter(None, [name, path]):
         p = common / "modules" / candidate
+        if not p.resolve().is_relative_to(modules):  # a name with ../ in .gitmodules: never outside
+            continue
         if (p / "HEAD").is_file() and (p / "objects").is_dir():
             return p
     return None

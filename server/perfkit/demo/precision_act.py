@@ -24,7 +24,7 @@ def _checkout_state(repo: Path) -> tuple[str, str, str]:
 def precision_act(root: Path, quiet: bool, out: TextIO) -> bool:
     import subprocess
 
-    from perfkit.bisect.tools import bisect_run, bisect_start
+    from perfkit.bisect.tool import bisect_run, bisect_start
     from perfkit.culprit.evaluate import evaluate_culprit
     from perfkit.demo.precision_repo import build
     from perfkit.progressbar import ProgressBar

@@ -1,0 +1,157 @@
+"""The build cache: what an install wrote, kept per commit, put back when the search returns there.
+
+An install of one side (the superproject, or the submodule) at one commit writes files in two
+places perfkit owns: the device worker's environment and the side's checkout (build outputs are
+files git does not track). The cache records which files the install created or changed (a
+before/after listing of both places), keeps a copy of them, and on a later point that needs the
+same side at the same commit with the same install commands, takes the files the side's current
+install created away and puts the kept ones back: no install runs. Entries are per device worker
+(an environment holds absolute paths of its own worktree) and per fingerprint of the install
+commands; the oldest go first when the cache passes `cache_limit_mb`. The cache lives in the
+bisect's folder and goes with the workers at the end.
+
+What it cannot see: files an install writes outside the worker's environment and checkout. An
+install that writes elsewhere should run with `cache_builds` off.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tarfile
+import threading
+from pathlib import Path
+
+from perfkit import gitrepo
+
+Listing = dict[str, tuple[int, int]]  # relative path -> (size, mtime_ns)
+
+
+def _walk(root: Path, prefix: str) -> Listing:
+    out: Listing = {}
+    if not root.is_dir():
+        return out
+    for base, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d != ".git"]
+        for name in files:
+            p = Path(base) / name
+            try:
+                st = p.lstat()
+            except OSError:
+                continue
+            out[f"{prefix}/{p.relative_to(root)}"] = (st.st_size, st.st_mtime_ns)
+    return out
+
+
+def _untracked(checkout: Path, exclude: str | None) -> Listing:
+    """Files git does not track in checkout (ignored ones included): what a build leaves there."""
+    try:
+        names = gitrepo.git(checkout, "ls-files", "-z", "--others", "--directory", "--no-empty-directory").split("\0")
+    except Exception:  # a checkout git cannot read has nothing we could restore into
+        return {}
+    out: Listing = {}
+    for name in filter(None, names):
+        if exclude and (name == exclude or name.startswith(exclude.rstrip("/") + "/")):
+            continue
+        p = checkout / name
+        if p.is_dir():
+            out |= {f"side/{name.rstrip('/')}/{k.split('/', 1)[1]}": v for k, v in _walk(p, "x").items()}
+        elif p.exists():
+            st = p.lstat()
+            out[f"side/{name}"] = (st.st_size, st.st_mtime_ns)
+    return out
+
+
+class BuildCache:
+    def __init__(self, folder: Path, limit_mb: float):
+        self.folder = folder
+        self.limit = int(limit_mb * 1024 * 1024)
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def key(slot: int, side: str, commit: str, commands: list[str]) -> str:
+        h = hashlib.sha256(json.dumps([side, commit, commands]).encode()).hexdigest()[:20]
+        return f"slot-{slot}-{side}-{h}"
+
+    def listing(self, env: Path, side_dir: Path, exclude: str | None) -> Listing:
+        return _walk(env, "env") | _untracked(side_dir, exclude)
+
+    def has(self, key: str) -> bool:
+        return (self.folder / f"{key}.tar").is_file() and (self.folder / f"{key}.json").is_file()
+
+    def store(self, key: str, before: Listing, after: Listing, env: Path, side_dir: Path) -> None:
+        """Keep the files the install created or changed (best effort: a failure only costs a reinstall)."""
+        written = sorted(k for k, v in after.items() if before.get(k) != v)
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            tmp = self.folder / f".{key}.tar.tmp"
+            with tarfile.open(tmp, "w") as tar:
+                for rel in written:
+                    tar.add(_real(rel, env, side_dir), arcname=rel, recursive=False)
+            os.replace(tmp, self.folder / f"{key}.tar")
+            (self.folder / f"{key}.json").write_text(json.dumps({"written": written}))
+        except OSError:
+            self.drop(key)
+            return
+        self._evict()
+
+    def written(self, key: str) -> list[str]:
+        try:
+            data = json.loads((self.folder / f"{key}.json").read_text())
+            return [str(x) for x in data.get("written", [])]
+        except (OSError, ValueError):
+            return []
+
+    def restore(self, key: str, current: str | None, env: Path, side_dir: Path) -> bool:
+        """Take away what the side's current install (cache key `current`) wrote, put `key`'s files back."""
+        new = set(self.written(key))
+        try:
+            for rel in self.written(current) if current else []:
+                if rel not in new:
+                    _real(rel, env, side_dir).unlink(missing_ok=True)
+            with tarfile.open(self.folder / f"{key}.tar") as tar:
+                for member in tar.getmembers():
+                    _put(tar, member, _real(member.name, env, side_dir))
+            os.utime(self.folder / f"{key}.tar")  # recently used: evicted last
+            return True
+        except (OSError, tarfile.TarError):
+            return False
+
+    def drop(self, key: str) -> None:
+        for ext in ("tar", "json"):
+            (self.folder / f"{key}.{ext}").unlink(missing_ok=True)
+
+    def _evict(self) -> None:
+        with self._lock:
+            tars = sorted(self.folder.glob("*.tar"), key=lambda p: p.stat().st_mtime_ns)
+            total = sum(p.stat().st_size for p in tars)
+            for p in tars:
+                if total <= self.limit:
+                    break
+                total -= p.stat().st_size
+                self.drop(p.stem)
+
+    def remove(self) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _real(rel: str, env: Path, side_dir: Path) -> Path:
+    root, _, rest = rel.partition("/")
+    return (env if root == "env" else side_dir) / rest
+
+
+def _put(tar: tarfile.TarFile, member: tarfile.TarInfo, target: Path) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if target.is_symlink() or target.is_file():
+        target.unlink()
+    if member.issym():
+        os.symlink(member.linkname, target)
+    elif member.isfile():
+        src = tar.extractfile(member)
+        if src is None:
+            raise OSError(f"cannot read {member.name} from the build cache")
+        target.write_bytes(src.read())
+        os.chmod(target, member.mode & 0o777)
+        os.utime(target, (member.mtime, member.mtime))

@@ -1,0 +1,71 @@
+"""Several devices: the settings that name them, and where each device's worker keeps its files.
+
+A device is a name the user's commands understand (`-d {device}`, `CUDA_VISIBLE_DEVICES`,
+`ASCEND_RT_VISIBLE_DEVICES`). Names go into shell commands, so only plain names are accepted:
+letters, digits and `._:-`. Each device gets a slot folder of its own (by position, never by
+name) holding its worktree, its parked submodule clone and its environment.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from perfkit.errors import InputError
+
+_NAME = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
+MAX_DEVICES = 64
+
+
+def check_settings(values: dict[str, Any]) -> None:
+    """Refuse device settings that cannot work, naming the setting and what to pass instead."""
+    devices = values.get("devices")
+    if devices is not None:
+        if not isinstance(devices, list) or not all(isinstance(d, str) for d in devices):
+            raise InputError("devices", "must be a list of device names", 'pass for example ["0", "1", "2", "3"]')
+        bad = [d for d in devices if not _NAME.fullmatch(d)]
+        if bad:
+            raise InputError(
+                "devices",
+                f"{bad[0]!r} is not a plain device name",
+                "use letters, digits and ._:- only (the name goes into your shell commands as {device})",
+            )
+        if len(set(devices)) != len(devices):
+            dup = next(d for d in devices if devices.count(d) > 1)
+            raise InputError("devices", f"{dup!r} is listed twice", "list each device once")
+        if len(devices) > MAX_DEVICES:
+            raise InputError("devices", f"{len(devices)} devices is more than {MAX_DEVICES}", "list fewer devices")
+    for key, allowed in (("worker_env", ("venv", "none")), ("backend", ("local", "ray"))):
+        if key in values and values[key] not in allowed:
+            raise InputError(key, f"is {values[key]!r}", f"use one of: {', '.join(allowed)}")
+    if "ray_resource" in values and not _NAME.fullmatch(str(values["ray_resource"])):
+        raise InputError("ray_resource", f"{values['ray_resource']!r} is not a resource name", 'pass e.g. "NPU"')
+
+
+def with_device(command: str, device: str | None) -> str:
+    """The command as the device's worker runs it: `{device}` replaced by the device name."""
+    return command if device is None else command.replace("{device}", device)
+
+
+def worker_id(bisect_id: str, slot: int) -> str:
+    """The PERFKIT_BISECT_ID of a device worker's commands. Each worker has its own, so the sweep after
+    one worker's command (children that left its process group) never touches another worker's
+    command; a resume or reset sweeps every worker's id as well as the bisect's own."""
+    return f"{bisect_id}.slot-{slot}"
+
+
+def workers_dir(sdir: Path) -> Path:
+    return sdir / "workers"
+
+
+def slot_paths(sdir: Path, repo: Path, slot: int) -> tuple[Path, Path, Path]:
+    """(worktree, parking place of the submodule clone, environment) of the worker in slot."""
+    base = workers_dir(sdir) / f"slot-{slot}"
+    return base / repo.name, base / "parked-submodule", base / "env"
+
+
+def worker_slots(sdir: Path) -> int:
+    """How many slot folders exist (a crash may leave more than the settings now name)."""
+    base = workers_dir(sdir)
+    return len(list(base.glob("slot-*"))) if base.is_dir() else 0

@@ -1,0 +1,94 @@
+"""Each device's worker installs into an environment of its own, so parallel installs never meet.
+
+With `worker_env = "venv"` (the default with several devices) a worker's environment is a virtual
+environment made from the user's interpreter (`python` setting, else `python3` on the PATH) with
+`--system-site-packages`, and with the user's own site-packages added at its end: everything
+the user has installed is importable, and what the worker installs (`pip install -e .` of the
+commit under test) shadows it. `pip` and `python` on the worker's PATH are the environment's, so
+the user's install commands work unchanged. The user's environment is not written until the
+final restore; the worker environments are removed with the worktrees.
+
+With `worker_env = "none"` the commands run in the user's environment as they are; use it when
+the commands install into a place that already depends on `{device}` or `PERFKIT_DEVICE`.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from perfkit.bisect.models import BisectSettings
+from perfkit.errors import ToolFailure
+
+_USER_PTH = "zzz-perfkit-user-env.pth"  # processed last, so the worker's own installs win
+_SITE = "import site, sys; print('\\n'.join(site.getsitepackages() + [site.getusersitepackages()]))"
+_PURELIB = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+
+
+def interpreter(settings: BisectSettings) -> str:
+    if settings.python:
+        return settings.python
+    return shutil.which("python3") or shutil.which("python") or sys.executable
+
+
+class WorkerEnv:
+    """The environment of one worker: a virtual environment in `folder`, or nothing to make."""
+
+    def __init__(self, folder: Path, settings: BisectSettings):
+        self.folder = folder
+        self.settings = settings
+
+    @property
+    def active(self) -> bool:
+        return self.settings.worker_env == "venv"
+
+    def ensure(self) -> dict[str, str]:
+        """Create the environment when missing; the variables that put a command inside it."""
+        if not self.active:
+            return {}
+        py = self.folder / "bin" / "python"
+        if not py.exists():
+            self._create()
+        path = os.environ.get("PATH", "")
+        return {"VIRTUAL_ENV": str(self.folder), "PATH": f"{self.folder / 'bin'}{os.pathsep}{path}"}
+
+    def _create(self) -> None:
+        user = interpreter(self.settings)
+        if self.folder.exists():
+            shutil.rmtree(self.folder)  # a half-made environment from a killed call
+        self.folder.parent.mkdir(parents=True, exist_ok=True)
+        _call([user, "-m", "venv", "--without-pip", "--system-site-packages", str(self.folder)], "create")
+        sites = [s for s in _call([user, "-c", _SITE], "inspect").splitlines() if s.strip()]
+        purelib = Path(_call([str(self.folder / "bin" / "python"), "-c", _PURELIB], "inspect").strip())
+        lines = [f"import site; site.addsitedir({s!r})" for s in sites if Path(s).is_dir()]
+        (purelib / _USER_PTH).write_text("\n".join(lines) + "\n", encoding="utf-8")
+        pip = self.folder / "bin" / "pip"
+        py = shlex.quote(str(self.folder / "bin" / "python"))  # the folder may hold any character
+        pip.write_text(f'#!/bin/sh\nexec {py} -m pip "$@"\n', encoding="utf-8")
+        pip.chmod(0o755)
+        for alias in ("pip3",):
+            target = self.folder / "bin" / alias
+            if not target.exists():
+                target.symlink_to("pip")
+
+    def remove(self) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _call(cmd: list[str], what: str) -> str:
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONHOME")}
+    try:
+        out = subprocess.run([*cmd], capture_output=True, text=True, timeout=300, env=env, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise ToolFailure(f"cannot {what} a worker environment with {cmd[0]}: {exc}") from None
+    if out.returncode != 0:
+        tail = (out.stderr or out.stdout).strip().splitlines()[-1:] or ["no output"]
+        raise ToolFailure(
+            f"cannot {what} a worker environment with {cmd[0]}: {tail[0]}; "
+            "set `python` to an interpreter with the venv module, or worker_env = 'none'"
+        )
+    return out.stdout

@@ -1,0 +1,147 @@
+"""One process at a time works on a repository's bisect: the lock, and who holds it.
+
+The lock file names its holder (pid, start time, host) and carries a kernel lock (flock) for as
+long as the holder runs. The kernel lock is what decides: it cannot be left behind by a killed
+process and cannot be seen half-taken, so a lock file that was just created and not yet written
+is never taken as stale, and two processes that find the same stale file cannot both take it.
+The owner record is only for people: status shows the pid working on the bisect, or that the
+process which held it died.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import socket
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+from perfkit.errors import InputError, ToolFailure
+
+Owner = dict[str, Any]
+
+
+def _start_time(pid: int) -> str | None:
+    """The start time of pid, so a recycled pid is not mistaken for the lock holder."""
+    try:
+        return f"{psutil.Process(pid).create_time():.2f}"
+    except (psutil.Error, OSError):
+        return None
+
+
+def _me() -> Owner:
+    return {
+        "pid": os.getpid(),
+        "start": _start_time(os.getpid()),
+        "host": socket.gethostname(),
+        "since": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    }
+
+
+def _read(sdir: Path) -> Owner | None:
+    try:
+        info = json.loads((sdir / "lock").read_text())
+    except (OSError, ValueError):
+        return None
+    return info if isinstance(info, dict) and isinstance(info.get("pid"), int) else None
+
+
+def holder(sdir: Path) -> Owner | None:
+    """The live process named by the lock, or None when the lock is free or its process is gone."""
+    info = _read(sdir)
+    if info is None:
+        return None
+    if info.get("host") != socket.gethostname():
+        return info  # cannot tell from here: treat as held
+    if not psutil.pid_exists(info["pid"]):
+        return None
+    start = _start_time(info["pid"])
+    if info.get("start") and start and start != info["start"]:
+        return None
+    return info
+
+
+def stale_holder(sdir: Path) -> Owner | None:
+    """The lock record of a process that died holding it (kill -9, power loss), if any."""
+    info = _read(sdir)
+    return None if info is None or holder(sdir) is not None else info
+
+
+def _refuse(sdir: Path) -> InputError:
+    live: Owner | None = None
+    for _ in range(20):  # the holder writes its record right after taking the kernel lock
+        live = _read(sdir)
+        if live is not None:
+            break
+        time.sleep(0.05)
+    pid = live.get("pid") if live else None
+    what = "this process" if pid == os.getpid() else f"pid {pid}" if pid else "another process"
+    since = f", since {live.get('since')}" if live and live.get("since") else ""
+    return InputError(
+        "repo",
+        f"another perfkit call ({what}{since}) is working on the bisect of this repository",
+        "wait for it to finish, or stop that process; bisect_status shows its progress",
+    )
+
+
+def _take(path: Path) -> int | None:
+    """An fd holding the kernel lock on the file now at path, or None when another process holds it."""
+    for _ in range(5):
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            return None
+        try:  # the file may have been removed by its previous holder between our open and our flock
+            same = os.fstat(fd).st_ino == os.stat(path).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            return fd
+        os.close(fd)
+    raise ToolFailure(f"could not take the bisect lock {path}: it keeps being replaced")
+
+
+def _write_owner(fd: int, record: str) -> None:
+    os.ftruncate(fd, 0)
+    view = memoryview(record.encode())
+    offset = 0
+    while offset < len(view):
+        offset += os.pwrite(fd, view[offset:], offset)
+    os.fsync(fd)
+
+
+@contextmanager
+def locked(sdir: Path) -> Iterator[None]:
+    """Hold the repository's bisect lock for the duration of one tool call."""
+    try:
+        sdir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ToolFailure(f"cannot create the bisect folder {sdir}: {exc.strerror or exc}") from None
+    path = sdir / "lock"
+    try:
+        fd = _take(path)
+    except OSError as exc:
+        raise ToolFailure(f"cannot create the bisect lock in {sdir}: {exc.strerror or exc}") from None
+    if fd is None:
+        raise _refuse(sdir)
+    try:
+        try:
+            _write_owner(fd, json.dumps(_me()))
+        except OSError as exc:
+            raise ToolFailure(f"cannot write the bisect lock in {sdir}: {exc.strerror or exc}") from None
+        yield
+    finally:
+        try:
+            if os.fstat(fd).st_ino == os.stat(path).st_ino:
+                path.unlink()  # while still holding it, so nobody takes the file we are removing
+        except OSError:
+            pass
+        os.close(fd)

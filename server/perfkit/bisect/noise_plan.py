@@ -1,0 +1,150 @@
+"""How the planner uses the noise-aware search: which strategy, what it sees, the ends, and the words.
+
+With noise off a search is plain halving (one run per point) that turns noise-aware only when
+verdicts contradict each other; with noise on every verdict is weighed and a culprit is named at
+`confidence`. Either way the strategy sees every run of a point (its repeats), read from the
+recorded steps, so a resumed bisect sees exactly what the interrupted one saw. The ends are
+re-run under noise when their one run disagrees with what they must be, and searches that only
+skip stop early with the reason, or at the skip budget with the candidate set.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from perfkit.bisect import evidence
+from perfkit.bisect.models import BisectSettings, Verdict
+from perfkit.bisect.noisy_search import Adaptive, NoisySearch
+from perfkit.bisect.search import Decision, Mark, Strategy
+from perfkit.bisect.state import PhaseData, State
+
+if TYPE_CHECKING:
+    from perfkit.bisect.levels import Levels
+
+DEFAULT_CONFIDENCE = 0.99
+_WHERE = {"level1": "level 1", "level2": "level 2", "find_fix": "the find-fix search"}
+
+
+def noise_on(s: BisectSettings) -> bool:
+    return s.noise or s.confidence is not None
+
+
+def strategy_for(s: BisectSettings, ph: PhaseData) -> Strategy:
+    """flaky_fail and flaky_pass are about verdicts; the strategy thinks in old and new, which a
+    find-fix search (old = bad) swaps."""
+    regression = ph.start_verdict == "good"
+    to_new, to_old = (s.flaky_fail, s.flaky_pass) if regression else (s.flaky_pass, s.flaky_fail)
+    noisy = NoisySearch(
+        confidence=s.confidence or DEFAULT_CONFIDENCE, to_old=to_old, to_new=to_new, max_skips=s.max_skips
+    )
+    return noisy if noise_on(s) else Adaptive(fallback=noisy, max_skips=s.max_skips)
+
+
+def repeated_marks(st: State, ph: PhaseData) -> dict[int, list[Mark]]:
+    """Every recorded run of the search's points, as old/new/skip lists; level 1 also sees its ends."""
+    n = len(ph.items)
+    index = {c: i for i, c in enumerate(ph.items)}
+    marks: dict[int, list[Mark]] = {}
+    for s in st.steps:
+        if ph.name == "level1":
+            i = {"level1": index.get(s.superproject), "verify_good": -1, "verify_bad": n - 1}.get(s.phase)
+        elif s.phase == ph.name and s.superproject == ph.superproject and s.submodule is not None:
+            i = index.get(s.submodule)
+        else:
+            i = None
+        if i is None:
+            continue
+        mark: Mark = "skip" if s.verdict == "skip" else "old" if s.verdict == ph.start_verdict else "new"
+        marks.setdefault(i, []).append(mark)
+    for i, v in ph.marks.items():  # state written before repeats were recorded
+        if i not in marks:
+            marks[i] = ["skip" if v == "skip" else "old" if v == ph.start_verdict else "new"]
+    return marks
+
+
+def storm(levels: Levels, ph: PhaseData) -> bool:
+    """Stop a search whose first runs all skipped for one reason: the command is wrong, not the commits."""
+    reason = evidence.storm_reason(levels.st.steps, ph.name)
+    if reason is None:
+        return False
+    where = None if ph.name == "level1" else levels.sub_path
+    levels.candidates(list(ph.items), where)
+    runs = sum(1 for s in levels.st.steps if s.phase == ph.name)
+    levels.st.message = (
+        f"Stopped {_WHERE[ph.name]} after {runs} runs that all skipped with the same reason: {reason}. "
+        "The same failure at every point means the run or install command is wrong for this range, not that "
+        "these commits are: fix the command and start again. Nothing was named."
+    )
+    return True
+
+
+def record_end(st: State, ph: PhaseData, d: Decision) -> None:
+    """Keep what a finished search knows about its own reliability."""
+    if d.confidence is not None:
+        st.confidence[ph.name] = round(d.confidence, 4)
+    if d.note:
+        st.notes.append(
+            f"{_WHERE[ph.name]}: verdicts contradicted each other ({d.note}); the search switched to the "
+            "noise-aware strategy instead of naming a commit on the last verdict"
+        )
+    if d.noisy and d.flaky is not None:
+        fail, passed = d.flaky if ph.start_verdict == "good" else d.flaky[::-1]
+        st.notes.append(
+            f"{_WHERE[ph.name]}: flake rates used: a pass read as FAIL {fail:.1%}, a failure read as PASS {passed:.1%}"
+        )
+
+
+def word_confidence(st: State) -> None:
+    if st.phase == "done" and st.confidence:
+        said = ", ".join(f"{_WHERE[k]} {v:.1%}" for k, v in st.confidence.items())
+        st.message += (
+            f" Confidence: {said} (each culprit and its parent were run; the runs per point are in `evidence`)."
+        )
+
+
+def word_stop(st: State, ph: PhaseData, d: Decision) -> None:
+    """The words of a search that ended on a candidate set for a reason other than untestable neighbours."""
+    if d.stopped is None and (d.confidence is None or d.found is not None):
+        return
+    reasons = evidence.skip_reasons([s for s in st.steps if s.phase == ph.name])
+    top = "; ".join(f"{r.count}x {r.reason}" for r in reasons[:3]) or "none"
+    skips = sum(r.count for r in reasons)
+    held = f" together they hold {d.confidence:.1%}" if d.confidence is not None else ""
+    if d.stopped == "skip_budget":
+        why = f"stopped after {skips} skips (the max_skips budget)"
+    elif d.stopped == "no_information":
+        why = "stopped: no point left to test could raise the confidence"
+    else:
+        why = "the culprit sits among points that could not be told apart"
+    st.message = (
+        f"{_WHERE[ph.name].capitalize()} {why}: the first bad commit is one of these {len(d.candidates)} "
+        f"commits;{held}. Skip reasons: {top}. perfkit does not guess between them."
+    )
+    if d.confidence is not None:
+        st.confidence[ph.name] = round(d.confidence, 4)
+
+
+def _end_counts(st: State, phase: str) -> tuple[int, int]:
+    expected = "good" if phase == "verify_good" else "bad"
+    runs = [s.verdict for s in st.steps if s.phase == phase and s.verdict != "skip"]
+    return sum(v == expected for v in runs), sum(v != expected for v in runs)
+
+
+def end_needs_rerun(st: State, phase: str) -> bool:
+    """Under noise an end is accepted on a first agreeing run, rejected on two disagreeing ones, and
+    otherwise run again (at most three runs)."""
+    if not noise_on(st.settings) or not st.steps or st.steps[-1].verdict == "skip":
+        return False
+    agree, disagree = _end_counts(st, phase)
+    accept = agree > disagree and (disagree == 0 or agree >= 2)
+    reject = disagree >= 2 or (disagree > agree and agree + disagree >= 3)
+    return not accept and not reject
+
+
+def end_verdict(st: State, phase: str, last: Verdict) -> Verdict:
+    """The verdict the end stands on: the majority of its runs under noise, else its one run."""
+    if not noise_on(st.settings) or last == "skip":
+        return last
+    agree, disagree = _end_counts(st, phase)
+    expected: Verdict = "good" if phase == "verify_good" else "bad"
+    return expected if agree > disagree else last

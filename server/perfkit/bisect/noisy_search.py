@@ -1,0 +1,398 @@
+"""A bisect that stays right when the check is not: a posterior over the culprit, and a stated confidence.
+
+Precision checks on accelerators flip now and then (atomics, reduction order, autotuning, a busy
+device). Plain halving trusts every verdict, so one flipped verdict names a wrong culprit with
+full confidence. Here every verdict is evidence: the strategy keeps the probability of each
+position being the first new one, tests where a verdict is worth the most information per unit
+of cost (a point needing a reinstall costs more than one already installed, a retest included),
+and names a culprit only once it holds `confidence`. Since it never names a position before its
+parent and itself both hold verdicts, the culprit is confirmed by construction.
+
+The posterior is piecewise constant between tested points, so a decision costs O(tested points),
+not O(n): a 100,000-commit range is as fast as a 100-commit one.
+
+`Adaptive` is the default: plain halving (no extra runs) until a verdict contradicts another,
+then this search.
+"""
+
+from __future__ import annotations
+
+import bisect as bisect_mod
+import functools
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from perfkit.bisect import skip_policy
+from perfkit.bisect.search import Bisection, Decision, Marks, Stop, settled, verdicts
+
+PRIOR_RATE = 0.05  # flake rate assumed before any evidence, and its weight in pseudo-runs
+PRIOR_WEIGHT = 20.0
+_FLOOR = 1e-4
+CHEAP_REACH = 1024  # how far from the best split a cheap point is looked for
+
+
+def _h(p: float) -> float:
+    if p <= 0.0 or p >= 1.0:
+        return 0.0
+    return -p * math.log2(p) - (1 - p) * math.log2(1 - p)
+
+
+def info_gain(f: float, to_old: float, to_new: float) -> float:
+    """Bits a verdict at a point is expected to give, when P(culprit at or before it) = f."""
+    q = f * (1 - to_old) + (1 - f) * to_new
+    return _h(q) - f * _h(to_old) - (1 - f) * _h(to_new)
+
+
+@functools.lru_cache(maxsize=256)
+def best_split(to_old: float, to_new: float) -> float:
+    """The f that maximises info_gain (concave in f): 1/2 for symmetric noise."""
+    if to_old == to_new:
+        return 0.5
+    a, b = 0.0, 1.0
+    for _ in range(40):
+        m1, m2 = a + (b - a) / 3, b - (b - a) / 3
+        if info_gain(m1, to_old, to_new) < info_gain(m2, to_old, to_new):
+            a = m1
+        else:
+            b = m2
+    return (a + b) / 2
+
+
+@dataclass
+class _Counts:
+    new: int = 0
+    old: int = 0
+
+
+@dataclass
+class Posterior:
+    """P(first new index = k) for k in 0..n-1, kept per segment between tested points."""
+
+    n: int
+    tested: list[int]  # sorted tested indices in 0..n-2 with at least one verdict
+    per_k: list[float]  # per-position probability in segment j = (bounds[j], bounds[j+1]]
+    bounds: list[int]  # -1, tested..., n-1
+    cdf: list[float]  # P(k <= bounds[j]) for every bound
+
+    def segment(self, i: int) -> int:
+        """j such that i lies in (bounds[j], bounds[j+1]]."""
+        return max(0, bisect_mod.bisect_left(self.bounds, i) - 1)
+
+    def f(self, i: int) -> float:
+        """P(k <= i)."""
+        if i < 0:
+            return 0.0
+        if i >= self.n - 1:
+            return 1.0
+        j = self.segment(i)
+        return min(1.0, self.cdf[j] + (i - self.bounds[j]) * self.per_k[j])
+
+    def entropy_bits(self) -> float:
+        total = 0.0
+        for j, p in enumerate(self.per_k):
+            if p > 0:
+                total -= (self.bounds[j + 1] - self.bounds[j]) * p * math.log2(p)
+        return total
+
+
+def posterior(n: int, counts: dict[int, _Counts], to_old: float, to_new: float) -> Posterior:
+    tested = sorted(i for i in counts if 0 <= i < n - 1)
+    lo_old, lo_new = math.log(max(to_new, _FLOOR)), math.log(max(1 - to_new, _FLOOR))
+    la_old, la_new = math.log(max(to_old, _FLOOR)), math.log(max(1 - to_old, _FLOOR))
+    # log-likelihood of segment j: points before it are truly old, points from it on truly new
+    as_old = [counts[t].new * lo_old + counts[t].old * lo_new for t in tested]
+    as_new = [counts[t].new * la_new + counts[t].old * la_old for t in tested]
+    suffix_new = [0.0] * (len(tested) + 1)
+    for j in range(len(tested) - 1, -1, -1):
+        suffix_new[j] = suffix_new[j + 1] + as_new[j]
+    bounds = [-1, *tested, n - 1]
+    ll, prefix_old = [], 0.0
+    for j in range(len(tested) + 1):
+        ll.append(prefix_old + suffix_new[j])
+        if j < len(tested):
+            prefix_old += as_old[j]
+    top = max(ll)
+    weights = [math.exp(v - top) for v in ll]
+    z = sum(w * (bounds[j + 1] - bounds[j]) for j, w in enumerate(weights))
+    per_k = [w / z for w in weights]
+    cdf, acc = [], 0.0
+    for j, p in enumerate(per_k):
+        cdf.append(acc)
+        acc += p * (bounds[j + 1] - bounds[j])
+    cdf.append(1.0)
+    return Posterior(n, tested, per_k, bounds, cdf)
+
+
+def estimate_rates(
+    n: int, counts: dict[int, _Counts], to_old: float | None, to_new: float | None
+) -> tuple[float, float]:
+    """Flake rates as given, or estimated from the verdicts against the posterior (prior 5%, weight 20)."""
+    a = PRIOR_RATE if to_old is None else to_old
+    b = PRIOR_RATE if to_new is None else to_new
+    if to_old is not None and to_new is not None:
+        return a, b
+    for _ in range(2):  # two rounds of expectation-maximisation: the rates settle within a few runs
+        post = posterior(n, counts, a, b)
+        flips_new = flips_old = seen_old = seen_new = 0.0
+        for i, c in counts.items():
+            f = 1.0 if i >= n - 1 else post.f(i)  # P(i is truly new)
+            flips_new += c.new * (1 - f)
+            flips_old += c.old * f
+            seen_old += (c.new + c.old) * (1 - f)
+            seen_new += (c.new + c.old) * f
+        if to_old is None:
+            a = (PRIOR_RATE * PRIOR_WEIGHT + flips_old) / (PRIOR_WEIGHT + seen_new)
+        if to_new is None:
+            b = (PRIOR_RATE * PRIOR_WEIGHT + flips_new) / (PRIOR_WEIGHT + seen_old)
+    return min(max(a, 0.001), 0.4), min(max(b, 0.001), 0.4)
+
+
+@dataclass(frozen=True)
+class NoisySearch:
+    """Probabilistic bisection over the first new index, with repeats, skips and costs.
+
+    to_new: P(a truly old point reads new); to_old: P(a truly new point reads old). None: estimated
+    from the verdicts (a point whose repeats disagree is the clearest evidence). install_cost: what
+    a point that is not cheap costs, in runs of an installed point.
+    """
+
+    confidence: float = 0.99
+    to_old: float | None = None
+    to_new: float | None = None
+    max_skips: int | None = None
+    install_cost: float = 2.0
+
+    def decide(
+        self,
+        n: int,
+        marks: Marks,
+        cheap: Callable[[int], bool] | None = None,
+        group: Callable[[int], object] | None = None,
+    ) -> Decision:
+        if n <= 0:
+            raise ValueError("empty candidate list")
+        counts, skipped, n_skips = _tally(n, marks)
+        if group is not None and n_skips >= 2:
+            flat = {i: settled(m) for i, m in marks.items()}
+            skipped |= skip_policy.blocked(-1, n - 1, flat, group)
+        a, b = estimate_rates(n, counts, self.to_old, self.to_new)
+        post = posterior(n, counts, a, b)
+        base = Decision(
+            noisy=True,
+            flaky=(round(b, 4), round(a, 4)),
+            disagreeing=sorted(i for i, c in counts.items() if c.new and c.old),
+        )
+        if n == 1:
+            return replace(base, found=0, confidence=1.0)
+        classes = _classes(post, skipped)
+        top_mass, top = max(classes, key=lambda c: (c[0], -c[1][0]))
+        if top_mass >= self.confidence:
+            if len(top) == 1:
+                return replace(base, found=top[0], confidence=top_mass)
+            return replace(base, candidates=top, confidence=top_mass)
+        limit = self.max_skips if self.max_skips is not None else skip_policy.default_budget(n)
+        if n_skips >= limit:
+            return self._give_up(_classes(post, skipped, full=True), "skip_budget", base)
+        pick = self._next(n, post, counts, skipped, a, b, cheap, n_skips)
+        if pick is None:
+            return self._give_up(_classes(post, skipped, full=True), "no_information", base)
+        capacity = max(0.05, 1 - (_h(a) + _h(b)) / 2)
+        left = math.ceil((post.entropy_bits() + math.log2(1 / (1 - self.confidence))) / capacity)
+        return replace(base, test=[pick], remaining=max(1, left), confidence=top_mass)
+
+    def _give_up(self, classes: list[tuple[float, list[int]]], why: Stop, base: Decision) -> Decision:
+        """The smallest set of positions that holds `confidence`, when no more runs are allowed."""
+        ranked = sorted(classes, key=lambda c: -c[0])
+        chosen: list[int] = []
+        mass = 0.0
+        for m, members in ranked:
+            if mass >= self.confidence:
+                break
+            chosen += members
+            mass += m
+        return replace(base, candidates=sorted(chosen), confidence=min(1.0, mass), stopped=why)
+
+    def _next(
+        self,
+        n: int,
+        post: Posterior,
+        counts: dict[int, _Counts],
+        skipped: set[int],
+        a: float,
+        b: float,
+        cheap: Callable[[int], bool] | None,
+        n_skips: int,
+    ) -> int | None:
+        target = best_split(a, b)
+        base_old, base_new = _h(a), _h(b)
+
+        def gain(f: float) -> float:
+            return _h(f * (1 - a) + (1 - f) * b) - f * base_old - (1 - f) * base_new
+
+        def cost(i: int) -> float:
+            return 1.0 if cheap is None or cheap(i) else self.install_cost
+
+        scored: dict[int, tuple[float, float]] = {}  # index -> (gain per cost, P(k <= index))
+        for j, t in enumerate(post.tested, start=1):  # retests: where evidence is weakest they carry the most
+            f = post.cdf[j]  # P(k <= bounds[j]), and bounds[j] is t
+            if 1e-6 < f < 1 - 1e-6:
+                scored[t] = (gain(f) / cost(t), f)
+        crossing = _crossing(post, target)
+        candidates = _open_near(crossing, n, counts, skipped)
+        if crossing in skipped:
+            pool = [i for i in range(max(0, crossing - 64), min(n - 1, crossing + 65)) if _is_open(i, counts, skipped)]
+            if pool:
+                candidates.append(skip_policy.jump_away(pool, skipped, crossing, seed=(n, crossing, n_skips)))
+        for j in range(len(post.bounds) - 1):  # the best untested point of every segment with mass
+            lo, hi = post.bounds[j], post.bounds[j + 1]
+            if post.per_k[j] * (hi - lo) > 1e-3 and hi - lo > 1:
+                want = lo + round((target - post.cdf[j]) / post.per_k[j])
+                candidates += _open_near(min(max(want, lo + 1), hi - 1), n, counts, skipped, reach=1)
+        for i in candidates:
+            f = post.f(i)
+            scored[i] = (gain(f) / cost(i), f)
+        if cheap is not None:
+            best = max((g for g, _ in scored.values()), default=0.0)
+            for i in _cheap_near(crossing, n, counts, skipped, cheap, post, gain, best):
+                scored[i] = (gain(post.f(i)), post.f(i))
+        if not scored:
+            return None
+        pick = max(scored, key=lambda i: (scored[i][0], -abs(scored[i][1] - target), -i))
+        return pick if scored[pick][0] > 1e-9 else None
+
+
+def _tally(n: int, marks: Marks) -> tuple[dict[int, _Counts], set[int], int]:
+    counts: dict[int, _Counts] = {}
+    skipped: set[int] = set()
+    n_skips = 0
+    for i, m in marks.items():
+        new = old = skip = 0
+        for v in (m,) if isinstance(m, str) else m:
+            if v == "new":
+                new += 1
+            elif v == "old":
+                old += 1
+            else:
+                skip += 1
+        n_skips += skip
+        if new or old:
+            counts[i] = _Counts(new, old)
+        elif 0 <= i < n - 1:
+            skipped.add(i)
+    return counts, skipped, n_skips
+
+
+def _is_open(i: int, counts: dict[int, _Counts], skipped: set[int]) -> bool:
+    return i not in counts and i not in skipped
+
+
+def _crossing(post: Posterior, target: float) -> int:
+    """The index where P(k <= i) first reaches target."""
+    j = max(0, bisect_mod.bisect_right(post.cdf, target) - 1)
+    j = min(j, len(post.per_k) - 1)
+    lo, hi = post.bounds[j], post.bounds[j + 1]
+    p = post.per_k[j]
+    step = math.ceil((target - post.cdf[j]) / p) if p > 0 else 1
+    return min(max(lo + max(step, 1), 0), max(hi - 1, 0), post.n - 2) if post.n > 1 else 0
+
+
+def _open_near(i: int, n: int, counts: dict[int, _Counts], skipped: set[int], reach: int = 2) -> list[int]:
+    """The nearest open indices at or below i and above it (a few each way)."""
+    out: list[int] = []
+    for direction in (-1, 1):
+        j, found = i if direction < 0 else i + 1, 0
+        while 0 <= j < n - 1 and found < reach:
+            if _is_open(j, counts, skipped):
+                out.append(j)
+                found += 1
+            elif j in counts:
+                break  # a tested point ends the segment: beyond it the retest options cover
+            j += direction
+    return out
+
+
+def _cheap_near(
+    start: int,
+    n: int,
+    counts: dict[int, _Counts],
+    skipped: set[int],
+    cheap: Callable[[int], bool],
+    post: Posterior,
+    gain: Callable[[float], float],
+    best: float,
+) -> list[int]:
+    """Cheap open indices out from start while their gain could still beat `best` (gain is unimodal)."""
+    out: list[int] = []
+    for direction in (-1, 1):
+        j = start if direction < 0 else start + 1
+        while 0 <= j < n - 1 and abs(j - start) <= CHEAP_REACH:
+            if gain(post.f(j)) < best:
+                break
+            if _is_open(j, counts, skipped) and cheap(j):
+                out.append(j)
+                break
+            j += direction
+    return out
+
+
+def _classes(post: Posterior, skipped: set[int], full: bool = False) -> list[tuple[float, list[int]]]:
+    """Positions that no test can tell apart (separated only by skipped indices), with their mass.
+
+    A segment without skips holds positions of equal mass, so unless `full` it is represented by
+    one of them: this stays O(tested + skips) however long the range."""
+    out: list[tuple[float, list[int]]] = []
+    sk = sorted(skipped)
+    for j, p in enumerate(post.per_k):
+        lo, hi = post.bounds[j], post.bounds[j + 1]
+        size = hi - lo
+        inside = sk[bisect_mod.bisect_right(sk, lo) : bisect_mod.bisect_left(sk, hi)]
+        if not inside:
+            if full:
+                out += [(p, [k]) for k in range(lo + 1, hi + 1)] if p * size > 1e-9 else []
+            else:
+                out.append((p, [hi] if size == 1 else [lo + 1]))
+            continue
+        members: list[int] = []
+        for k in range(lo + 1, hi + 1):
+            members.append(k)
+            if k not in skipped:  # k tested or testable: the next position is told apart from it
+                out.append((p * len(members), members))
+                members = []
+    return out
+
+
+@dataclass(frozen=True)
+class Adaptive:
+    """Plain halving while every verdict agrees; the noise-aware search once one contradicts another."""
+
+    fallback: NoisySearch = field(default_factory=NoisySearch)
+    max_skips: int | None = None
+
+    def decide(
+        self,
+        n: int,
+        marks: Marks,
+        cheap: Callable[[int], bool] | None = None,
+        group: Callable[[int], object] | None = None,
+    ) -> Decision:
+        clash = contradiction(n, marks)
+        if clash is None:
+            return Bisection(self.max_skips).decide(n, marks, cheap, group)
+        return replace(self.fallback.decide(n, marks, cheap, group), note=clash)
+
+
+def contradiction(n: int, marks: Marks) -> str | None:
+    """How the verdicts contradict a single boundary, or None when they agree."""
+    olds: list[int] = []
+    news: list[int] = []
+    for i, m in marks.items():
+        vs = set(verdicts(m)) - {"skip"}
+        if vs == {"old", "new"}:
+            return f"index {i} gave both verdicts on repeats"
+        if i >= n - 1 and "old" in vs or i < 0 and "new" in vs:
+            return f"index {i} contradicts the end it is"
+        (olds if "old" in vs else news if "new" in vs else []).append(i)
+    if olds and news and max(olds) > min(news):
+        return f"index {min(news)} reads new but the later index {max(olds)} reads old"
+    return None

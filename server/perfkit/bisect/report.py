@@ -1,0 +1,134 @@
+"""What the user reads about a bisect: step lines, the status, and a script that reproduces the culprit.
+
+Nothing here changes the state; a status can be built by any process, also while another works.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from pathlib import Path
+
+from perfkit.bisect import evidence
+from perfkit.bisect.models import BisectStatus, StepRecord
+from perfkit.bisect.point import Point, ref, short
+from perfkit.bisect.state import State
+
+
+def label(point: Point, repo: Path, sub_repo: Path | None, sub_path: str | None) -> tuple[str, str]:
+    """(short label, subject) of a point: the commit it varies, or both halves for a split test."""
+    if point.phase in ("split_pointer", "split_source"):
+        sup = short(point.superproject)
+        what = (
+            "pointer move alone: the culprit's parent with the new pointer"
+            if point.phase == "split_pointer"
+            else "source change alone: the culprit with the old pointer"
+        )
+        return f"{sup}+{sub_path}@{short(point.submodule)}", what
+    if point.phase in ("level2", "find_fix") and point.submodule and sub_repo is not None:
+        r = ref(sub_repo, point.submodule)
+        return f"{sub_path}@{r.short}", r.subject
+    r = ref(repo, point.superproject)
+    return r.short, r.subject
+
+
+def reproduce_script(st: State, repo: Path) -> str | None:
+    """A bash script that rebuilds the culprit's failing point in a throwaway worktree and runs the check."""
+    if not st.reproduce_point or st.outcome in ("good_end_not_good", "bad_end_not_bad", "candidates"):
+        return None
+    sup, sub = st.reproduce_point
+    s = st.settings
+    q = shlex.quote
+    lines = [
+        "set -e",
+        f'D="$(mktemp -d)"/{q(repo.name)}',
+        f'git -C {q(str(repo))} -c core.hooksPath=/dev/null worktree add --detach "$D" {sup}',
+    ]
+    sub_dir = '"$D"/' + q(s.submodule) if s.submodule else None
+    if sub and s.submodule and st.submodule_source:
+        lines += [
+            f"git clone -q --shared --no-checkout {q(st.submodule_source)} {sub_dir}",
+            f"git -C {sub_dir} -c core.hooksPath=/dev/null checkout -q --detach {sub}",
+        ]
+    env = 'PERFKIT_CHECKOUT="$D" PERFKIT_SUBMODULE=' + (sub_dir or "''")
+    for cmd in s.install:
+        lines.append(f'(cd "$D" && {env} bash -c {q(cmd)})')
+    if sub_dir and sub:
+        for cmd in s.install_submodule:
+            lines.append(f"(cd {sub_dir} && {env} bash -c {q(cmd)})")
+    if s.run_cwd and os.path.isabs(s.run_cwd):
+        cwd = q(s.run_cwd)
+    else:
+        cwd = '"$D"' + ("/" + q(s.run_cwd) if s.run_cwd else "")
+    lines.append(f"cd {cwd} && {env} bash -c {q(s.run)}")
+    cleanup = f'rm -rf {sub_dir or "$D/<none>"}; git -C {q(str(repo))} worktree remove --force "$D"'
+    # a line break in a path would end the comment and run the rest: never in a comment
+    lines.append("# clean up: " + cleanup.replace("\n", "?").replace("\r", "?"))
+    return "\n".join(lines)
+
+
+def status_of(
+    st: State, repo: Path, sdir: Path, running_pid: int | None, expected: int, stale: bool = False
+) -> BisectStatus:
+    runs = sum(1 for s in st.steps if s.ran)
+    msg = st.message
+    notes = list(st.notes)
+    if st.phase != "done":
+        if running_pid:
+            msg = f"Bisect running in pid {running_pid}: {len(st.steps)} of about {expected} steps done ({st.phase})."
+        elif stale:
+            msg = (
+                f"Bisect interrupted: the process working on it stopped without cleaning up. "
+                f"{len(st.steps)} of about {expected} steps are recorded; bisect_step or bisect_run resumes "
+                "from there, bisect_reset removes the worktree and state and restores your environment."
+            )
+        else:
+            msg = (
+                f"Bisect paused in phase {st.phase}: {len(st.steps)} of about {expected} steps done; "
+                "bisect_step or bisect_run continues."
+            )
+    elif stale and not st.finalized:
+        msg += (
+            " The process that finished the bisect stopped before cleaning up: the worktree may still be there "
+            "and your environment may still point at it; bisect_run finishes the clean-up, bisect_reset "
+            "removes everything."
+        )
+    if not st.settings.verify_ends and st.phase == "done" and st.outcome in ("found", "candidates"):
+        notes.append("the ends were not verified (verify_ends=false): the culprit assumes good passes and bad fails")
+    return BisectStatus(
+        repo=str(repo),
+        active=True,
+        done=st.phase == "done",
+        phase=st.phase,
+        outcome=st.outcome,
+        message=msg,
+        good=st.good,
+        bad=st.bad,
+        submodule=st.settings.submodule,
+        level1_commits=len(st.level1.items),
+        level2_commits=len(st.level2.items) if st.level2 else None,
+        expected_steps=expected,
+        culprit=st.culprit,
+        submodule_culprit=st.submodule_culprit,
+        candidates=st.candidates,
+        candidates_in=st.candidates_in,
+        steps=st.steps,
+        runs=runs,
+        installs=st.installs,
+        installs_saved=st.installs_saved,
+        reproduce=reproduce_script(st, repo) if st.phase == "done" else None,
+        environment=st.environment,
+        worktree=st.worktree,
+        state_dir=str(sdir),
+        running_pid=running_pid,
+        settings=st.settings,
+        notes=notes,
+        confidence=st.confidence,
+        evidence=evidence.points(st.steps, every=st.settings.noise),
+        noise_seen=evidence.noise_seen(st.steps),
+        skip_reasons=evidence.skip_reasons(st.steps),
+    )
+
+
+def step_line(rec: StepRecord, expected: int) -> str:
+    return f"Step {rec.n} of about {max(expected, rec.n)}: {rec.short} {rec.subject} -> {rec.verdict} ({rec.reason})"

@@ -1,0 +1,246 @@
+"""Rounds: with d devices, d points are tested at once and the planner reads all their answers.
+
+Which points make a round. Inside a linear search the answer is one of the s positions between
+the last old mark and the first new one; d points at s*j/(d+1) (j = 1..d, each moved to the
+nearest untested index) leave at most ceil(s/(d+1)) positions whatever the answers, so a search
+takes ceil(log_(d+1) s) rounds where one device takes ceil(log2 s) runs (git-pisect's k-section).
+With one device the round is the strategy's own pick, so nothing changes from the one-point
+engine. The end checks share the first round with level-1 points placed as if the ends held
+(wasted only when an end does not hold, which stops the bisect anyway); the two split tests run
+together.
+
+How answers are read. Every finished point is a step in the state, saved as soon as its round
+ends; the planner then takes, in its own order, the answers it asks for: a linear search marks
+every index it holds an answer for, an end check or a split test takes the step made at its
+point. Because the answers are read from the recorded steps (and from the verdict memory of
+earlier bisects), a call killed in the middle of a round resumes from what finished.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from perfkit.bisect import report
+from perfkit.bisect.devices import workers_dir
+from perfkit.bisect.models import StepRecord
+from perfkit.bisect.noise_plan import noise_on
+from perfkit.bisect.planner import Planner
+from perfkit.bisect.point import Point
+from perfkit.bisect.search import Mark
+from perfkit.bisect.state import PhaseData, State
+from perfkit.bisect.tester import PointResult
+from perfkit.bisect.workers.pool import Job, Pool
+
+if TYPE_CHECKING:
+    from perfkit.bisect.engine import Engine
+
+LINEAR = ("level1", "level2", "find_fix")
+
+
+def ksection(n: int, marks: dict[int, Mark], d: int) -> list[int]:
+    """d untested indices splitting the open interval into d+1 parts as equal as the marks allow."""
+    hi = min([i for i, m in marks.items() if m == "new" and 0 <= i < n] + [n - 1])
+    lo = max([i for i, m in marks.items() if m == "old" and -1 <= i < hi] + [-1])
+    open_ = [i for i in range(lo + 1, hi) if i not in marks]
+    if len(open_) <= d:
+        return open_
+    chosen: list[int] = []
+    for j in range(1, d + 1):
+        target = lo + (hi - lo) * j / (d + 1)
+        pick = min((i for i in open_ if i not in chosen), key=lambda i: (abs(i - target), i))
+        chosen.append(pick)
+    return sorted(chosen)
+
+
+def linear_point(planner: Planner, ph: PhaseData, i: int) -> Point:
+    st = planner.st
+    if ph.name == "level1":
+        ptr = planner.level1_pointers()[i] if planner.sub_path else None
+        return Point("level1", i, ph.items[i], ptr)
+    return Point(ph.name, i, ph.superproject or st.bad, ph.items[i])
+
+
+def choose(planner: Planner, first: Point, d: int) -> list[Point]:
+    """The points of the next round; `first` is the one the planner asks for now."""
+    st = planner.st
+    if d <= 1:
+        return [first]
+    if first.phase in LINEAR and first.index is not None:
+        ph = st.level1 if first.phase == "level1" else st.level2
+        assert ph is not None
+        if planner.decide(ph).noisy:  # the noise model picked where the evidence is weakest: keep it first
+            rest = [i for i in ksection(len(ph.items), planner.marks(ph), d) if i != first.index][: d - 1]
+            return [first, *(linear_point(planner, ph, i) for i in rest)]
+        return [linear_point(planner, ph, i) for i in ksection(len(ph.items), planner.marks(ph), d)] or [first]
+    points = [first]
+    if noise_on(st.settings):  # under noise an end may be re-run on the evidence so far: one at a time
+        return points
+    if first.phase == "verify_good":
+        points.append(Point("verify_bad", None, st.bad, planner.ptr(st.bad)))
+    elif first.phase == "split_pointer":
+        c, m = planner.culprit_and_move()
+        points.append(Point("split_source", None, c.commit, m.old))
+    if first.phase in ("verify_good", "verify_bad") and len(points) < d and st.level1.items:
+        marks = planner.marks(st.level1)
+        points += [linear_point(planner, st.level1, i) for i in ksection(len(st.level1.items), marks, d - len(points))]
+    return points
+
+
+def _index(ph: PhaseData) -> Callable[[StepRecord], int | None]:
+    pos = {sha: i for i, sha in enumerate(ph.items)}
+
+    def index(s: StepRecord) -> int | None:
+        if s.phase != ph.name:
+            return None
+        if ph.name == "level1":
+            return pos.get(s.superproject)
+        return pos.get(s.submodule or "") if s.superproject == ph.superproject else None
+
+    return index
+
+
+def _mark_known(st: State) -> None:
+    """Mark every index of the current linear search that a recorded step answered and that is open."""
+    ph = st.level1 if st.phase == "level1" else st.level2 if st.phase in LINEAR else None
+    if ph is None:
+        return
+    index = _index(ph)
+    for s in st.steps:
+        i = index(s)
+        if i is not None and i not in ph.marks:
+            ph.marks[i] = s.verdict
+
+
+def _answered(st: State, q: Point) -> StepRecord | None:
+    for s in reversed(st.steps):
+        if s.phase == q.phase and s.superproject == q.superproject and s.submodule == q.submodule:
+            return s
+    return None
+
+
+def settle(eng: Engine) -> Point | None:
+    """Apply every answer already known; the next point that needs a test, or None when done."""
+    st, planner = eng.st, eng.planner
+    for _ in range(100_000):
+        if st.phase == "done":
+            return None
+        _mark_known(st)
+        q = planner.next_point()
+        if q is None:
+            return None
+        # under noise the planner reads every run of an end from the steps and may ask for it again
+        known = _answered(st, q) if q.phase not in LINEAR and not noise_on(st.settings) else None
+        if known is None:
+            n = next_n(st)
+            known = eng.memory.recall_step(q, n, _label(eng, q), st.steps)
+            if known is not None:
+                st.steps.append(known)
+        if known is None:
+            return q
+        planner.record(q, known)
+    raise RuntimeError("bisect rounds did not settle")
+
+
+def _label(eng: Engine, p: Point) -> tuple[str, str]:
+    return report.label(p, eng.repo, eng.planner.sub_source, eng.sub_path)
+
+
+def next_n(st: State) -> int:
+    return max((s.n for s in st.steps), default=0) + 1
+
+
+def next_round(st: State) -> int:
+    return max((s.round or 0 for s in st.steps), default=0) + 1
+
+
+class Rounds:
+    """The engine's step when devices are set: one round of points, tested at once by a pool."""
+
+    def __init__(self, eng: Engine):
+        self.eng = eng
+        self._pool: Pool | None = None
+
+    @property
+    def pool(self) -> Pool:
+        if self._pool is None:
+            eng = self.eng
+            if eng.settings.backend == "ray":
+                from perfkit.bisect.workers.ray_worker import RayPool
+
+                self._pool = RayPool(eng.repo, eng.sdir, eng.st, eng.planner.sub_source, eng.save)
+            else:
+                from perfkit.bisect.workers.local import LocalPool
+
+                self._pool = LocalPool(eng.repo, eng.sdir, eng.st, eng.planner.sub_source, eng.save)
+        return self._pool
+
+    def step(self) -> StepRecord | None:
+        """Test one round and record it; the round's last record, None when there was nothing to test."""
+        eng = self.eng
+        st = eng.st
+        while True:
+            q = settle(eng)
+            if q is None:
+                eng.save()
+                return None
+            points = choose(eng.planner, q, len(st.settings.devices))
+            if not self._remembered(points):
+                break
+        n0, r = next_n(st), next_round(st)
+        pairs = self.pool.assign(points)
+        jobs = [(Job(p, n0 + k, eng.logs / f"step-{n0 + k:03d}.log"), w) for k, (p, w) in enumerate(pairs)]
+        total = max(eng.expected_total(), n0 + len(jobs) - 1)
+        st.worktree = str(workers_dir(eng.sdir))
+        last: list[StepRecord] = []
+
+        def done(job: Job, device: str, res: PointResult, seconds: float) -> None:
+            rec = self._record(job, device, res, seconds, r)
+            last.append(rec)
+            eng.save()
+
+        def tick(finished: int, of: int) -> None:
+            eng.progress(n0 - 1 + finished, total, f"Round {r}: {finished} of {of} points tested")
+
+        tick(0, len(jobs))
+        self.pool.run(jobs, done, tick)
+        eng.memory.save()
+        settle(eng)  # so the phase and the status are current
+        eng.save()
+        return max(last, key=lambda s: s.n) if last else None
+
+    def _remembered(self, points: list[Point]) -> bool:
+        """Answer the round's search points the verdict memory knows (from an earlier bisect); whether any was."""
+        eng, st = self.eng, self.eng.st
+        found = False
+        for p in points:
+            if p.phase in LINEAR:
+                rec = eng.memory.recall_step(p, next_n(st), _label(eng, p), st.steps)
+                if rec is not None:
+                    st.steps.append(rec)
+                    found = True
+        return found
+
+    def _record(self, job: Job, device: str, res: PointResult, seconds: float, r: int) -> StepRecord:
+        eng, st, s = self.eng, self.eng.st, self.eng.settings
+        p, c = job.point, res.verdict
+        label = _label(eng, p)
+        rec = StepRecord(
+            n=job.n, phase=p.phase, superproject=p.superproject, submodule=p.submodule, short=label[0],
+            subject=label[1], verdict=c.verdict, reason=c.reason, metric=c.metric, exit_code=res.exit_code,
+            installed=list(res.installed), duration_s=seconds, log=str(job.log), ran=res.ran, device=device, round=r,
+        )  # fmt: skip
+        sides = (1 if s.install else 0) + (1 if s.install_submodule and p.submodule else 0)
+        st.installs += len(rec.installed)
+        st.installs_saved += max(0, sides - len(rec.installed))
+        st.steps.append(rec)
+        st.steps.sort(key=lambda x: x.n)
+        eng.memory.remember(rec)
+        return rec
+
+    def close(self) -> None:
+        """Let a remote pool clean its nodes (local slots are removed by the engine, also after a crash)."""
+        close = getattr(self._pool, "close", None)
+        if close is not None:
+            close()
+        self._pool = None

@@ -1,0 +1,204 @@
+"""Test one point: put the checkout at it, install what changed since the last install, run the check.
+
+The tester answers good, bad or skip for one (superproject, submodule) pair and returns how it got
+there (ran or not, exit code, which installs ran). It decides nothing about the search. What was
+installed last is kept in a `Build` record that belongs to the checkout, so a worker with its own
+checkout and environment keeps its own.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from perfkit import gitrepo
+from perfkit.bisect import runner, shutdown
+from perfkit.bisect import verdict as verdicts
+from perfkit.bisect.models import BisectSettings
+from perfkit.bisect.point import Point
+from perfkit.bisect.state import Build
+from perfkit.bisect.worktree import Checkout, Unavailable
+from perfkit.errors import ToolFailure
+
+Side = Literal["superproject", "submodule"]
+Tick = Callable[[str], Callable[[float], None]]  # activity -> heartbeat(elapsed seconds)
+
+_GIT_REDIRECTS = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_COMMON_DIR",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_NAMESPACE",
+    "GIT_PREFIX",
+)
+
+
+@dataclass
+class PointResult:
+    verdict: verdicts.Classified
+    ran: bool = False  # whether the run command started
+    exit_code: int | None = None
+    installed: list[Side] = field(default_factory=list)
+
+
+def command_env(
+    bisect_id: str, checkout: Path, sub_dir: Path | None, point: Point | None = None, step: int | None = None
+) -> dict[str, str]:
+    """The environment of the user's commands: ours, minus git redirects, plus what says where they run."""
+    env = {k: v for k, v in os.environ.items() if k not in _GIT_REDIRECTS}
+    env.update(
+        PERFKIT_CHECKOUT=str(checkout),
+        PERFKIT_SUBMODULE=str(sub_dir) if sub_dir else "",
+        PERFKIT_BISECT_ID=bisect_id,
+    )
+    if point is not None:
+        env.update(PERFKIT_COMMIT=point.superproject, PERFKIT_SUBMODULE_COMMIT=point.submodule or "")
+    if step is not None:
+        env["PERFKIT_STEP"] = str(step)
+    return env
+
+
+def run_folder(settings: BisectSettings, checkout: Path) -> Path:
+    """Where the run command runs: an absolute run_cwd as given, otherwise inside the checkout."""
+    if settings.run_cwd and os.path.isabs(settings.run_cwd):
+        return Path(settings.run_cwd)
+    return checkout / (settings.run_cwd or "")
+
+
+class PointTester:
+    def __init__(
+        self,
+        repo: Path,
+        bisect_id: str,
+        settings: BisectSettings,
+        checkout: Checkout,
+        build: Build,
+        on_start: Callable[[int], None],
+        before_install: Callable[[], None],
+    ):
+        self.repo = repo
+        self.bisect_id = bisect_id
+        self.settings = settings
+        self.checkout = checkout
+        self.build = build
+        self.on_start = on_start
+        self.before_install = before_install  # the environment is about to point at the checkout
+        self.extra_env: dict[str, str] = {}  # a device worker's own variables (PERFKIT_DEVICE, its environment)
+
+    def test(self, point: Point, step: int, log: runner.Log, tick: Tick) -> PointResult:
+        try:
+            self.checkout.ensure(point.superproject)
+            self.checkout.sync(point.superproject, point.submodule)
+        except Unavailable as exc:
+            log.note(f"[perfkit: {exc}]\n")
+            return PointResult(verdicts.Classified("skip", str(exc), None))
+        finally:
+            # a checkout made afresh (first step, or a crash left a broken one) holds no build
+            if "superproject" in self.checkout.created:
+                self.build.superproject = None
+            if "submodule" in self.checkout.created:
+                self.build.submodule = None
+            self.checkout.created.clear()
+        wt, sub_dir = self.checkout.path, self.checkout.sub_dir if point.submodule else None
+        env = command_env(self.bisect_id, wt, sub_dir, point, step) | self.extra_env
+        result = PointResult(verdicts.Classified("skip", "not run", None))
+        failed = self._installs(point, wt, sub_dir, env, log, tick, result.installed)
+        if failed is not None:
+            result.verdict = failed
+            return result
+        s = self.settings
+        cwd = run_folder(s, wt)
+        if not os.path.isabs(s.run_cwd or "") and not cwd.resolve().is_relative_to(wt.resolve()):
+            log.note(f"[perfkit: run_cwd {s.run_cwd} leads out of the checkout through a link]\n")
+            result.verdict = verdicts.Classified("skip", f"run_cwd {s.run_cwd} leads out of the checkout", None)
+            return result
+        scan = verdicts.scanner(s)
+        result.ran = True
+        res = runner.run(s.run, cwd, env, s.timeout_s, log, scan, tick("running"), self.on_start, shutdown.check)
+        result.exit_code = res.exit_code
+        result.verdict = verdicts.classify(res, scan)
+        return result
+
+    def _installs(
+        self,
+        point: Point,
+        wt: Path,
+        sub_dir: Path | None,
+        env: dict[str, str],
+        log: runner.Log,
+        tick: Tick,
+        installed: list[Side],
+    ) -> verdicts.Classified | None:
+        """Run the installs this point needs; the skip verdict of the first that failed, else None."""
+        s, b = self.settings, self.build
+        if s.install and (
+            b.superproject is None
+            or self._super_changed(b.superproject, point.superproject, b.superproject_sub, point.submodule)
+        ):
+            failed = self._install("superproject", s.install, wt, env, log, tick, installed)
+            if failed is not None:
+                return failed
+            b.superproject, b.superproject_sub = point.superproject, point.submodule
+        if (
+            s.install_submodule
+            and sub_dir is not None
+            and point.submodule
+            and (b.submodule is None or self._sub_changed(b.submodule, point.submodule))
+        ):
+            failed = self._install("submodule", s.install_submodule, sub_dir, env, log, tick, installed)
+            if failed is not None:
+                return failed
+            b.submodule = point.submodule
+        return None
+
+    def _install(
+        self,
+        side: Side,
+        commands: list[str],
+        cwd: Path,
+        env: dict[str, str],
+        log: runner.Log,
+        tick: Tick,
+        installed: list[Side],
+    ) -> verdicts.Classified | None:
+        # a crash mid-install needs no marker: the resume plans this same point and reinstalls it
+        if side == "superproject":
+            self.build.superproject = None
+        else:
+            self.build.submodule = None
+        self.before_install()
+        installed.append(side)
+        timeout = self.settings.install_timeout_s
+        for cmd in commands:
+            res = runner.run(
+                cmd, cwd, env, timeout, log, None, tick(f"installing {side}"), self.on_start, shutdown.check
+            )
+            if not res.ok:
+                return verdicts.install_failed(side, res)
+        return None
+
+    def _super_changed(self, a: str, b: str, sub_a: str | None, sub_b: str | None) -> bool:
+        sub_path = self.settings.submodule
+        if a != b:
+            spec = ["--", ".", f":(exclude){sub_path}"] if sub_path else []
+            if not gitrepo.git_ok(self.repo, "diff", "--quiet", "--no-ext-diff", "--no-textconv", a, b, *spec):
+                return True
+        # without submodule install commands, the superproject's install is what builds the submodule
+        return not self.settings.install_submodule and sub_a != sub_b
+
+    def _sub_changed(self, a: str, b: str) -> bool:
+        if a == b:
+            return False
+        src = self.checkout.sub_source
+        if src is None:
+            return True
+        try:
+            ta, tb = gitrepo.git(src, "rev-parse", f"{a}^{{tree}}", f"{b}^{{tree}}").split()
+        except (ToolFailure, ValueError):
+            return True
+        return ta != tb

@@ -1,0 +1,29 @@
+"""What a round hands a pool of devices and gets back, whatever the devices are."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from perfkit.bisect.point import Point
+from perfkit.bisect.tester import PointResult
+
+OnDone = Callable[["Job", str, PointResult, float], None]  # job, device, result, seconds
+Tick = Callable[[int, int], None]  # points finished, points in the round
+
+
+@dataclass
+class Job:
+    point: Point
+    n: int  # the step number the point is recorded as
+    log: Path
+
+
+class Pool(Protocol):
+    def assign(self, points: list[Point]) -> list[tuple[Point, Any]]:
+        """Each point with the worker that will test it (at most one point per worker)."""
+
+    def run(self, jobs: list[tuple[Job, Any]], on_done: OnDone, tick: Tick) -> None:
+        """Test the jobs at once; on_done in the calling thread as each ends; stop all on interruption."""

@@ -1,0 +1,216 @@
+"""Several machines: the devices are Ray resources, and each point runs in a Ray actor holding one.
+
+Loaded only with `backend = "ray"`; nothing else in perfkit imports ray. The driver (the process
+running bisect_run) connects to the cluster named by RAY_ADDRESS (`ray start --head` on one
+machine, `ray start --address=...` on the others), or starts a local one when there is none, and
+creates one actor per entry of `devices`, each asking for one unit of the `ray_resource` resource
+(default `NPU`; a plugin such as ray-ascend, or `ray start --resources='{"NPU": 8}'`, declares
+them). An actor keeps, in the temporary folder of its node, its own bare clone of the repository
+(from `ray_repo`: a path on a shared filesystem or a URL the node can reach; default the
+repository's own path), a bare clone of the submodule (the submodule's URL in `.gitmodules` when
+`ray_repo` is a URL, else the user's local submodule store), a worktree and an environment, and
+tests points with the same point tester as the local workers. Results go back to the driver,
+which alone writes the bisect's state, so a killed driver resumes as with local devices.
+
+PERFKIT_DEVICE is the accelerator id Ray gave the actor for that resource when Ray tracks ids
+for it (GPU, NPU with the Ascend plugin), else the name listed in `devices`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import ray  # type: ignore[import-not-found,unused-ignore]  # optional extra perfkit[ray]: absent without it
+
+from perfkit import gitrepo
+from perfkit.bisect import runner
+from perfkit.bisect.devices import worker_id
+from perfkit.bisect.envs import WorkerEnv
+from perfkit.bisect.models import BisectSettings, Phase
+from perfkit.bisect.point import Point
+from perfkit.bisect.state import Build, State
+from perfkit.bisect.tester import PointResult, PointTester
+from perfkit.bisect.verdict import Classified
+from perfkit.bisect.workers.local import device_settings
+from perfkit.bisect.workers.pool import Job, OnDone, Tick
+from perfkit.bisect.worktree import Checkout
+from perfkit.errors import ToolFailure
+
+_URL = re.compile(r"^[a-z][a-z0-9+.-]*://|^[^/]+@[^/]+:")
+
+
+class DeviceActor:
+    """One accelerator of the cluster: its clone, worktree, environment and running commands."""
+
+    def __init__(self, bisect_id: str, slot: int, fallback: str, settings_json: str, repo_src: str, sub_src: str):
+        self.bisect_id, self.slot = bisect_id, slot
+        self.settings = BisectSettings.model_validate_json(settings_json)
+        self.repo_src, self.sub_src = repo_src, sub_src
+        self.base = Path(tempfile.gettempdir()) / "perfkit-ray" / f"{bisect_id}-slot-{slot}"
+        ids = ray.get_runtime_context().get_accelerator_ids().get(self.settings.ray_resource) or []
+        self.device = str(ids[0]) if ids else fallback
+        self.groups: set[int] = set()
+        self.lock = threading.Lock()
+        self.stopping = False
+        self.tester: PointTester | None = None
+
+    def name(self) -> str:
+        return self.device
+
+    def _ready(self) -> PointTester:
+        if self.tester is not None:
+            return self.tester
+        repo, sub_store = self.base / "repo.git", self.base / "sub.git"
+        self.base.mkdir(parents=True, exist_ok=True)
+        if not (repo / "HEAD").exists():
+            gitrepo.git(self.base, "clone", "--quiet", "--bare", "--", self.repo_src, str(repo))
+        sub_path = self.settings.submodule
+        if sub_path and self.sub_src and not (sub_store / "HEAD").exists():
+            gitrepo.git(self.base, "clone", "--quiet", "--bare", "--", self.sub_src, str(sub_store))
+        name = Path(self.repo_src.rstrip("/")).name.removesuffix(".git") or "repo"
+        checkout = Checkout(
+            repo, self.base / "wt" / name, self.base / "parked", sub_path, sub_store if sub_path else None
+        )
+        settings = device_settings(self.settings, self.device)
+        self.env = WorkerEnv(self.base / "env", self.settings)
+        self.tester = PointTester(
+            repo, self.bisect_id, settings, checkout, Build(superproject_sub=None), self._start, _nothing
+        )
+        return self.tester
+
+    def _start(self, pid: int) -> None:
+        with self.lock:
+            if self.stopping:
+                runner.kill_group(pid)
+            self.groups.add(pid)
+
+    def test(self, phase: Phase, index: int | None, sup: str, sub: str | None, n: int) -> dict[str, Any]:
+        tester = self._ready()
+        tester.extra_env = {
+            "PERFKIT_DEVICE": self.device,
+            "PERFKIT_BISECT_ID": worker_id(self.bisect_id, self.slot),
+            **self.env.ensure(),
+        }
+        logs = self.base / "logs"
+        log = runner.Log(logs / f"step-{n:03d}.log", int(self.settings.log_cap_mb * 1024 * 1024))
+        try:
+            log.note(f"perfkit step {n} ({phase}) on {socket.gethostname()} device {self.device}\n")
+            res = tester.test(Point(phase, index, sup, sub), n, log, lambda _a: lambda _s: None)
+        finally:
+            log.close()
+        text = log.path.read_bytes() if log.path.exists() else b""
+        log.path.unlink(missing_ok=True)
+        c = res.verdict
+        return {
+            "verdict": c.verdict, "reason": c.reason, "metric": c.metric, "ran": res.ran,
+            "exit_code": res.exit_code, "installed": list(res.installed), "log": text,
+        }  # fmt: skip
+
+    def stop(self) -> None:
+        with self.lock:
+            self.stopping = True
+            for g in self.groups:
+                runner.kill_group(g)
+        runner.sweep(f"PERFKIT_BISECT_ID={worker_id(self.bisect_id, self.slot)}")
+
+    def remove(self) -> None:
+        self.stop()
+        shutil.rmtree(self.base, ignore_errors=True)
+
+
+def _nothing() -> None:
+    return None
+
+
+class RayPool:
+    """The devices of a Ray cluster, one actor each; the driver records, the actors only test."""
+
+    def __init__(self, repo: Path, sdir: Path, st: State, sub_source: Path | None, save: Any):
+        s = st.settings
+        if not ray.is_initialized():
+            ray.init(address=os.environ.get("RAY_ADDRESS") or None, include_dashboard=False, log_to_driver=False)
+        self.st, self.save = st, save
+        repo_src = s.ray_repo or str(repo)
+        sub_src = str(sub_source or "")
+        if s.ray_repo and _URL.match(s.ray_repo) and s.submodule:
+            sub_src = _submodule_url(repo, st) or sub_src
+        actor = ray.remote(DeviceActor)
+        self.actors: list[Any] = [  # ray handles: their methods are reached through .remote
+            actor.options(max_concurrency=2, num_cpus=0, resources={s.ray_resource: 1}).remote(
+                st.id, i, d, s.model_dump_json(), repo_src, sub_src
+            )
+            for i, d in enumerate(s.devices)
+        ]
+        self.names = [str(x) for x in ray.get([a.name.remote() for a in self.actors], timeout=600)]
+
+    def assign(self, points: list[Point]) -> list[tuple[Point, Any]]:
+        return list(zip(points, range(len(points)), strict=False))
+
+    def run(self, jobs: list[tuple[Job, Any]], on_done: OnDone, tick: Tick) -> None:
+        if self.st.settings.install or self.st.settings.install_submodule:
+            self.st.environment = "worktree"  # as with local devices, the final restore re-runs the installs
+            self.save(True)
+        started = time.monotonic()
+        refs = {}
+        for job, k in jobs:
+            p = job.point
+            refs[self.actors[k].test.remote(p.phase, p.index, p.superproject, p.submodule, job.n)] = (job, k)
+        pending, count = list(refs), 0
+        try:
+            while pending:
+                ready, pending = ray.wait(pending, num_returns=1, timeout=1.0)
+                for ref in ready:
+                    job, k = refs[ref]
+                    out = ray.get(ref)
+                    _write_log(job.log, out.pop("log"))
+                    count += 1
+                    on_done(job, self.names[k], _result(out), round(time.monotonic() - started, 3))
+                tick(count, len(jobs))
+        except BaseException:
+            ray.get([a.stop.remote() for a in self.actors], timeout=60)
+            for ref in pending:
+                ray.cancel(ref, force=False)
+            raise
+
+    def close(self) -> None:
+        try:
+            ray.get([a.remove.remote() for a in self.actors], timeout=300)
+        except Exception:  # an actor already gone has nothing left to remove on its node
+            pass
+        for a in self.actors:
+            ray.kill(a)
+
+
+def _result(out: dict[str, Any]) -> PointResult:
+    return PointResult(
+        verdict=Classified(out["verdict"], out["reason"], out["metric"]),
+        ran=bool(out["ran"]),
+        exit_code=out["exit_code"],
+        installed=list(out["installed"]),
+    )
+
+
+def _write_log(path: Path, data: bytes) -> None:
+    try:
+        path.parent.mkdir(exist_ok=True)
+        path.write_bytes(data)
+    except OSError:
+        pass  # the verdict stands without its log
+
+
+def _submodule_url(repo: Path, st: State) -> str | None:
+    try:
+        text = gitrepo.git(repo, "show", f"{st.bad}:.gitmodules")
+    except ToolFailure:
+        return None
+    name = st.submodule_name or st.settings.submodule
+    m = re.search(rf'\[submodule "{re.escape(name or "")}"\][^\[]*?url\s*=\s*(\S+)', text)
+    return m.group(1) if m else None
