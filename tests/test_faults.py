@@ -28,6 +28,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import psutil
 import pytest
 from helpers.bisect_project import Project, build
 from helpers.gitbuild import snapshot
@@ -52,7 +53,7 @@ def without_worktrees(snap: dict) -> dict:
 def leftovers(bisect_id: str) -> list[int]:
     """Processes still carrying this bisect's marker (commands nobody stopped)."""
     marker = f"PERFKIT_BISECT_ID={bisect_id}"
-    return [int(n) for n in os.listdir("/proc") if n.isdigit() and owned_by(int(n), marker)]
+    return [pid for pid in psutil.pids() if owned_by(pid, marker)]
 
 
 def wait_gone(bisect_id: str, seconds: float = 5) -> list[int]:
@@ -315,6 +316,85 @@ def test_mcp_server_killed_mid_run(bench, tmp_path, where, then):
     b.assert_finished_cleanly()  # ... until the resume or the reset stops it
 
 
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGINT", "stdin closed"])
+def test_mcp_server_stopped_mid_run_stops_cleanly(bench, tmp_path, how):
+    """A client ends `perfkit serve` mid bisect_run: the parked run is stopped at once, the steps before it
+    are saved, the environment points back at the user's checkout, the worktree is gone, and a later
+    bisect_run resumes to the right answer."""
+    b = bench
+    b.start(hold="run 4")  # step 4's run waits 30 s unless it is stopped
+    server = RawServer(tmp_path)
+    server.call("bisect_run", {"repo": b.p.path})
+    deadline = time.monotonic() + 60
+    while not b.seen("run 4 start"):
+        assert server.proc.poll() is None and time.monotonic() < deadline
+        time.sleep(0.01)
+    t0 = time.monotonic()
+    if how == "stdin closed":
+        server.proc.stdin.close()
+        expected_rc = 0
+    else:
+        sig = signal.Signals[how]
+        server.proc.send_signal(sig)
+        expected_rc = 128 + sig
+    rc = server.proc.wait(timeout=60)
+    server.stderr.close()
+    assert rc == expected_rc, (rc, (tmp_path / "serve.err").read_text())
+    assert time.monotonic() - t0 < 20  # the parked run did not sleep its 30 s out
+    assert not b.seen("run 4 end")
+    assert wait_gone(b.bisect_id) == []
+    b.assert_checkout_untouched(worktree_may_exist=False)
+    b.assert_environment_restored()
+    status = bisect_status(b.p.path)
+    assert status.worktree is None and status.environment == "user" and not status.done, status
+    assert status.message.startswith("Bisect paused"), status.message
+    assert [s.n for s in status.steps] == [1, 2, 3]
+    b.release()
+    b.assert_right_answer(_mcp("bisect_run", {"repo": b.p.path}))
+    b.assert_finished_cleanly()
+
+
+def test_mcp_client_ending_its_session_mid_run_stops_the_bisect_cleanly(bench, tmp_path):
+    """The MCP SDK's own stdio client ends the session while bisect_run works, as Claude Code does at the
+    end of a session: it closes the server's stdin, then sends SIGTERM and SIGKILL seconds later. The
+    server has stopped the bisect cleanly before that."""
+    import anyio
+    from mcp import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    b = bench
+    b.start(hold="run 4")
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "perfkit.cli", "serve"], env=dict(os.environ), cwd=str(tmp_path)
+    )
+
+    async def session() -> float:
+        with open(tmp_path / "serve.err", "w") as errlog:
+            async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as c:
+                await c.initialize()
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(c.call_tool, "bisect_run", {"repo": b.p.path})
+                    with anyio.fail_after(60):
+                        while not b.seen("run 4 start"):
+                            await anyio.sleep(0.01)
+                    tg.cancel_scope.cancel()  # the client gives up on the call and ends the session
+                t0 = time.monotonic()
+        return time.monotonic() - t0
+
+    took = anyio.run(session)
+    assert took < 10, took
+    assert not b.seen("run 4 end")  # the parked run was stopped, not waited for
+    assert wait_gone(b.bisect_id) == []
+    b.assert_checkout_untouched(worktree_may_exist=False)
+    b.assert_environment_restored()
+    status = bisect_status(b.p.path)
+    assert status.worktree is None and status.environment == "user" and not status.done, status
+    assert status.message.startswith("Bisect paused"), (status.message, (tmp_path / "serve.err").read_text())
+    b.release()
+    b.assert_right_answer(_mcp("bisect_run", {"repo": b.p.path}))
+    b.assert_finished_cleanly()
+
+
 # ---- 3. run commands that misbehave -------------------------------------------------------------------
 
 FLOOD = 2 * 1024**3
@@ -553,6 +633,17 @@ def _mcp_error(name: str, args: dict) -> str:
 # ---- 6. the repository moved or deleted while the bisect runs --------------------------------------------
 
 
+def remove_while_written(path: Path, seconds: float = 30) -> None:
+    """rmtree races with the bisect, which may still write a log line there before it notices (the cause
+    of an occasional 'Directory not empty'): remove again until the folder is gone. Whatever the bisect
+    recreates after that is caught by the test's own check that nothing exists at the old place."""
+    deadline = time.monotonic() + seconds
+    while path.exists():
+        shutil.rmtree(path, ignore_errors=True)
+        assert time.monotonic() < deadline, f"{path} keeps coming back"
+        time.sleep(0.02)
+
+
 @pytest.mark.parametrize("how", ["moved", "deleted"])
 def test_repository_moved_or_deleted_mid_run(bench, tmp_path, how):
     b = bench
@@ -565,7 +656,7 @@ def test_repository_moved_or_deleted_mid_run(bench, tmp_path, how):
         new.parent.mkdir()
         os.rename(old, new)
     else:
-        shutil.rmtree(old)
+        remove_while_written(old)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 1 and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
     assert "moved or deleted" in err, err

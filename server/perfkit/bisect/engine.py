@@ -13,6 +13,7 @@ from pathlib import Path
 
 import psutil
 
+from perfkit import gitrepo
 from perfkit.bisect import report, runner
 from perfkit.bisect import state as statefile
 from perfkit.bisect.models import StepRecord
@@ -23,6 +24,7 @@ from perfkit.bisect.state import State
 from perfkit.bisect.tester import command_env
 from perfkit.bisect.worker import LocalWorker
 from perfkit.bisect.worktree import Checkout
+from perfkit.errors import ToolFailure
 from perfkit.toolspec import Progress, no_progress
 
 __all__ = ["Engine", "work_paths"]
@@ -42,6 +44,7 @@ class Engine:
         wt, parking, self.logs = work_paths(sdir, repo)
         self.checkout = Checkout(repo, wt, parking, self.sub_path, self.planner.sub_source)
         self.worker = LocalWorker(repo, st, self.checkout, self.logs, self.save, progress)
+        self._user_status: str | None = None  # the user's checkout as `git status` saw it after the last step
 
     def save(self, durable: bool = True) -> None:
         statefile.save(self.sdir, self.st, durable)
@@ -58,7 +61,10 @@ class Engine:
         st, s = self.st, self.settings
         n = len(st.steps) + 1
         label = report.label(point, self.repo, self.planner.sub_source, self.sub_path)
+        before = self._user_status if self._user_status is not None else _status(self.repo)
         rec = self.worker.test(point, n, label, max(self.expected_total(), n))
+        self._user_status = _status(self.repo)
+        self._note_user_changes(n, before, self._user_status)
         sides = (1 if s.install else 0) + (1 if s.install_submodule and point.submodule else 0)
         st.installs += len(rec.installed)
         st.installs_saved += max(0, sides - len(rec.installed))
@@ -67,6 +73,17 @@ class Engine:
         self.planner.next_point()  # settle phase changes (level 1 found -> level 2 ...) so status is current
         self.save()
         return rec
+
+    def _note_user_changes(self, n: int, before: str | None, after: str | None) -> None:
+        """A known limit made visible: a command that writes into the user's checkout by absolute path."""
+        if before is None or after is None or before == after:
+            return
+        changed = sorted((set(after.split("\0")) ^ set(before.split("\0"))) - {""})
+        paths = ", ".join(c[3:] for c in changed[:5]) + (", ..." if len(changed) > 5 else "")
+        self.st.notes.append(
+            f"your checkout changed while step {n} ran ({paths}): if you did not change it yourself, the "
+            "step's commands wrote into it (by absolute path); perfkit does not undo that"
+        )
 
     # ---- leaving -------------------------------------------------------------------------------
 
@@ -113,12 +130,16 @@ class Engine:
         return ok
 
     def close(self, finished: bool) -> bool | None:
-        """Give the user their environment back and remove the worktree; the state stays for status."""
+        """Remove the worktree, then give the user their environment back; the state stays for status.
+
+        The worktree goes first, and is recorded gone at once: it is quick, while the restore re-runs
+        install commands, and a client that ends a server kills it a few seconds after SIGTERM."""
         try:
-            restored = self.restore_environment()
-        finally:  # the worktree goes even when restoring failed (it may be what fills the disk)
             self.checkout.remove()
             self.st.worktree = None
+            self.save()
+        finally:  # the restore runs even when removing failed (a full disk, a folder gone)
+            restored = self.restore_environment()
         self.st.finalized = finished
         self.save()
         return restored
@@ -133,6 +154,14 @@ class Engine:
                 runner.kill_group(pgid)
             self.st.active_pgid = None
         runner.sweep(marker)
+
+
+def _status(repo: Path) -> str | None:
+    """`git status` of the user's checkout, read without taking its index lock or rewriting its index."""
+    try:
+        return gitrepo.git(repo, "--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=normal")
+    except ToolFailure:
+        return None
 
 
 def _group_members(pgid: int) -> list[int]:

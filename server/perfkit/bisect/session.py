@@ -256,6 +256,9 @@ def step(repo: str, progress: Progress = no_progress) -> StepResult:
             return StepResult(line=f"The bisect is done. {st.message}", step=None, status=_status(eng, top, sdir))
         try:
             rec = _one_step(eng)
+        except ToolFailure as exc:
+            _abandon(eng)
+            raise _explained(exc, top, sdir) from None
         except BaseException:
             _abandon(eng)
             raise
@@ -275,6 +278,9 @@ def run(repo: str, progress: Progress = no_progress) -> BisectStatus:
                     progress(len(st.steps), eng.expected_total(), step_line(rec, eng.expected_total()))
             if not st.finalized:
                 eng.close(finished=True)
+        except ToolFailure as exc:
+            _abandon(eng)
+            raise _explained(exc, top, sdir) from None
         except BaseException:
             _abandon(eng)
             raise
@@ -388,6 +394,20 @@ def _load(sdir: Path) -> State:
     if st is None:
         raise InputError("repo", "no bisect is recorded for this repository", "start one with bisect_start")
     return st
+
+
+def _explained(exc: ToolFailure, top: Path, sdir: Path) -> ToolFailure:
+    """A git command that failed because the repository is being moved or deleted says so, not 'bad object'.
+
+    A removal in progress takes a moment to reach the bisect's folder: look a few times."""
+    for _ in range(5):
+        if not statefile.state_file(sdir).is_file() or not (top / ".git").exists():
+            return ToolFailure(
+                f"the repository {top} was moved or deleted while the bisect ran; bisect_status at its new "
+                "place shows what was kept"
+            )
+        time.sleep(0.1)
+    return exc
 
 
 def _abandon(eng: Engine) -> None:
