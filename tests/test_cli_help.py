@@ -13,7 +13,6 @@ import subprocess
 import sys
 
 import pytest
-
 from perfkit.cli import build_parser, cli_words, main, metavar, option_help
 from perfkit.registry import all_tools
 
