@@ -27,10 +27,23 @@ into a PR description and an issue against a generated target repository. About 
 With --keep or --dir the repositories stay, and the demo prints their paths and the commands to try next."""
 
 
-def _good_commit(compiler: Path) -> str:
-    """The good end the demo's bisect recorded, read back from the repository it kept."""
-    first = gitrepo.git(compiler, "rev-list", "--first-parent", "--reverse", "HEAD").split()
-    return first[5] if len(first) > 5 else first[0]
+def _finished_bisect(compiler: Path) -> tuple[str, list[str]]:
+    """Tags the good end of the demo's finished bisect as `good`; returns it and the culprit commands."""
+    from perfkit.bisect.tools import bisect_status
+
+    q = shlex.quote
+    status = bisect_status(str(compiler))
+    if not status.good:
+        return "", []
+    gitrepo.git(compiler, "tag", "-f", "good", status.good)
+    explain = []
+    if status.culprit:
+        explain.append(f"perfkit evaluate-culprit {q(str(compiler))} {status.culprit.commit[:12]} --submodule runtime")
+    if status.submodule_culprit:
+        explain.append(
+            f"perfkit evaluate-culprit {q(str(compiler / 'runtime'))} {status.submodule_culprit.commit[:12]}"
+        )
+    return "good", explain
 
 
 def next_commands(root: Path) -> list[str]:
@@ -40,14 +53,13 @@ def next_commands(root: Path) -> list[str]:
     compiler = root / "bisect" / "pypto"
     if (compiler / ".git").exists():
         env = q(str(root / "bisect" / "python-env"))
-        good = _good_commit(compiler)[:12]
-        lines += [
-            f"perfkit bisect-status {q(str(compiler))}",
-            f"perfkit bisect-reset {q(str(compiler))}",
-            f"DEMO_ENV={env} perfkit bisect-start {q(str(compiler))} {good}",
-            f"DEMO_ENV={env} perfkit bisect-run {q(str(compiler))}",
-            f"perfkit evaluate-culprit {q(str(compiler))} HEAD --submodule runtime",
-        ]
+        good, explain = _finished_bisect(compiler)
+        lines += [f"perfkit bisect-status {q(str(compiler))}", *explain, f"perfkit bisect-reset {q(str(compiler))}"]
+        if good:
+            lines += [
+                f"DEMO_ENV={env} perfkit bisect-start {q(str(compiler))} {good}",
+                f"DEMO_ENV={env} perfkit bisect-run {q(str(compiler))}",
+            ]
     campaign, target = root / "publish" / "campaign", root / "publish" / "target-repo"
     if campaign.is_dir() and target.is_dir():
         lines += [
@@ -63,7 +75,7 @@ def next_commands(root: Path) -> list[str]:
 def _report_kept(root: Path, out: TextIO) -> None:
     out.write(f"Everything is kept in {root}:\n")
     for rel, what in (
-        ("bisect/pypto", "compiler repository with the runtime submodule, settings in perfkit.toml"),
+        ("bisect/pypto", "compiler repo with the runtime submodule; settings in perfkit.toml; tag `good`"),
         ("bisect/python-env", "the demo's stand-in for a Python environment (DEMO_ENV)"),
         ("publish/campaign", "the campaign folder, with the drafts render_pr wrote"),
         ("publish/target-repo", "the target repository; its delivery branch starts at main"),
