@@ -192,11 +192,12 @@ def test_uv_runs_the_locked_environment(tmp_path):
     if not Path(uv).exists():
         pytest.fail("uv is not installed: `pip install uv` (the README's test set-up does)")
     uvdir = bin_dir(tmp_path / "uv", {"uv": uv, "python3": base_python()})
-    env = clean_env(tmp_path, [uvdir, tools(tmp_path)], UV_PROJECT_ENVIRONMENT=str(tmp_path / "uv-env"))
+    env = clean_env(tmp_path, [uvdir, tools(tmp_path)])
+    data = Path(env["HOME"]) / ".claude" / "plugins" / "data" / "perfkit-inline"  # Claude Code's name for it
     line = mcp_list(env, tmp_path)
     assert "Connected" in line, line
-    assert (tmp_path / "uv-env" / "bin" / "perfkit").exists()
-    assert inspector_tools(env, tmp_path) == served_names()
+    assert (data / "uv-venv" / "bin" / "perfkit").exists(), "uv's environment belongs in the plugin's data folder"
+    assert inspector_tools(env | {"CLAUDE_PLUGIN_DATA": str(data)}, tmp_path) == served_names()
 
 
 @pytest.mark.slow
