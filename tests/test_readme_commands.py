@@ -2,8 +2,8 @@
 
 The README's command blocks (indented, or fenced as sh/bash/console) are extracted and run in order in
 a copy of the tracked files, with a new virtual environment first on PATH, so `pip install -e .`
-installs from the package index as it does for a reader. Only the commands listed in SKIP are left
-out, each with its reason.
+installs the clone there as it does for a reader. Only the commands listed in SKIP are left out, each
+with its reason.
 """
 
 from __future__ import annotations
@@ -98,6 +98,11 @@ def test_every_readme_command_runs_as_written(tmp_path):
     venv = tmp_path / "venv"
     base = str(Path(getattr(sys, "_base_executable", sys.executable)).resolve())
     subprocess.run([base, "-m", "venv", str(venv)], check=True, timeout=300)
+    # perfkit's dependencies are visible to the new environment (not perfkit itself), so the README's
+    # `pip install -e .` installs the clone without downloading pandas again; test_launcher's
+    # environment build covers the download from the index.
+    deps = next(Path(p) for p in sys.path if p.endswith("site-packages") and Path(p).is_dir())
+    (next((venv / "lib").glob("python3*")) / "site-packages" / "zz-perfkit-test-deps.pth").write_text(f"{deps}\n")
     env = {k: v for k, v in os.environ.items() if NETWORK.search(k)} | {
         "HOME": str(tmp_path / "home"),
         "PATH": os.pathsep.join([str(venv / "bin"), "/usr/local/bin", "/usr/bin", "/bin"]),
@@ -127,3 +132,7 @@ def test_every_readme_command_runs_as_written(tmp_path):
     assert ran >= 12
     assert (clone / "perfkit-demo" / "publish" / "campaign" / "proposed-pr-description.md").is_file()
     assert not (clone / "perfkit-demo" / "bisect" / "pypto" / ".git" / "perfkit-bisect").exists(), "reset ran last"
+    where = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", "import perfkit; print(perfkit.__file__)"], capture_output=True, text=True
+    )
+    assert where.stdout.startswith(str(clone)), "the README's commands ran the clone's perfkit"
