@@ -129,7 +129,8 @@ def served_names() -> list[str]:
 
 def test_mcp_json_runs_the_launcher():
     config = json.loads((ROOT / ".mcp.json").read_text())["mcpServers"]["perfkit"]
-    assert config["command"] == "${CLAUDE_PLUGIN_ROOT}/bin/perfkit-mcp" and config["args"] == ["serve"]
+    # through sh, so a copy that lost the executable bit still starts
+    assert config["command"] == "sh" and config["args"] == ["${CLAUDE_PLUGIN_ROOT}/bin/perfkit-mcp", "serve"]
     assert os.access(LAUNCHER, os.X_OK)
     assert LAUNCHER.read_text().startswith("#!/bin/sh\n")
     assert "uv run --quiet --frozen --directory" in LAUNCHER.read_text()
