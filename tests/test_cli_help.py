@@ -112,5 +112,5 @@ def test_cli_words_names_commands_not_tools():
         "No bisect here; start one with perfkit bisect-start. Next: `perfkit bisect-run`, or perfkit bisect-step"
         " for one point."
     )
-    untouched = "log at /tmp/bisect_run/x.log, field bisect_runs, render_pr.py, my-bisect_run"
+    untouched = "log at /tmp/bisect_run/x.log, field bisect_runs, render_pr.py, my-bisect_run, bisect_run(repo=r)"
     assert cli_words(untouched, SPECS) == untouched

@@ -142,10 +142,10 @@ def cli_words(text: str, specs: list[ToolSpec]) -> str:
     """A message written with MCP tool names, reworded for a shell user: `bisect_run` -> `perfkit bisect-run`.
 
     Core messages name the tools as an agent calls them; only this adapter knows the user is at a shell.
-    A name inside a path or a longer identifier is left alone.
+    A name inside a path, a longer identifier or code (a call, an assignment) is left alone.
     """
     names = sorted((s.name for s in specs), key=len, reverse=True)
-    pattern = re.compile(r"(?<![\w/.\-])(" + "|".join(map(re.escape, names)) + r")(?![\w/\-]|\.\w)")
+    pattern = re.compile(r"(?<![\w/.\-])(" + "|".join(map(re.escape, names)) + r")(?![\w/\-(=]|\.\w)")
     by_name = {s.name: s.cli_name for s in specs}
     return pattern.sub(lambda m: "perfkit " + by_name[m.group(1)], text)
 
