@@ -47,3 +47,52 @@ def test_help_lists_every_tool():
     assert proc.returncode == 0
     for spec in all_tools():
         assert spec.cli_name in proc.stdout
+
+
+def test_cli_names_commands_where_mcp_names_tools(tmp_path):
+    """The same core message: over MCP it names bisect_run, on the CLI `perfkit bisect-run`."""
+    import anyio
+    from helpers.bisect_project import build
+    from mcp import Client
+    from perfkit.bisect.tools import bisect_reset
+    from perfkit.server import build_server
+
+    p = build(tmp_path, [""] * 3, [("src", "")] * 3 + [("src", "BUG", "bug")])
+    args = ["bisect-start", p.path, p.c["add"], "--run", p.run_cmd()]
+    cli = perfkit(*args)
+    assert cli.returncode == 0, cli.stderr
+    assert "perfkit bisect-run" in cli.stdout and "bisect_run" not in cli.stdout
+    again = perfkit(*args)  # an error message from the core, reworded too
+    assert again.returncode == 2 and "bisect_" not in again.stderr, again.stderr
+    assert "perfkit bisect-" in again.stderr
+    as_json = perfkit("bisect-status", p.path, "--json")  # --json stays exactly the tool's result
+    assert "perfkit bisect-" not in as_json.stdout
+    bisect_reset(p.path)
+
+    async def over_mcp() -> str:
+        async with Client(build_server(), mode="legacy") as c:
+            r = await c.call_tool("bisect_start", {"repo": p.path, "good": p.c["add"], "run": p.run_cmd()})
+            assert not r.is_error, r.content[0].text
+            return str(r.structured_content["message"])
+
+    message = anyio.run(over_mcp)
+    assert "bisect_run" in message and "perfkit bisect-run" not in message
+    bisect_reset(p.path)
+
+
+def test_progress_bar_never_counts_backwards():
+    import io
+    import re
+
+    from perfkit.progressbar import ProgressBar
+
+    out = io.StringIO()
+    bar = ProgressBar(stream=out, width=20)
+    for done, total in [(0, 10), (3, 10), (5, 10), (5, 30), (6, 30), (20, 40), (40, 40)]:
+        bar(done, total, f"step {done}")
+    lines = out.getvalue().splitlines()
+    filled = [line.split("]")[0].count("#") for line in lines]
+    assert filled == sorted(filled) and filled[-1] == 20
+    assert lines[2].startswith("[##########..........] 5/10 ")  # exact while the total holds
+    assert re.search(r"\] 5/about 30 ", lines[3]) and re.search(r"\] 6/about 30 ", lines[4])
+    assert "/about 40" in lines[-1]

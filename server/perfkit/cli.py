@@ -11,6 +11,7 @@ import argparse
 import inspect
 import json
 import os
+import re
 import sys
 import types
 import typing
@@ -46,36 +47,71 @@ def _is(tp: Any, kind: type) -> bool:
     return any(a is kind or typing.get_origin(a) is kind for a in _non_none(tp))
 
 
+_PATH_NAMES = {"repo", "path", "paths", "run_cwd", "submodule"}
+_REV_NAMES = {"good", "bad", "base", "head", "commit"}
+_COMMAND_NAMES = {"run", "install", "install_submodule"}
+
+
+def metavar(name: str, tp: Any) -> str:
+    """The placeholder a user reads in --help, from the parameter's type and name (never a bare VALUE)."""
+    kinds = _non_none(tp)
+    lit = [a for a in kinds if typing.get_origin(a) is Literal]
+    if lit:
+        return "{" + ",".join(str(c) for c in typing.get_args(lit[0])) + "}"
+    if any(a is dict or typing.get_origin(a) is dict for a in kinds):
+        return "JSON|PATH" if _is(tp, str) else "JSON"
+    if _is(tp, bool):
+        return "BOOL"
+    if _is(tp, int):
+        return "N"
+    if _is(tp, float):
+        return "SECONDS" if name.endswith("_s") else "NUMBER"
+    if name in _PATH_NAMES or name.endswith("_dir") or name.endswith("_dirs"):
+        return "PATH"
+    if name in _REV_NAMES:
+        return "REV"
+    if name in _COMMAND_NAMES:
+        return "COMMAND"
+    if name.endswith("_pattern"):
+        return "REGEX"
+    if name == "subdirs":
+        return "SUBDIR"
+    return "TEXT"
+
+
+def _default_text(default: Any) -> str:
+    if isinstance(default, list):
+        return ", ".join(map(str, default))
+    if isinstance(default, bool):
+        return "on" if default else "off"
+    return str(default)
+
+
+def option_help(description: str, default: Any) -> str:
+    """The description with the default stated once: appended only when the text does not give it."""
+    text = description.strip()
+    if default not in (None, inspect.Parameter.empty) and not re.search(r"\bdefault\b", text, re.IGNORECASE):
+        text = f"{text.rstrip('.')}. Default: {_default_text(default)}."
+    return text.replace("%", "%%")
+
+
 def _add_param(parser: argparse.ArgumentParser, p: inspect.Parameter) -> None:
     tp, desc = _unwrap(p.annotation)
-    help_text = (desc or "").replace("%", "%%")
-    choices = None
-    lit = [a for a in _non_none(tp) if typing.get_origin(a) is Literal]
-    if lit:
-        choices = list(typing.get_args(lit[0]))
+    name = metavar(p.name, tp)
     # choices are checked by pydantic, like every other value, so a wrong one is a one-line error too
-    if choices:
-        help_text += f" (one of: {', '.join(map(str, choices))})"
     if p.default is inspect.Parameter.empty:
-        parser.add_argument(p.name, metavar=p.name.upper(), help=help_text)
+        parser.add_argument(p.name, metavar=p.name.upper(), help=option_help(desc, p.default))
         return
     flag = "--" + p.name.replace("_", "-")
+    help_text = option_help(desc, p.default)
     if _is(tp, bool) and not _is(tp, str):
-        parser.add_argument(
-            flag,
-            dest=p.name,
-            action=argparse.BooleanOptionalAction,
-            default=None,
-            help=f"{help_text} (default: {p.default})",
-        )
+        parser.add_argument(flag, dest=p.name, action=argparse.BooleanOptionalAction, default=None, help=help_text)
     elif _is(tp, list) and not _is(tp, str):
         parser.add_argument(
-            flag, dest=p.name, action="append", default=None, metavar="VALUE", help=f"{help_text} (repeat for several)"
+            flag, dest=p.name, action="append", default=None, metavar=name, help=f"{help_text} Repeat for several."
         )
     else:
-        parser.add_argument(
-            flag, dest=p.name, default=None, metavar="VALUE", help=f"{help_text} (default: {p.default})"
-        )
+        parser.add_argument(flag, dest=p.name, default=None, metavar=name, help=help_text)
 
 
 def _coerce(tp: Any, value: Any) -> Any:
@@ -102,48 +138,106 @@ def _validate(spec: ToolSpec, raw: dict[str, Any]) -> dict[str, Any]:
     return {p.name: getattr(validated, p.name) for p in params}
 
 
+def cli_words(text: str, specs: list[ToolSpec]) -> str:
+    """A message written with MCP tool names, reworded for a shell user: `bisect_run` -> `perfkit bisect-run`.
+
+    Core messages name the tools as an agent calls them; only this adapter knows the user is at a shell.
+    A name inside a path, a longer identifier or code (a call, an assignment) is left alone.
+    """
+    names = sorted((s.name for s in specs), key=len, reverse=True)
+    pattern = re.compile(r"(?<![\w/.\-])(" + "|".join(map(re.escape, names)) + r")(?![\w/\-(=]|\.\w)")
+    by_name = {s.name: s.cli_name for s in specs}
+    return pattern.sub(lambda m: "perfkit " + by_name[m.group(1)], text)
+
+
 def _render(result: Any) -> str:
     if hasattr(result, "human"):
-        return result.human()
+        return str(result.human())
     return json.dumps(result.model_dump(mode="json"), indent=2)
 
 
-def _run_tool(spec: ToolSpec, ns: argparse.Namespace) -> int:
+def _run_tool(spec: ToolSpec, ns: argparse.Namespace, specs: list[ToolSpec]) -> int:
     from perfkit.progressbar import ProgressBar
 
     bar = ProgressBar() if spec.wants_progress and not ns.quiet else None
     try:
         args = _validate(spec, vars(ns))
-        result = spec.call(args, bar)
+        result = spec.call(args, _Reworded(bar, specs) if bar else None)
     finally:
         if bar:
             bar.close()
     if ns.json:
         sys.stdout.write(result.model_dump_json(indent=2) + "\n")
     else:
-        sys.stdout.write(_render(result) + "\n")
+        sys.stdout.write(cli_words(_render(result), specs) + "\n")
     code = getattr(result, "cli_exit_code", None)  # a result may say its answer is not a success
     return int(code()) if callable(code) else EXIT_OK
+
+
+class _Reworded:
+    """Progress messages pass through cli_words on their way to the bar."""
+
+    def __init__(self, bar: Any, specs: list[ToolSpec]) -> None:
+        self.bar, self.specs = bar, specs
+
+    def __call__(self, done: float, total: float | None = None, message: str | None = None) -> None:
+        self.bar(done, total, cli_words(message, self.specs) if message else message)
+
+
+SERVE_HELP = "run the MCP server on stdio (what MCP clients start)"
+SERVE_DESCRIPTION = (
+    "Run perfkit's MCP server on stdin/stdout until the client closes it. Claude Code starts it through the\n"
+    "plugin's launcher; other clients run `perfkit serve` (see the README). Logs go to stderr."
+)
+
+
+def _summary(spec: ToolSpec) -> str:
+    """One short line for the top-level list: the tool's title, else its first sentence."""
+    line = spec.title or spec.description.split(". ")[0].replace("\n", " ")
+    return (line[0].lower() + line[1:]).replace("%", "%%")
+
+
+def _raw(text: str) -> str:
+    """argparse %-formats a description only when it names %(prog); keep a literal '%' literal."""
+    return text.replace("%", "%%") if "%(" in text else text
+
+
+class _OneLineEach(argparse.HelpFormatter):
+    """Room for the longest command name, so each command's summary stays on the name's own line.
+
+    argparse measures sub-commands two columns short of where it prints them; widen by that much.
+    """
+
+    def add_argument(self, action: argparse.Action) -> None:
+        super().add_argument(action)
+        if isinstance(action, argparse._SubParsersAction):
+            longest = max((len(name) for name in action.choices), default=0)
+            self._action_max_length = max(self._action_max_length, longest + 6)
 
 
 def build_parser(specs: list[ToolSpec]) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="perfkit",
+        formatter_class=_OneLineEach,
         description="Publish performance campaigns and bisect precision regressions.",
-        epilog="Every tool command accepts --json to print the tool's structured result exactly as MCP returns it.",
+        epilog="`perfkit COMMAND --help` describes a command. Every tool command accepts --json to print the "
+        "tool's structured result exactly as MCP returns it.",
     )
     parser.add_argument("--version", action="version", version=f"perfkit {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    sub.add_parser("serve", help="run the MCP server on stdio (what Claude Code starts)")
-    for name, (fn, help_text) in _extra_commands().items():
-        extra = sub.add_parser(name, help=help_text, description=help_text)
+    sub.add_parser(
+        "serve", help=SERVE_HELP, description=SERVE_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    for name, (fn, help_text, description) in _extra_commands().items():
+        extra = sub.add_parser(
+            name, help=help_text, description=description, formatter_class=argparse.RawDescriptionHelpFormatter
+        )
         fn(extra)
     for spec in specs:
-        first = spec.description.split("\n\n")[0].replace("\n", " ")
         p = sub.add_parser(
             spec.cli_name,
-            help=first.split(". ")[0].replace("%", "%%"),
-            description=spec.description.replace("%", "%%"),
+            help=_summary(spec),
+            description=_raw(spec.description),
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         for param in spec.parameters():
@@ -155,13 +249,13 @@ def build_parser(specs: list[ToolSpec]) -> argparse.ArgumentParser:
     return parser
 
 
-def _extra_commands() -> dict[str, tuple[Any, str]]:
+def _extra_commands() -> dict[str, tuple[Any, str, str]]:
     """Commands that are not MCP tools (the demo); each registers its own arguments."""
     try:
         from perfkit.demo.command import COMMAND
     except ImportError:
         return {}
-    return {COMMAND.name: (COMMAND.configure, COMMAND.help)}
+    return {COMMAND.name: (COMMAND.configure, COMMAND.help, COMMAND.description)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -172,7 +266,8 @@ def main(argv: list[str] | None = None) -> int:
 
         serve()
         return EXIT_OK
-    parser = build_parser(all_tools())
+    specs = all_tools()
+    parser = build_parser(specs)
     ns = parser.parse_args(argv)
     if ns.command is None:
         parser.print_help()
@@ -184,13 +279,13 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_OK
     try:
         if hasattr(ns, "_spec"):
-            return _run_tool(ns._spec, ns)
-        return ns._run(ns)
+            return _run_tool(ns._spec, ns, specs)
+        return int(ns._run(ns))
     except InputError as exc:
-        print(f"perfkit: error: {exc}", file=sys.stderr)
+        print(f"perfkit: error: {cli_words(str(exc), specs)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except ToolFailure as exc:
-        print(f"perfkit: failed: {exc}", file=sys.stderr)
+        print(f"perfkit: failed: {cli_words(str(exc), specs)}", file=sys.stderr)
         return EXIT_FAILURE
     except KeyboardInterrupt:
         print("perfkit: interrupted", file=sys.stderr)

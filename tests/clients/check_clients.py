@@ -3,7 +3,9 @@
 - MCP Inspector CLI: tools/list (every tool has an outputSchema) and tools/call (a real result
   and a bad-input error).
 - Claude Code: `plugin validate` on the plugin and on the marketplace, and `--plugin-dir . mcp
-  list`, which must report the plugin's server as Connected (this starts it through .mcp.json).
+  list`, which must report the plugin's server as Connected (this starts it through .mcp.json and the
+  launcher, with whatever this machine has: uv, or the perfkit installed here; tests/test_launcher.py
+  covers each of the launcher's branches).
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ def main() -> None:
         CI="true",
         DISABLE_AUTOUPDATER="1",
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+        MCP_TIMEOUT="600000",  # a first start through uv may build its environment
     )
     (work / "home").mkdir()
     try:
@@ -122,10 +125,6 @@ def main() -> None:
                 f"claude plugin validate {target}",
                 v.stdout + v.stderr,
             )
-        if not shutil.which("uv"):
-            check(False, "uv on PATH (the plugin's .mcp.json starts the server with uv run)")
-        sync = run(["uv", "sync", "--frozen", "--quiet", "--directory", str(ROOT)], ROOT, env, timeout=600)
-        check(sync.returncode == 0, "uv sync --frozen (the environment .mcp.json runs in)", sync.stderr)
         listed = run([claude, "--plugin-dir", str(ROOT), "mcp", "list"], work, env)
         line = next((ln for ln in listed.stdout.splitlines() if ln.startswith("plugin:perfkit:perfkit")), "")
         check(

@@ -1,8 +1,13 @@
-"""`perfkit demo`: argument parsing and the two acts, in a temporary folder it reports."""
+"""`perfkit demo`: argument parsing and the two acts, in a temporary folder it reports.
+
+With --keep (or --dir) the repositories stay, and the demo prints their paths and commands to try
+next on them, so a new user can run every CLI command on real data before touching their own.
+"""
 
 from __future__ import annotations
 
 import argparse
+import shlex
 import shutil
 import sys
 import tempfile
@@ -10,6 +15,76 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
+
+from perfkit import gitrepo
+
+DESCRIPTION = """\
+Run the whole job on generated data, with no accelerator, network or agent: build a compiler repository
+with a runtime submodule and bisect a precision regression at both levels, then turn an example campaign
+into a PR description and an issue against a generated target repository. About a minute.
+
+With --keep or --dir the repositories stay, and the demo prints their paths and the commands to try next."""
+
+
+def _finished_bisect(compiler: Path) -> tuple[str, list[str]]:
+    """Tags the good end of the demo's finished bisect as `good`; returns it and the culprit commands."""
+    from perfkit.bisect.tools import bisect_status
+
+    q = shlex.quote
+    status = bisect_status(str(compiler))
+    if not status.good:
+        return "", []
+    gitrepo.git(compiler, "tag", "-f", "good", status.good)
+    explain = []
+    if status.culprit:
+        explain.append(f"perfkit evaluate-culprit {q(str(compiler))} {status.culprit.commit[:12]} --submodule runtime")
+    if status.submodule_culprit:
+        explain.append(
+            f"perfkit evaluate-culprit {q(str(compiler / 'runtime'))} {status.submodule_culprit.commit[:12]}"
+        )
+    return "good", explain
+
+
+def next_commands(root: Path) -> list[str]:
+    """Commands a user can paste as they are, on what the demo kept under root."""
+    q = shlex.quote
+    lines: list[str] = []
+    compiler = root / "bisect" / "pypto"
+    if (compiler / ".git").exists():
+        env = q(str(root / "bisect" / "python-env"))
+        good, explain = _finished_bisect(compiler)
+        lines += [f"perfkit bisect-status {q(str(compiler))}", *explain, f"perfkit bisect-reset {q(str(compiler))}"]
+        if good:
+            lines += [
+                f"DEMO_ENV={env} perfkit bisect-start {q(str(compiler))} {good}",
+                f"DEMO_ENV={env} perfkit bisect-run {q(str(compiler))}",
+            ]
+    campaign, target = root / "publish" / "campaign", root / "publish" / "target-repo"
+    if campaign.is_dir() and target.is_dir():
+        lines += [
+            f"perfkit read-benchmark {q(str(campaign))}",
+            f"perfkit classify-changes {q(str(target))} main",
+            f"perfkit git-blame-removal {q(str(target))} main",
+            f"perfkit lint-wording --path {q(str(campaign / 'proposed-pr-description.md'))} "
+            f"--campaign-dir {q(str(campaign))} --repo {q(str(target))}",
+        ]
+    return lines
+
+
+def _report_kept(root: Path, out: TextIO) -> None:
+    out.write(f"Everything is kept in {root}:\n")
+    for rel, what in (
+        ("bisect/pypto", "compiler repo with the runtime submodule; settings in perfkit.toml; tag `good`"),
+        ("bisect/python-env", "the demo's stand-in for a Python environment (DEMO_ENV)"),
+        ("publish/campaign", "the campaign folder, with the drafts render_pr wrote"),
+        ("publish/target-repo", "the target repository; its delivery branch starts at main"),
+    ):
+        if (root / rel).exists():
+            out.write(f"  {root / rel}  {what}\n")
+    commands = next_commands(root)
+    if commands:
+        out.write("Try next:\n" + "".join(f"  {c}\n" for c in commands))
 
 
 def _run(ns: argparse.Namespace) -> int:
@@ -31,7 +106,8 @@ def _run(ns: argparse.Namespace) -> int:
     finally:
         elapsed = time.monotonic() - started
         if ns.keep or ns.dir:
-            out.write(f"\nDone in {elapsed:.0f} s. Everything is kept in {root}\n")
+            out.write(f"\nDone in {elapsed:.0f} s. ")
+            _report_kept(root, out)
         else:
             shutil.rmtree(root, ignore_errors=True)
             out.write(f"\nDone in {elapsed:.0f} s. Removed {root} (pass --keep to inspect it).\n")
@@ -39,8 +115,8 @@ def _run(ns: argparse.Namespace) -> int:
 
 
 def _configure(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--keep", action="store_true", help="keep the temporary folder for inspection")
-    p.add_argument("--dir", help="build in this folder instead of a temporary one (implies --keep)")
+    p.add_argument("--keep", action="store_true", help="keep the temporary folder and print what to try next on it")
+    p.add_argument("--dir", metavar="PATH", help="build in this folder instead of a temporary one (implies --keep)")
     p.add_argument("--only", choices=["bisect", "publish"], help="run one act only")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(_run=_run)
@@ -50,11 +126,13 @@ def _configure(p: argparse.ArgumentParser) -> None:
 class Command:
     name: str
     help: str
+    description: str
     configure: Callable[[argparse.ArgumentParser], None]
 
 
 COMMAND = Command(
     "demo",
-    "run the whole job on generated data: a two-level precision bisect, then a PR description and issue",
+    "the whole job on generated data (bisect, PR, issue)",
+    DESCRIPTION,
     _configure,
 )
