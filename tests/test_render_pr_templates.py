@@ -172,6 +172,14 @@ Skips the CI for this commit.
 """
 
 
+def test_bot_help_under_a_covered_heading_stays(tmp_path, campaign):
+    template = BOT_HELP.replace("## Notes for reviewers", "## Description of changes")
+    res, text, repo = _render(tmp_path, campaign, {".github/PULL_REQUEST_TEMPLATE.md": template})
+    assert "Description of changes" in [s.heading for s in res.pr_template.skipped_headings]
+    assert BOT_HELP[BOT_HELP.index("<details>") :].rstrip() in text
+    _clean(res, repo, campaign)
+
+
 def test_details_bot_help_and_bot_line_are_carried_verbatim(tmp_path, campaign):
     res, text, repo = _render(tmp_path, campaign, {".github/PULL_REQUEST_TEMPLATE.md": BOT_HELP})
     block = BOT_HELP[BOT_HELP.index("<details>") :].rstrip()

@@ -27,6 +27,8 @@ _PROMPT_RE = re.compile(
 _ITEM_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
 _BOT_LINE_RE = re.compile(r"^\s*@[\w-]+(?:\[bot\])?\b")
 _DETAILS_BLOCK_RE = re.compile(r"<details\b.*?</details\s*>", re.I | re.S)
+_DETAILS_OPEN_RE = re.compile(r"<details\b", re.I)
+_DETAILS_CLOSE_RE = re.compile(r"</details\s*>", re.I)
 _POLICY_WHY = (
     "the box asserts the PR is not written with AI or agent help; it stays unticked, so tell the user before they post"
 )
@@ -135,12 +137,18 @@ def _answer_lines(st: _State, s: Section, body: list[str]) -> None:
 
 
 def _kept_from_covered(body: list[str]) -> list[int]:
-    """What stays of a covered section: its checklist, issue links and content that is not a prompt."""
+    """What stays of a covered section: its checklist, issue links, <details> blocks and content that is
+    not a prompt."""
     hidden = hidden_lines(body)
     keep: list[int] = []
     k = 0
     while k < len(body):
         ln = body[k]
+        if not hidden[k] and _DETAILS_OPEN_RE.search(ln):
+            end = next((j for j in range(k, len(body)) if _DETAILS_CLOSE_RE.search(body[j])), len(body) - 1)
+            keep += range(k, end + 1)
+            k = end + 1
+            continue
         if BOX_RE.match(ln) and not hidden[k]:
             end = _item_end(body, hidden, k)
             keep += range(k, end + 1)
