@@ -172,6 +172,14 @@ Skips the CI for this commit.
 """
 
 
+def test_bot_help_under_a_covered_heading_stays(tmp_path, campaign):
+    template = BOT_HELP.replace("## Notes for reviewers", "## Description of changes")
+    res, text, repo = _render(tmp_path, campaign, {".github/PULL_REQUEST_TEMPLATE.md": template})
+    assert "Description of changes" in [s.heading for s in res.pr_template.skipped_headings]
+    assert BOT_HELP[BOT_HELP.index("<details>") :].rstrip() in text
+    _clean(res, repo, campaign)
+
+
 def test_details_bot_help_and_bot_line_are_carried_verbatim(tmp_path, campaign):
     res, text, repo = _render(tmp_path, campaign, {".github/PULL_REQUEST_TEMPLATE.md": BOT_HELP})
     block = BOT_HELP[BOT_HELP.index("<details>") :].rstrip()
@@ -385,6 +393,8 @@ def test_a_linked_template_and_contributing_leak_nothing(tmp_path, campaign):
     assert "skipped: .github/PULL_REQUEST_TEMPLATE.md is a symlink (committed links are not followed)" in res.warnings
     assert "skipped: CONTRIBUTING.md is a symlink (committed links are not followed)" in res.warnings
     assert "skipped: .github/PULL_REQUEST_TEMPLATE.md is a symlink" in res.human()
+    lint = lint_wording(path=res.pr_path, repo=str(r.path))
+    assert "skipped: CONTRIBUTING.md is a symlink (committed links are not followed)" in lint.repo_skipped
 
 
 def test_a_huge_template_is_skipped_and_reported(tmp_path, campaign):
@@ -456,3 +466,45 @@ def test_lint_wording_reads_only_the_drafts_benchmark_and_job(tmp_path, campaign
         lint_wording(path=res.pr_path, campaign_dir=str(campaign), draft=bad)
     assert getattr(e.value, "field", "") == "draft.benchmark.warmup_steps"
     assert PR_FILE in res.pr_path
+
+
+SHAPES = {
+    "bot-cut": {".github/PULL_REQUEST_TEMPLATE.md": CUT},
+    "cut-in-comment": {".github/PULL_REQUEST_TEMPLATE.md": CUT_IN_COMMENT},
+    "results-with-boxes": {".github/PULL_REQUEST_TEMPLATE.md": RESULTS_WITH_BOXES},
+    "bot-help": {".github/PULL_REQUEST_TEMPLATE.md": BOT_HELP},
+    "fixes": {".github/PULL_REQUEST_TEMPLATE.md": FIXES},
+    "bare-and-wrapped": {".github/PULL_REQUEST_TEMPLATE.md": BARE_AND_WRAPPED},
+    "disclosure": {".github/PULL_REQUEST_TEMPLATE.md": DISCLOSURE},
+    "title-rule": {".github/PULL_REQUEST_TEMPLATE.md": TITLE_RULE},
+    "summary-twice": {".github/PULL_REQUEST_TEMPLATE.md": SUMMARY_TWICE},
+    "setext": {"docs/pull_request_template.md": SETEXT},
+    "folder": FOLDER,
+    "long-contributing": {
+        "PULL_REQUEST_TEMPLATE.md": "## Tests\n\n<!-- what ran -->\n",
+        "CONTRIBUTING.md": CONTRIBUTING_LONG,
+    },
+}
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+@pytest.fixture(scope="module")
+def example_campaign(tmp_path_factory) -> Path:
+    """The example campaign with its re-verification record, as make_examples.py renders it."""
+    import shutil
+
+    root = tmp_path_factory.mktemp("ex") / "campaign"
+    shutil.copytree(EXAMPLES / "campaign", root)
+    shutil.copytree(EXAMPLES / "publish" / "verify", root / "verify")
+    return root
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_the_example_campaign_renders_lint_clean_in_every_shape(tmp_path, example_campaign, shape):
+    draft = str(EXAMPLES / "publish" / "draft.json")
+    repo = _repo(tmp_path, SHAPES[shape])
+    res = render_pr(str(example_campaign), str(repo), draft=draft, out_dir=str(tmp_path / "out"))
+    text = Path(res.pr_path).read_text()
+    assert text.count("<details><summary>Details:") == 1 and "## Correctness Verification" in text
+    assert res.pr_template.path is not None
+    _clean(res, repo, example_campaign, draft)

@@ -18,7 +18,9 @@ def check_size(text: str, field: str) -> None:
     """Refuse text over the cap before any rule runs, naming its size."""
     size = len(text.encode("utf-8", "surrogatepass")) if len(text) <= MAX_BYTES else len(text)
     if size > MAX_BYTES:
-        raise InputError(field, f"is {size / 1024:,.0f} KB, larger than the {MAX_BYTES // 1024} KB lint reads", _TOO_BIG)
+        raise InputError(
+            field, f"is {size / 1024:,.0f} KB, larger than the {MAX_BYTES // 1024} KB lint reads", _TOO_BIG
+        )
 
 
 def detect_kind(text: str, name: str = "") -> str:
@@ -170,11 +172,12 @@ def lint_wording(
         figures = campaign_figures(str(Path(campaign_dir).expanduser()), draft)
     repo_lines = allowed = None
     prefixes: list[str] = []
+    repo_skipped: list[str] = []
     if repo is not None:
         from perfkit import gitrepo
 
         top = gitrepo.open_repo(repo)
-        repo_lines, allowed, prefixes, _ = repo_context(top, k)
+        repo_lines, allowed, prefixes, repo_skipped = repo_context(top, k)
     from perfkit.lint.options import draft_job
 
     job = draft_job(draft, str(Path(campaign_dir or ".").expanduser()))
@@ -186,4 +189,5 @@ def lint_wording(
         rules_run=run,
         rules_skipped=skipped,
         figures=len(figures) if figures is not None else 0,
+        repo_skipped=repo_skipped,
     )

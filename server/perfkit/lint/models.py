@@ -20,6 +20,10 @@ class LintResult(BaseModel):
     rules_run: list[str]
     rules_skipped: list[str] = Field(default_factory=list, description="Rules that did not run, and why.")
     figures: int = Field(0, description="How many campaign figures the truthfulness rule compared against.")
+    repo_skipped: list[str] = Field(
+        default_factory=list,
+        description="The repo's template files not read: committed symlinks, files over 1 MiB.",
+    )
 
     def human(self) -> str:
         if not self.findings:
@@ -29,4 +33,5 @@ class LintResult(BaseModel):
         lines = [head]
         lines += [f"  {f.line}:{f.column} {f.rule}: {f.excerpt!r}: {f.fix}" for f in self.findings]
         lines += [f"  skipped {s}" for s in self.rules_skipped]
+        lines += [f"  repo: {s}" for s in self.repo_skipped]
         return "\n".join(lines)

@@ -63,7 +63,7 @@ def unit_of(raw: str) -> str:
     }.get(u, u)
 
 
-_WINDOW = 80  # characters either side a figure's context is read from: enough for 'world size of', bounded
+_WINDOW = 40  # characters either side a figure's context is read from: enough for 'world size of', bounded
 _HW_BEFORE_GB_RE = re.compile(r"\b" + HARDWARE_RE.pattern[2:] + r"\s*$")
 
 

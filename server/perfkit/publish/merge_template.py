@@ -27,6 +27,8 @@ _PROMPT_RE = re.compile(
 _ITEM_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
 _BOT_LINE_RE = re.compile(r"^\s*@[\w-]+(?:\[bot\])?\b")
 _DETAILS_BLOCK_RE = re.compile(r"<details\b.*?</details\s*>", re.I | re.S)
+_DETAILS_OPEN_RE = re.compile(r"<details\b", re.I)
+_DETAILS_CLOSE_RE = re.compile(r"</details\s*>", re.I)
 _POLICY_WHY = (
     "the box asserts the PR is not written with AI or agent help; it stays unticked, so tell the user before they post"
 )
@@ -67,11 +69,15 @@ def _box_key(text: str) -> str:
 
 
 def _item_end(body: list[str], hidden: list[bool], k: int) -> int:
-    """Index of the last line of the box item starting at k (its text may wrap onto following lines)."""
+    """Index of the last line of the box item starting at k: its text may wrap onto following lines that
+    are indented under it (an unindented line is the template's next paragraph, left as it is)."""
+    indent = len(body[k]) - len(body[k].lstrip())
     end = k
     for j in range(k + 1, len(body)):
         ln = body[j]
         if not ln.strip() or hidden[j] or BOX_RE.match(ln) or _ITEM_RE.match(ln) or ln.lstrip().startswith(("#", "<")):
+            break
+        if len(ln) - len(ln.lstrip()) < indent + 2:
             break
         end = j
     return end
@@ -131,12 +137,18 @@ def _answer_lines(st: _State, s: Section, body: list[str]) -> None:
 
 
 def _kept_from_covered(body: list[str]) -> list[int]:
-    """What stays of a covered section: its checklist, issue links and content that is not a prompt."""
+    """What stays of a covered section: its checklist, issue links, <details> blocks and content that is
+    not a prompt."""
     hidden = hidden_lines(body)
     keep: list[int] = []
     k = 0
     while k < len(body):
         ln = body[k]
+        if not hidden[k] and _DETAILS_OPEN_RE.search(ln):
+            end = next((j for j in range(k, len(body)) if _DETAILS_CLOSE_RE.search(body[j])), len(body) - 1)
+            keep += range(k, end + 1)
+            k = end + 1
+            continue
         if BOX_RE.match(ln) and not hidden[k]:
             end = _item_end(body, hidden, k)
             keep += range(k, end + 1)
