@@ -50,7 +50,7 @@ def _field(item: Any) -> FormField | None:
     attrs = item.get("attributes")
     if kind not in _TEXT_KINDS or not isinstance(attrs, dict):
         return None  # markdown elements are shown on the form, never posted
-    label = _text(attrs.get("label"))
+    label = " ".join(_text(attrs.get("label")).split())  # posted as one '### ' line
     if not label:
         return None
     checks = item.get("validations")
