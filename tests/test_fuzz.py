@@ -380,7 +380,7 @@ YAML_BITS = [
 @SETTINGS
 @given(st.lists(st.one_of(st.sampled_from(YAML_BITS), st.text(max_size=15)), max_size=14))
 def test_yaml_reader_and_issue_forms_never_crash(lines):
-    from perfkit.publish import safe_yaml
+    from perfkit import safe_yaml
     from perfkit.publish.forms import parse
 
     text = "\n".join(lines)

@@ -15,8 +15,8 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from perfkit import safe_yaml
 from perfkit.errors import InputError
-from perfkit.publish import safe_yaml
 from perfkit.publish.draft import MAX_BYTES, MAX_DEPTH, load_draft
 
 

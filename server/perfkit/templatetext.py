@@ -206,14 +206,14 @@ def pr_template_lines(files: RepoFiles) -> tuple[set[str], set[str]]:
 
 def front_matter(text: str) -> tuple[dict[str, Any], str]:
     """A Markdown issue template's YAML front matter (empty when absent or unreadable) and its body."""
-    import yaml
+    from perfkit import safe_yaml
 
     m = re.match(r"^---\n(.*?)\n---\n?(.*)$", text, re.S)
     if not m:
         return {}, text
     try:
-        meta = yaml.safe_load(m.group(1))
-    except (yaml.YAMLError, RecursionError):
+        meta = safe_yaml.load(m.group(1))
+    except safe_yaml.YamlRefused:
         return {}, m.group(2)
     return (meta if isinstance(meta, dict) else {}), m.group(2)
 
@@ -234,7 +234,7 @@ def _form_fields(data: Any) -> list[tuple[str, list[str]]]:
 
 def issue_template_lines(files: RepoFiles) -> tuple[set[str], set[str], list[str]]:
     """(verbatim lines, headings asked for, title prefixes) across the repo's issue forms and templates."""
-    import yaml
+    from perfkit import safe_yaml
 
     lines: set[str] = set()
     heads: set[str] = set()
@@ -253,8 +253,8 @@ def issue_template_lines(files: RepoFiles) -> tuple[set[str], set[str], list[str
                 heads |= {norm_heading(s.heading) for s in split(body) if s.heading}
             elif suffix in ("yml", "yaml"):
                 try:
-                    meta = yaml.safe_load(text)
-                except (yaml.YAMLError, RecursionError):
+                    meta = safe_yaml.load(text)  # bounded: a form is someone else's text
+                except safe_yaml.YamlRefused:
                     continue
                 for label, options in _form_fields(meta):
                     heads.add(norm_heading(label))

@@ -187,11 +187,11 @@ class Analysis:
 
 def _ev(hit: lookup.Hit | None, at: str, note: str) -> Evidence:
     assert hit is not None
-    return Evidence(path=hit.path, line=hit.line, at=at, text=hit.text, note=note)  # type: ignore[arg-type]
+    return Evidence(path=hit.path, line=hit.line, at=at, text=hit.text, note=note)
 
 
 def _line_ev(c: FileCtx, d: DiffLine, at: str, note: str) -> Evidence:
-    return Evidence(path=c.diff.path if at == "added" else c.diff.old_path, line=d.no, at=at, text=d.text, note=note)  # type: ignore[arg-type]
+    return Evidence(path=c.diff.path if at == "added" else c.diff.old_path, line=d.no, at=at, text=d.text, note=note)
 
 
 def mark_moves(ctxs: list[FileCtx]) -> list[MovedBlock]:

@@ -29,7 +29,7 @@ With --keep or --dir the repositories stay, and the demo prints their paths and 
 
 def _finished_bisect(compiler: Path) -> tuple[str, list[str]]:
     """Tags the good end of the demo's finished bisect as `good`; returns it and the culprit commands."""
-    from perfkit.bisect.tools import bisect_status
+    from perfkit.bisect.tool import bisect_status
 
     q = shlex.quote
     status = bisect_status(str(compiler))

@@ -6,8 +6,6 @@ render_pr did, and knows the job's own name, without loading (or depending on) t
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -15,37 +13,11 @@ from pydantic import ValidationError
 from perfkit.benchmark.options import BenchmarkOptions
 from perfkit.errors import InputError
 
-MAX_BYTES = 4 * 1024**2  # the same cap render_pr puts on a draft
-
-
-def _from_file(p: Path) -> Any:
-    import yaml
-
-    if p.stat().st_size > MAX_BYTES:
-        raise InputError("draft", f"{p.name} is larger than 4 MiB", "pass the draft file given to render_pr")
-    text = p.read_bytes().decode("utf-8", "replace")
-    try:
-        return yaml.safe_load(text) if p.suffix.lower() in (".yaml", ".yml") else json.loads(text)
-    except (ValueError, RecursionError, yaml.YAMLError) as exc:
-        first = (str(exc).splitlines() or [type(exc).__name__])[0][:200]
-        raise InputError("draft", f"{p.name} cannot be read: {first}", "fix the file given to render_pr") from None
-
 
 def _data(draft: dict[str, Any] | str, campaign_dir: str) -> Any:
-    if isinstance(draft, dict):
-        return draft
-    s = draft.strip()
-    if s.startswith("{"):
-        try:
-            return json.loads(s)
-        except (ValueError, RecursionError) as exc:
-            raise InputError("draft", f"is not valid JSON: {exc}", "pass the draft given to render_pr") from None
-    p = Path(s).expanduser()
-    if not p.is_file() and not p.is_absolute():
-        p = Path(campaign_dir) / s
-    if not p.is_file():
-        raise InputError("draft", f"'{s[:200]}' is not a file", "pass the draft as an object, JSON text or a file path")
-    return _from_file(p)
+    from perfkit.draft_source import read_data  # the same reader and limits as render_pr
+
+    return read_data(draft, campaign_dir)
 
 
 def draft_job(draft: dict[str, Any] | str | None, campaign_dir: str) -> str | None:

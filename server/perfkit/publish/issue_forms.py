@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from perfkit import safe_yaml
 from perfkit.errors import InputError
-from perfkit.publish import safe_yaml
 from perfkit.publish.forms import fill_form, fill_markdown, parse, rank, source
 from perfkit.publish.forms.common import Filled, Material
 from perfkit.publish.forms.model import IssueForm, Unreadable

@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from perfkit.publish import safe_yaml
+from perfkit import safe_yaml
 from perfkit.publish.forms.model import FormField, IssueForm
 from perfkit.templatetext import Section, hidden_lines, split
 
