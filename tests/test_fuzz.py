@@ -455,7 +455,8 @@ def _is_subsequence(needle: list[str], hay: list[str]) -> bool:
 @given(markdown(), st.data())
 def test_template_merger_copies_the_template_verbatim(text, data):
     from perfkit.publish.draft_model import Checkbox
-    from perfkit.publish.repo_template import RepoTemplate, classify, merge, split
+    from perfkit.publish.merge_template import merge
+    from perfkit.publish.repo_template import RepoTemplate, classify, split
 
     sections = split(text)
     # splitting loses no line: the non-blank lines come back in order

@@ -361,11 +361,11 @@ class _RepoPart:
 
 def _repo_part(top: Path, d: Draft, pr_template: str | None, issue_form: str | None) -> _RepoPart:
     from perfkit import repofiles
-    from perfkit.publish import issue_forms, repo_template, title_rule
+    from perfkit.publish import issue_forms, merge_template, repo_template, title_rule
 
     files = repofiles.read_repo_files(top)
     tpl = repo_template.select(files, pr_template)
-    merged = repo_template.merge(tpl, d.template_answers, d.checkboxes, PH)
+    merged = merge_template.merge(tpl, d.template_answers, d.checkboxes, PH)
     notes, note_conflicts = repo_template.repo_notes(files, tpl)
     sources = ([(tpl.path, tpl.text)] if tpl.path else []) + [
         (n.source, files.texts.get(n.source, "")) for n in notes if n.kind == "title-rule" and n.source != tpl.path

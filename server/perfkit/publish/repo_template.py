@@ -11,10 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from perfkit.errors import InputError
-from perfkit.publish.draft_model import Checkbox
 from perfkit.publish.models import NoteKind, PolicyConflict, RepoNote
 from perfkit.publish.template_lines import cut_line
 from perfkit.repofiles import RepoFiles
@@ -26,9 +24,6 @@ from perfkit.templatetext import (
     pr_template_paths,
     split,
 )
-
-if TYPE_CHECKING:
-    from perfkit.publish.merge_template import Merged
 
 __all__ = ["BOX_RE", "Section", "norm_heading", "split"]  # issue_forms reads templates through these
 
@@ -182,13 +177,6 @@ def classify(section: Section) -> str | None:
 def is_policy_box(text: str) -> bool:
     """A box asserting the PR was written without AI or agent help."""
     return bool(_POLICY_BOX_RE.search(text))
-
-
-def merge(tpl: RepoTemplate, answers: dict[str, str], decisions: list[Checkbox], placeholder: str) -> Merged:
-    """The template merged after our parts (see merge_template, which holds the stages)."""
-    from perfkit.publish.merge_template import merge as merge_stages
-
-    return merge_stages(tpl, answers, decisions, placeholder)
 
 
 def _contrib_files(files: RepoFiles) -> list[str]:
