@@ -388,3 +388,48 @@ def test_a_full_sha_that_is_not_a_commit_gets_the_same_message_as_any_bad_revisi
     assert gone.value.field == "commit"
     tag = evaluate_culprit(str(sup.path), run_git(sup.path, "rev-parse", s["src"]))
     assert tag.commit == s["src"]
+
+
+def _diff(path: str, header_path: str, lines: list[str]) -> str:
+    minus = sum(1 for ln in lines if not ln.startswith("+"))
+    plus = sum(1 for ln in lines if not ln.startswith("-"))
+    return (
+        f"diff --git {header_path} {header_path}\n--- {header_path}\n+++ {header_path}\n"
+        f"@@ -1,{minus} +1,{plus} @@\n" + "\n".join(lines) + "\n"
+    )
+
+
+def test_a_moved_pass_is_flagged_once_and_a_moved_plain_line_not_at_all():
+    from perfkit.culprit.highlights import rank
+
+    moved_pass = _diff(
+        "src/pipeline.py",
+        "src/pipeline.py",
+        ["-pm.add_pass(FuseMatmulPass())", " pm.add_pass(CanonicalizePass())", "+pm.add_pass(FuseMatmulPass())"],
+    )
+    found, total = rank(moved_pass)
+    reasons = [w for h in found for w in h.why if "pass order changed" in w]
+    assert total == 1 and reasons == ["moves 'pm.add_pass(FuseMatmulPass())' (pass order changed)"]
+    plain = _diff("src/report.py", "src/report.py", ['-print("done")', " x = 1", '+print("done")'])
+    assert rank(plain) == ([], 0)
+
+
+def test_the_highlight_category_is_its_strongest_reason():
+    from perfkit.culprit.highlights import rank
+
+    found, _ = rank(_diff("src/kernel.py", "src/kernel.py", ["-y = tile(x, 64)", "+y = x.astype(fp16)"]))
+    assert [(h.category, h.categories) for h in found] == [("dtype", ["dtype", "layout"])]
+
+
+def test_a_path_git_quotes_with_octal_escapes_is_read_back():
+    from perfkit.culprit.highlights import rank
+
+    found, _ = rank(_diff("", '"b/src/odd\\001na\\303\\251.py"', ["-atol = 1e-3", "+atol = 1e-6"]))
+    assert [h.file for h in found] == ["src/odd\x01na\u00e9.py"]
+
+
+def test_the_terminal_summary_lists_the_highlights(superproject):
+    sup, _, _ = superproject
+    sha = sup.commit("tighten the tolerance", {"src/check.py": "atol = 1e-6\n"})
+    res = evaluate_culprit(str(sup.path), sha)
+    assert res.highlights_total == 1 and "highlights (1 of 1):" in res.human()
