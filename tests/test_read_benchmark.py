@@ -320,7 +320,7 @@ def test_extra_arms_are_of_which_rows(tmp_path):
     assert res.candidate == "pr"
     assert [a.name for a in res.arms] == ["baseline", "pr", "fuse-only", "fuse+cache"]
     assert [o.candidate for o in res.of_which] == ["fuse-only", "fuse+cache"]
-    for other, rows in zip(res.of_which, (alone, on_top)):
+    for other, rows in zip(res.of_which, (alone, on_top), strict=True):
         assert other.baseline == "baseline"
         assert other.speedup_mean == pytest.approx(statistics.fmean(steady(base)) / statistics.fmean(steady(rows)))
         assert other.speedup_median == pytest.approx(statistics.median(steady(base)) / statistics.median(steady(rows)))
@@ -726,7 +726,7 @@ BAD_CELL = st.sampled_from(
 def test_any_bad_cell_is_an_error_and_clean_files_are_right(tmp_path_factory, cells):
     path = tmp_path_factory.mktemp("fuzz")
     keys = [(arm, run, step) for arm in ("baseline", "pr") for run in (1, 2) for step in (1, 2, 3, 4)]
-    lines = ["arm,run,step,step_time_s"] + [f"{a},{r},{s},{c[1]}" for (a, r, s), c in zip(keys, cells)]
+    lines = ["arm,run,step,step_time_s"] + [f"{a},{r},{s},{c[1]}" for (a, r, s), c in zip(keys, cells, strict=True)]
     (path / "benchmark.csv").write_text("\n".join(lines) + "\n")
     # Cells that are not finite numbers are reported first; then step times that are not above 0.
     not_finite = [i + 2 for i, c in enumerate(cells) if c[0] == "bad" and c[1] not in ("-1", "0")]
@@ -741,7 +741,7 @@ def test_any_bad_cell_is_an_error_and_clean_files_are_right(tmp_path_factory, ce
         )
         return
     res = read_benchmark(str(path))
-    values = {k: float(c[1]) for k, c in zip(keys, cells)}
+    values = {k: float(c[1]) for k, c in zip(keys, cells, strict=True)}
     for arm in res.arms:
         x = [v for (a, _, s), v in values.items() if a == arm.name and s > 1]
         assert arm.mean.value == pytest.approx(statistics.fmean(x)) and arm.median.value == pytest.approx(
