@@ -294,3 +294,20 @@ def test_two_processes_never_both_take_a_stale_lock(tmp_path):
         answers = [o.strip() for o, _ in outs]
         assert answers.count("took") >= 1 and set(answers) <= {"took", "refused"}, (round_, answers)
         assert not (sdir / "lock").exists()
+
+
+# ---- a command that writes into the user's checkout ---------------------------------------------
+
+
+def test_a_run_that_writes_into_the_users_checkout_is_reported(tmp_path):
+    """Not prevented (the command is the user's, and it may use absolute paths), but reported, once per
+    step that did it, naming what changed; steps that wrote nothing there add no note."""
+    p = build(tmp_path, [""] * 2, PLAN)
+    run = f'if [ "$PERFKIT_STEP" = 3 ]; then touch {p.path}/build-artifact.o; fi; {p.run_cmd()}'
+    bisect_start(p.path, p.c["add"], run=run, install=p.installs())
+    res = bisect_run(p.path)
+    assert res.culprit is not None and res.culprit.commit == p.c["bug"]
+    notes = [n for n in res.notes if "your checkout changed" in n]
+    assert len(notes) == 1 and "step 3 ran" in notes[0] and "build-artifact.o" in notes[0], res.notes
+    (p.sup.path / "build-artifact.o").unlink()
+    bisect_reset(p.path)

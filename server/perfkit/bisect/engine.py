@@ -14,6 +14,7 @@ from pathlib import Path
 
 import psutil
 
+from perfkit import gitrepo
 from perfkit.bisect import report, runner
 from perfkit.bisect import state as statefile
 from perfkit.bisect.cache import VerdictMemory
@@ -28,6 +29,7 @@ from perfkit.bisect.tester import command_env
 from perfkit.bisect.worker import LocalWorker
 from perfkit.bisect.workers.local import remove_slots
 from perfkit.bisect.worktree import Checkout
+from perfkit.errors import ToolFailure
 from perfkit.toolspec import Progress, no_progress
 
 __all__ = ["Engine", "work_paths"]
@@ -50,6 +52,7 @@ class Engine:
         self.worker = LocalWorker(repo, st, self.checkout, self.logs, self.save, progress)
         self.memory = VerdictMemory(sdir, st.settings, st.id)
         self.rounds = Rounds(self) if st.settings.devices else None
+        self._user_status: str | None = None  # the user's checkout as `git status` saw it after the last step
 
     def save(self, durable: bool = True) -> None:
         with self._save_lock:  # device workers save from their threads too
@@ -71,7 +74,10 @@ class Engine:
         label = report.label(point, self.repo, self.planner.sub_source, self.sub_path)
         rec = self.memory.recall_step(point, n, label, st.steps)
         if rec is None:
+            before = self._user_status if self._user_status is not None else _status(self.repo)
             rec = self.worker.test(point, n, label, max(self.expected_total(), n))
+            self._user_status = _status(self.repo)
+            self._note_user_changes(n, before, self._user_status)
             sides = (1 if s.install else 0) + (1 if s.install_submodule and point.submodule else 0)
             st.installs += len(rec.installed)
             st.installs_saved += max(0, sides - len(rec.installed))
@@ -82,6 +88,17 @@ class Engine:
         self.planner.next_point()  # settle phase changes (level 1 found -> level 2 ...) so status is current
         self.save()
         return rec
+
+    def _note_user_changes(self, n: int, before: str | None, after: str | None) -> None:
+        """A known limit made visible: a command that writes into the user's checkout by absolute path."""
+        if before is None or after is None or before == after:
+            return
+        changed = sorted((set(after.split("\0")) ^ set(before.split("\0"))) - {""})
+        paths = ", ".join(c[3:] for c in changed[:5]) + (", ..." if len(changed) > 5 else "")
+        self.st.notes.append(
+            f"your checkout changed while step {n} ran ({paths}): if you did not change it yourself, the "
+            "step's commands wrote into it (by absolute path); perfkit does not undo that"
+        )
 
     # ---- leaving -------------------------------------------------------------------------------
 
@@ -157,6 +174,14 @@ class Engine:
         runner.sweep(marker)
         for slot in range(max(len(self.settings.devices), worker_slots(self.sdir))):
             runner.sweep(f"PERFKIT_BISECT_ID={worker_id(self.st.id, slot)}")
+
+
+def _status(repo: Path) -> str | None:
+    """`git status` of the user's checkout, read without taking its index lock or rewriting its index."""
+    try:
+        return gitrepo.git(repo, "--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=normal")
+    except ToolFailure:
+        return None
 
 
 def _group_members(pgid: int) -> list[int]:

@@ -150,7 +150,12 @@ def run(
         return proc
     if on_start:
         on_start(proc.pid)
-    watch = _Watch(proc, log, scan, started, timeout_s, env)
+    try:
+        watch = _Watch(proc, log, scan, started, timeout_s, env)
+    except BaseException:  # the search could not start: the command must not outlive this call
+        _stop(proc)
+        kill_group(proc.pid)
+        raise
     completed = False
     try:
         watch.pump(tick, check_stop)
