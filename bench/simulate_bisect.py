@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "server"))
 
 from perfkit.bisect.noisy_search import Adaptive, NoisySearch, posterior  # noqa: E402
-from perfkit.bisect.search import Bisection, Decision, Mark, expected_tests  # noqa: E402
+from perfkit.bisect.search import Bisection, Decision, Mark, by_distance, expected_tests  # noqa: E402
 
 FIXTURE = Path(os.environ.get("PERFKIT_PYPTO_FIXTURE", ROOT.parent / "shared" / "fixtures" / "pypto-history"))
 ADD = "9ac2b906691bf082e8da34c6053a00f54df0a0a3"
@@ -149,16 +149,15 @@ def git_bisect(w: World) -> Answer:
     lo, hi, skipped = -1, w.n - 1, set()
     while hi - lo > 1:
         mid = (lo + hi) / 2
-        ranked = sorted((i for i in range(lo + 1, hi)), key=lambda i: (abs(i - mid), i))
-        open_ = [i for i in ranked if i not in skipped]
-        if not open_:
+        pick = next((i for i in by_distance(lo, hi, mid) if i not in skipped), None)
+        if pick is None:
             return None, list(range(lo + 1, hi + 1))
-        pick = open_[0]
-        if ranked[0] in skipped:
+        if next(by_distance(lo, hi, mid)) in skipped:  # the best point is skipped: git's skip_away
+            ranked = list(by_distance(lo, hi, mid))
             count = len(ranked)
             prn = abs(_prn(count))
             index = (count * prn // 32768) * math.isqrt(prn) // math.isqrt(32768)
-            pick = next((i for i in ranked[index:] if i not in skipped), open_[0])
+            pick = next((i for i in ranked[index:] if i not in skipped), pick)
         v = w.check(pick)
         if v == "skip":
             skipped.add(pick)

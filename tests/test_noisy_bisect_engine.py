@@ -18,7 +18,7 @@ import pytest
 from helpers.bisect_project import Project, build
 from helpers.gitbuild import run_git, snapshot
 from perfkit.bisect import settings as settingsfile
-from perfkit.bisect.tool import bisect_reset, bisect_run, bisect_start, bisect_status
+from perfkit.bisect.tool import bisect_reset, bisect_run, bisect_start, bisect_status, bisect_step
 from perfkit.errors import InputError
 
 FLAKY = textwrap.dedent(
@@ -147,6 +147,10 @@ def test_find_fix_with_a_lying_check(tmp_path):
         flaky_fail=rate,
         flaky_pass=rate,
     )
+    for _ in range(6):
+        bisect_step(p.path)
+    live = bisect_status(p.path)
+    assert 0 < live.confidence["level1"] < 1 and not live.done  # how sure level 1 is so far
     res = bisect_run(p.path)
     assert res.settings.noise  # a confidence asks for the noise-aware search
     assert res.submodule_culprit is not None, res.message

@@ -50,7 +50,10 @@ class Planner(Levels):
                     return ptrs[i] == installed
 
         strategy = self.strategy if self.strategy is not DEFAULT else noise_plan.strategy_for(self.st.settings, ph)
-        return strategy.decide(len(ph.items), noise_plan.repeated_marks(self.st, ph), cheap, group)
+        d = strategy.decide(len(ph.items), noise_plan.repeated_marks(self.st, ph), cheap, group)
+        if d.confidence is not None:  # status shows how sure the search is so far
+            self.st.confidence[ph.name] = round(d.confidence, 4)
+        return d
 
     def level1_pointers(self) -> list[str | None]:
         """The submodule pointer of every level-1 commit, from one `git log` of the pointer's moves."""
