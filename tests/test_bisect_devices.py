@@ -166,13 +166,18 @@ def test_bisect_step_runs_one_round_and_status_shows_devices(tmp_path):
 
 @pytest.mark.parametrize(
     "devices,problem",
-    [(["0", "0"], "twice"), (["0; rm -rf ~"], "plain device name"), ([""], "plain device name")],
+    [
+        (["0", "0"], "twice"),
+        (["0; rm -rf ~"], "plain device name"),
+        ([""], "plain device name"),
+        ([], "needs devices"),  # with backend="ray"
+    ],
 )
 def test_bad_devices_are_refused_before_anything_is_written(tmp_path, devices, problem):
     p = build(tmp_path, [""] * 2, [("src", ""), ("src", "BUG")])
     with pytest.raises(InputError) as err:
-        start(p, p.c["add"], devices=devices)
-    assert err.value.field == "devices" and problem in str(err.value)
+        start(p, p.c["add"], devices=devices, **({"backend": "ray"} if not devices else {}))
+    assert err.value.field == ("backend" if not devices else "devices") and problem in str(err.value)
     assert not statefile.state_file(statefile.state_dir(p.sup.path)).exists()
 
 

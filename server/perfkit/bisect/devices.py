@@ -8,6 +8,7 @@ name) holding its worktree, its parked submodule clone and its environment.
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,11 @@ def check_settings(values: dict[str, Any]) -> None:
     for key, allowed in (("worker_env", ("venv", "none")), ("backend", ("local", "ray"))):
         if key in values and values[key] not in allowed:
             raise InputError(key, f"is {values[key]!r}", f"use one of: {', '.join(allowed)}")
+    if values.get("backend") == "ray":
+        if not values.get("devices"):
+            raise InputError("backend", "'ray' needs devices", 'list one entry per accelerator, e.g. ["0", "1"]')
+        if importlib.util.find_spec("ray") is None:
+            raise InputError("backend", "'ray' needs the ray package, not installed here", "pip install 'perfkit[ray]'")
     if "ray_resource" in values and not _NAME.fullmatch(str(values["ray_resource"])):
         raise InputError("ray_resource", f"{values['ray_resource']!r} is not a resource name", 'pass e.g. "NPU"')
 

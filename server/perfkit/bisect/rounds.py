@@ -205,6 +205,8 @@ class Rounds:
         tick(0, len(jobs))
         self.pool.run(jobs, done, tick)
         eng.memory.save()
+        if noise_on(st.settings) and q.phase not in LINEAR and last and st.phase == q.phase:
+            eng.planner.record(q, last[0])  # under noise an end or split point is read once, right after it ran
         settle(eng)  # so the phase and the status are current
         eng.save()
         return max(last, key=lambda s: s.n) if last else None
