@@ -54,7 +54,7 @@ def test_cli_names_commands_where_mcp_names_tools(tmp_path):
     import anyio
     from helpers.bisect_project import build
     from mcp import Client
-    from perfkit.bisect.tools import bisect_reset
+    from perfkit.bisect.tool import bisect_reset
     from perfkit.server import build_server
 
     p = build(tmp_path, [""] * 3, [("src", "")] * 3 + [("src", "BUG", "bug")])

@@ -176,7 +176,8 @@ _MD_LINES = st.lists(
             ["## Describe", "## Environment", "- GPU model:", "- OS: [e.g. Linux]", "```", "", "<!-- x", "-->"]
         ),
         st.sampled_from(["**What happened**", "**Command**", "- [ ] box", "### Logs", "1. Go to:"]),
-        st.text(max_size=12),
+        # one line each: no character str.splitlines breaks at (a lone CR is a line break to the reader)
+        st.text(st.characters(exclude_characters="\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"), max_size=12),
     ),
     max_size=16,
 )
