@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 from pathlib import Path
 
 from perfkit import gitrepo
 from perfkit.errors import ToolFailure
 
 _NO_RECURSE = ("-c", "submodule.recurse=false")
+# `git worktree add` and `remove` read every worktree's admin folder under .git/worktrees; one that
+# another device's thread is writing at that moment fails them ("failed to read .../commondir").
+_ADMIN = threading.Lock()
 
 
 class Unavailable(Exception):
@@ -76,7 +80,8 @@ class Checkout:
         if not self.healthy():
             self.remove()
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            _git(self.repo, "worktree", "add", "--force", "--detach", "--quiet", str(self.path), commit)
+            with _ADMIN:
+                _git(self.repo, "worktree", "add", "--force", "--detach", "--quiet", str(self.path), commit)
             self.created |= {"superproject", "submodule"}
         self._ready = True
 
@@ -135,10 +140,11 @@ class Checkout:
         for leftover in (self.sub_dir, self.parking):
             if leftover is not None and leftover.exists() and (leftover / ".git").exists():
                 shutil.rmtree(leftover, ignore_errors=True)
-        if self.path.exists():
-            if not gitrepo.git_ok(self.repo, "worktree", "remove", "--force", "--force", str(self.path)):
-                shutil.rmtree(self.path, ignore_errors=True)
-        self._forget()
+        with _ADMIN:
+            if self.path.exists():
+                if not gitrepo.git_ok(self.repo, "worktree", "remove", "--force", "--force", str(self.path)):
+                    shutil.rmtree(self.path, ignore_errors=True)
+            self._forget()
         if self.parking.exists():
             shutil.rmtree(self.parking, ignore_errors=True)
         try:
