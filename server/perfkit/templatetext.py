@@ -89,6 +89,18 @@ class Section:
         return strip_comments("\n".join(self.body)).strip()
 
 
+def fence_step(fence: str | None, in_comment: bool, ln: str) -> tuple[str | None, bool]:
+    """(the open fence after ln, whether ln is fenced): a fence closes only on a run as long of its own kind."""
+    m = FENCE_RE.match(ln)
+    if fence:
+        if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
+            return None, True
+        return fence, True
+    if m and not in_comment:
+        return m.group(1), True
+    return None, False
+
+
 class _Scan:
     """Where a line stands: inside a fence, a comment or a <details> block."""
 
@@ -102,15 +114,8 @@ class _Scan:
 
     def step(self, ln: str) -> bool:
         """Advance over a line; True when the line is inside or opens/closes a fence."""
-        m = FENCE_RE.match(ln)
-        if self.fence:
-            if m and m.group(1)[0] == self.fence[0] and len(m.group(1)) >= len(self.fence):
-                self.fence = None
-            return True
-        if m and not self.comment:
-            self.fence = m.group(1)
-            return True
-        return False
+        self.fence, fenced = fence_step(self.fence, self.comment, ln)
+        return fenced
 
     def after(self, ln: str) -> None:
         if not self.comment:

@@ -12,14 +12,13 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from perfkit.templatetext import norm_heading
+from perfkit.templatetext import fence_step, norm_heading
 
 if TYPE_CHECKING:
     from perfkit.lint.numbers import Figure
 
 __all__ = ["norm_heading"]  # rules and callers compare headings through here
 
-_FENCE_RE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _HEADING_RE = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 _INLINE_CODE_RE = re.compile(r"(`+)(.+?)\1")
 _URL_RE = re.compile(r"\]\([^)\s]*\)|<https?://[^>\s]*>|https?://[^\s)>\]]+")
@@ -136,15 +135,8 @@ class _Masker:
         self.comment = False
 
     def _fenced(self, raw: str) -> bool:
-        m = _FENCE_RE.match(raw)
-        if self.fence:
-            if m and m.group(1)[0] == self.fence[0] and len(m.group(1)) >= len(self.fence):
-                self.fence = None
-            return True
-        if m and not self.comment:
-            self.fence = m.group(1)
-            return True
-        return False
+        self.fence, fenced = fence_step(self.fence, self.comment, raw)
+        return fenced
 
     def _repo_cut(self, raw: str) -> int:
         """How much of raw, from its start, is the repo's template text carried verbatim."""
