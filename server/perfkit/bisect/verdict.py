@@ -62,7 +62,9 @@ def classify(res: Result, scan: Scan) -> Classified:
     if scan.fail_line is not None:
         return Classified("bad", f"fail line: {scan.fail_line!r}", metric)
     if scan.unfinished is not None:
-        return Classified("skip", scan.unfinished, metric)
+        # the search stops at the step's deadline too: when the command timed out, that is the cause
+        reason = f"{_how_it_ended(res)}; {scan.unfinished}" if res.timed_out else scan.unfinished
+        return Classified("skip", reason, metric)
     ended = _how_it_ended(res)
     if scan.pass_line is not None and res.ok:
         return Classified("good", f"pass line: {scan.pass_line!r}", metric)
