@@ -17,6 +17,7 @@ from perfkit.errors import InputError
 
 _NAME = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
 MAX_DEVICES = 64
+MAX_AHEAD = 256
 
 
 def check_settings(values: dict[str, Any]) -> None:
@@ -45,8 +46,36 @@ def check_settings(values: dict[str, Any]) -> None:
             raise InputError("backend", "'ray' needs devices", 'list one entry per accelerator, e.g. ["0", "1"]')
         if importlib.util.find_spec("ray") is None:
             raise InputError("backend", "'ray' needs the ray package, not installed here", "pip install 'perfkit[ray]'")
+    _check_ahead(values)
     if "ray_resource" in values and not _NAME.fullmatch(str(values["ray_resource"])):
         raise InputError("ray_resource", f"{values['ray_resource']!r} is not a resource name", 'pass e.g. "NPU"')
+
+
+def _check_ahead(values: dict[str, Any]) -> None:
+    """Prepared installs are moved between devices, so they must not depend on which device runs them."""
+    b = values.get("build_ahead")
+    if b is None:
+        return
+    if b != int(b) or not 0 <= b <= MAX_AHEAD:
+        raise InputError("build_ahead", f"must be a whole number of slots, 0 to {MAX_AHEAD}, got {b}", "pass e.g. 8")
+    values["build_ahead"] = b = int(b)
+    if not b:
+        return
+    if not values.get("devices"):
+        raise InputError("build_ahead", "needs devices", 'list the free devices too, e.g. devices = ["0", "1"]')
+    if values.get("backend", "local") != "local":
+        raise InputError("build_ahead", "works with the local backend only", "leave build_ahead at 0 with Ray")
+    if values.get("worker_env", "venv") != "venv":
+        raise InputError(
+            "build_ahead", "needs worker_env 'venv'", "installs made ahead must go into an environment of their own"
+        )
+    named = [c for key in ("install", "install_submodule") for c in values.get(key) or [] if "{device}" in c]
+    if named:
+        raise InputError(
+            "build_ahead",
+            f"the install command {named[0]!r} names {{device}}, but a build made ahead may run on any device",
+            "remove {device} from the install commands, or leave build_ahead at 0",
+        )
 
 
 def with_device(command: str, device: str | None) -> str:

@@ -52,6 +52,7 @@ class Engine:
         self.worker = LocalWorker(repo, st, self.checkout, self.logs, self.save, progress)
         self.memory = VerdictMemory(sdir, st.settings, st.id)
         self.rounds = Rounds(self) if st.settings.devices else None
+        self.ahead = False  # build ahead (build_ahead): only a call that plays several rounds gains from it
         self._user_status: str | None = None  # the user's checkout as `git status` saw it after the last step
 
     def save(self, durable: bool = True) -> None:
@@ -172,7 +173,8 @@ class Engine:
                 runner.kill_group(pgid)
             self.st.active_pgid = None
         runner.sweep(marker)
-        for slot in range(max(len(self.settings.devices), worker_slots(self.sdir))):
+        slots = len(self.settings.devices) + self.settings.build_ahead
+        for slot in range(max(slots, worker_slots(self.sdir))):
             runner.sweep(f"PERFKIT_BISECT_ID={worker_id(self.st.id, slot)}")
 
 

@@ -55,6 +55,10 @@ class BisectSettings(BaseModel):
     python: str | None = Field(default=None, description="interpreter the worker environments are made from")
     cache_builds: bool = Field(default=False, description="keep what an install produced and reuse it on return")
     cache_limit_mb: float = Field(default=4096.0, description="size limit of the build cache")
+    build_ahead: int = Field(
+        default=0,
+        description="extra worker slots that install the next round's likely points while the devices run",
+    )
     backend: Literal["local", "ray"] = Field(default="local", description="where the devices are: this machine or Ray")
     ray_resource: str = Field(default="NPU", description="Ray resource name of one accelerator")
     ray_repo: str | None = Field(default=None, description="path or URL Ray workers clone the repository from")
@@ -123,6 +127,9 @@ class StepRecord(BaseModel):
     device: str | None = Field(default=None, description="the device the point ran on, with several devices")
     round: int | None = Field(default=None, description="the round of points tested at once, with several devices")
     remembered: bool = Field(default=False, description="verdict taken from the verdict memory, not run again")
+    prepared: bool = Field(
+        default=False, description="installed ahead, while the previous round ran (build_ahead): no install waited"
+    )
 
 
 class PointEvidence(BaseModel):
@@ -170,6 +177,7 @@ class BisectStatus(BaseModel):
     runs: int = Field(default=0, description="run commands executed")
     installs: int = Field(default=0, description="install rounds executed (superproject or submodule)")
     installs_saved: int = Field(default=0, description="install rounds avoided versus reinstalling both at every step")
+    builds_ahead: int = Field(default=0, description="points checked out and installed ahead (build_ahead)")
     reproduce: str | None = Field(
         default=None, description="bash script that reproduces the culprit's failure by hand, in a throwaway worktree"
     )
@@ -211,6 +219,9 @@ class BisectStatus(BaseModel):
             f"  runs {self.runs}, installs {self.installs} (saved {self.installs_saved}), "
             f"steps {len(self.steps)} of about {max(self.expected_steps, len(self.steps))}"
         )
+        if self.builds_ahead:
+            used = sum(1 for s in self.steps if s.prepared)
+            lines.append(f"  built ahead {self.builds_ahead} points; {used} tested points found their installs ready")
         lines.append(f"  environment {self.environment}; worktree {self.worktree or 'none'}")
         lines += [f"  note: {n}" for n in self.notes]
         if self.reproduce:

@@ -116,6 +116,7 @@ def status_of(
         runs=runs,
         installs=st.installs,
         installs_saved=st.installs_saved,
+        builds_ahead=st.builds_ahead,
         reproduce=reproduce_script(st, repo) if st.phase == "done" else None,
         environment=st.environment,
         worktree=st.worktree,

@@ -18,9 +18,12 @@ earlier bisects), a call killed in the middle of a round resumes from what finis
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from perfkit import gitrepo
 from perfkit.bisect import report
 from perfkit.bisect.devices import workers_dir
 from perfkit.bisect.models import StepRecord
@@ -31,6 +34,7 @@ from perfkit.bisect.search import Mark
 from perfkit.bisect.state import PhaseData, State
 from perfkit.bisect.tester import PointResult
 from perfkit.bisect.workers.pool import Job, Pool
+from perfkit.errors import ToolFailure
 
 if TYPE_CHECKING:
     from perfkit.bisect.engine import Engine
@@ -51,6 +55,74 @@ def ksection(n: int, marks: dict[int, Mark], d: int) -> list[int]:
         pick = min((i for i in open_ if i not in chosen), key=lambda i: (abs(i - target), i))
         chosen.append(pick)
     return sorted(chosen)
+
+
+def answers(n: int, marks: dict[int, Mark], picks: list[int]) -> list[tuple[int, int]]:
+    """The intervals (last old, first new] a round testing `picks` can leave, one per answer."""
+    hi = min([i for i, m in marks.items() if m == "new" and 0 <= i < n] + [n - 1])
+    lo = max([i for i, m in marks.items() if m == "old" and -1 <= i < hi] + [-1])
+    edges = [lo, *sorted(i for i in picks if lo < i < hi), hi]
+    return [(edges[j], edges[j + 1]) for j in range(len(edges) - 1)]
+
+
+def likely_next(n: int, marks: dict[int, Mark], picks: list[int], d: int, budget: int) -> list[int]:
+    """The points the round after `picks` will test, for the answers most likely first.
+
+    Each answer leaves one interval, as likely as the positions it holds (before a verdict says
+    otherwise the culprit is equally likely anywhere); its next round is that interval's own
+    k-section. Whole answers come one after another, since a round waits for its slowest point:
+    a round half prepared saves little."""
+    out: list[int] = []
+    if budget <= 0:
+        return out
+    for lo, hi in sorted(answers(n, marks, picks), key=lambda a: a[0] - a[1]):
+        hyp: dict[int, Mark] = {**marks, lo: "old", hi: "new"}
+        out += [i for i in ksection(n, hyp, d) if i not in out]
+        if len(out) >= budget:
+            break
+    return out[:budget]
+
+
+def likely_points(planner: Planner, points: list[Point], d: int, budget: int) -> list[Point]:
+    """The points worth building while `points` run: the next round's for each likely answer, and when
+    an answer ends level 1 on a runtime bump, the first round of the level 2 it would start."""
+    search = [p for p in points if p.phase in LINEAR and p.index is not None]
+    if budget <= 0 or not search:
+        return []
+    ph = planner.st.level1 if search[0].phase == "level1" else planner.st.level2
+    if ph is None or ph.name != search[0].phase or planner.decide(ph).noisy:
+        return []  # the noise model picks one point at a time from the evidence: nothing to foresee
+    marks = planner.marks(ph)
+    picks = [p.index for p in search if p.index is not None]
+    out = [linear_point(planner, ph, i) for i in likely_next(len(ph.items), marks, picks, d, budget)]
+    if ph.name == "level1" and planner.sub_path and len(out) < budget:
+        for lo, hi in answers(len(ph.items), marks, picks):
+            if hi - lo == 1 and hi < len(ph.items):
+                out += [q for q in _level2_opening(planner, hi, d) if q not in out]
+    return out[:budget]
+
+
+def _level2_opening(planner: Planner, culprit: int, d: int) -> list[Point]:
+    """The first level-2 round if level-1 index `culprit` is the first bad commit and bumps the runtime forward."""
+    st = planner.st
+    ptrs = planner.level1_pointers()
+    old = ptrs[culprit - 1] if culprit > 0 else planner.ptr(st.good)
+    new = ptrs[culprit]
+    if not old or not new or old == new or planner.sub_source is None:
+        return []
+    items = _forward_range(str(planner.sub_source), old, new)
+    return [Point("level2", i, st.level1.items[culprit], items[i]) for i in ksection(len(items), {}, d)]
+
+
+@functools.lru_cache(maxsize=256)
+def _forward_range(src: str, old: str, new: str) -> tuple[str, ...]:
+    """The runtime commits a forward bump old..new brings in (empty when it is not forward or unknown)."""
+    try:
+        if not gitrepo.is_ancestor(Path(src), old, new):
+            return ()
+        return tuple(gitrepo.git(Path(src), "rev-list", "--first-parent", "--reverse", f"{old}..{new}").split())
+    except ToolFailure:
+        return ()
 
 
 def linear_point(planner: Planner, ph: PhaseData, i: int) -> Point:
@@ -188,7 +260,8 @@ class Rounds:
             if not self._remembered(points):
                 break
         n0, r = next_n(st), next_round(st)
-        pairs = self.pool.assign(points)
+        ahead = self._likely(points)
+        pairs = self.pool.assign(points, ahead)
         jobs = [(Job(p, n0 + k, eng.logs / f"step-{n0 + k:03d}.log"), w) for k, (p, w) in enumerate(pairs)]
         total = max(eng.expected_total(), n0 + len(jobs) - 1)
         st.worktree = str(workers_dir(eng.sdir))
@@ -203,6 +276,8 @@ class Rounds:
             eng.progress(n0 - 1 + finished, total, f"Round {r}: {finished} of {of} points tested")
 
         tick(0, len(jobs))
+        if ahead:
+            st.builds_ahead += self.pool.prepare(ahead, [w for _, w in pairs])
         self.pool.run(jobs, done, tick)
         eng.memory.save()
         if noise_on(st.settings) and q.phase not in LINEAR and last and st.phase == q.phase:
@@ -210,6 +285,14 @@ class Rounds:
         settle(eng)  # so the phase and the status are current
         eng.save()
         return max(last, key=lambda s: s.n) if last else None
+
+    def _likely(self, points: list[Point]) -> list[Point]:
+        """What the build_ahead slots should prepare while `points` run (nothing for a one-round call)."""
+        eng, s = self.eng, self.eng.settings
+        if not s.build_ahead or not eng.ahead or not (s.install or s.install_submodule):
+            return []
+        likely = likely_points(eng.planner, points, len(s.devices), s.build_ahead)
+        return [p for p in likely if eng.memory.recall(p.superproject, p.submodule) is None]
 
     def _remembered(self, points: list[Point]) -> bool:
         """Answer the round's search points the verdict memory knows (from an earlier bisect); whether any was."""
@@ -230,7 +313,7 @@ class Rounds:
         rec = StepRecord(
             n=job.n, phase=p.phase, superproject=p.superproject, submodule=p.submodule, short=label[0],
             subject=label[1], verdict=c.verdict, reason=c.reason, metric=c.metric, exit_code=res.exit_code,
-            installed=list(res.installed), duration_s=seconds, log=str(job.log), ran=res.ran, device=device, round=r,
+            installed=list(res.installed), duration_s=seconds, log=str(job.log), ran=res.ran, device=device, round=r, prepared=res.prepared,
         )  # fmt: skip
         sides = (1 if s.install else 0) + (1 if s.install_submodule and p.submodule else 0)
         st.installs += len(rec.installed)

@@ -274,6 +274,7 @@ def step(repo: str, progress: Progress = no_progress) -> StepResult:
 def run(repo: str, progress: Progress = no_progress) -> BisectStatus:
     with _opened(repo, progress) as (eng, top, sdir):
         st = eng.st
+        eng.ahead = True
         try:
             while st.phase != "done":
                 rec = _one_step(eng)

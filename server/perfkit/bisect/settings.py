@@ -21,7 +21,7 @@ _STRS = {
 }  # fmt: skip
 _NUMS = {
     "timeout_s", "install_timeout_s", "log_cap_mb", "confidence", "flaky_fail", "flaky_pass", "max_skips",
-    "cache_limit_mb",
+    "cache_limit_mb", "build_ahead",
 }  # fmt: skip
 _BOOLS = {"verify_ends", "noise", "cache_builds"}
 KEYS = _LISTS | _STRS | _NUMS | _BOOLS

@@ -86,6 +86,7 @@ class State(BaseModel):
     steps: list[StepRecord] = Field(default_factory=list)
     installs: int = 0
     installs_saved: int = 0
+    builds_ahead: int = 0  # points prepared while a round ran (build_ahead)
     build: Build = Field(default_factory=Build)
     environment: Environment = "user"
     worktree: str | None = None

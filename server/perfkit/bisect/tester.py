@@ -44,6 +44,7 @@ class PointResult:
     ran: bool = False  # whether the run command started
     exit_code: int | None = None
     installed: list[Side] = field(default_factory=list)
+    prepared: bool = False  # its installs ran ahead, while the previous round ran
 
 
 def command_env(
@@ -89,14 +90,45 @@ class PointTester:
         self.on_start = on_start
         self.before_install = before_install  # the environment is about to point at the checkout
         self.extra_env: dict[str, str] = {}  # a device worker's own variables (PERFKIT_DEVICE, its environment)
+        self.check_stop: Callable[[], None] = shutdown.check  # raises to stop the command running
 
     def test(self, point: Point, step: int, log: runner.Log, tick: Tick) -> PointResult:
+        result = PointResult(verdicts.Classified("skip", "not run", None))
+        failed = self._ready(point, step, log, tick, result)
+        if failed is not None:
+            result.verdict = failed
+            return result
+        wt = self.checkout.path
+        env = command_env(self.bisect_id, wt, self.checkout.sub_dir if point.submodule else None, point, step)
+        env |= self.extra_env
+        s = self.settings
+        cwd = run_folder(s, wt)
+        if not os.path.isabs(s.run_cwd or "") and not cwd.resolve().is_relative_to(wt.resolve()):
+            log.note(f"[perfkit: run_cwd {s.run_cwd} leads out of the checkout through a link]\n")
+            result.verdict = verdicts.Classified("skip", f"run_cwd {s.run_cwd} leads out of the checkout", None)
+            return result
+        scan = verdicts.scanner(s)
+        result.ran = True
+        res = runner.run(s.run, cwd, env, s.timeout_s, log, scan, tick("running"), self.on_start, self.check_stop)
+        result.exit_code = res.exit_code
+        result.verdict = verdicts.classify(res, scan)
+        return result
+
+    def prepare(self, point: Point, log: runner.Log) -> bool:
+        """Check out and install point without running it (a build made ahead); whether it is ready."""
+        result = PointResult(verdicts.Classified("skip", "not run", None))
+        return self._ready(point, None, log, lambda _activity: lambda _s: None, result) is None
+
+    def _ready(
+        self, point: Point, step: int | None, log: runner.Log, tick: Tick, result: PointResult
+    ) -> verdicts.Classified | None:
+        """Put the checkout at point and install what changed; the skip verdict when that failed."""
         try:
             self.checkout.ensure(point.superproject)
             self.checkout.sync(point.superproject, point.submodule)
         except Unavailable as exc:
             log.note(f"[perfkit: {exc}]\n")
-            return PointResult(verdicts.Classified("skip", str(exc), None))
+            return verdicts.Classified("skip", str(exc), None)
         finally:
             # a checkout made afresh (first step, or a crash left a broken one) holds no build
             if "superproject" in self.checkout.created:
@@ -106,23 +138,7 @@ class PointTester:
             self.checkout.created.clear()
         wt, sub_dir = self.checkout.path, self.checkout.sub_dir if point.submodule else None
         env = command_env(self.bisect_id, wt, sub_dir, point, step) | self.extra_env
-        result = PointResult(verdicts.Classified("skip", "not run", None))
-        failed = self._installs(point, wt, sub_dir, env, log, tick, result.installed)
-        if failed is not None:
-            result.verdict = failed
-            return result
-        s = self.settings
-        cwd = run_folder(s, wt)
-        if not os.path.isabs(s.run_cwd or "") and not cwd.resolve().is_relative_to(wt.resolve()):
-            log.note(f"[perfkit: run_cwd {s.run_cwd} leads out of the checkout through a link]\n")
-            result.verdict = verdicts.Classified("skip", f"run_cwd {s.run_cwd} leads out of the checkout", None)
-            return result
-        scan = verdicts.scanner(s)
-        result.ran = True
-        res = runner.run(s.run, cwd, env, s.timeout_s, log, scan, tick("running"), self.on_start, shutdown.check)
-        result.exit_code = res.exit_code
-        result.verdict = verdicts.classify(res, scan)
-        return result
+        return self._installs(point, wt, sub_dir, env, log, tick, result.installed)
 
     def _installs(
         self,
@@ -176,7 +192,7 @@ class PointTester:
         timeout = self.settings.install_timeout_s
         for cmd in commands:
             res = runner.run(
-                cmd, cwd, env, timeout, log, None, tick(f"installing {side}"), self.on_start, shutdown.check
+                cmd, cwd, env, timeout, log, None, tick(f"installing {side}"), self.on_start, self.check_stop
             )
             if not res.ok:
                 return verdicts.install_failed(side, res)

@@ -107,6 +107,15 @@ def bisect_start(
         ),
     ] = None,
     cache_limit_mb: Annotated[float | None, Field(description="Size limit of the build cache (default 4096).")] = None,
+    build_ahead: Annotated[
+        int | None,
+        Field(
+            description="With devices: extra worker slots (each its own worktree and environment) that check out and "
+            "install the points the next round is likely to test while the devices run, so rounds wait less for "
+            "installs. devices x (devices + 1) slots cover every answer of a round. Needs CPU and disk for that many "
+            "builds at once, worker_env 'venv' and install commands without {device}. Default 0."
+        ),
+    ] = None,
     backend: Annotated[
         str | None, Field(description="'local' (default) or 'ray': devices are Ray resources on a cluster.")
     ] = None,
@@ -172,6 +181,7 @@ def bisect_start(
         python=python,
         cache_builds=cache_builds,
         cache_limit_mb=cache_limit_mb,
+        build_ahead=build_ahead,
         backend=backend,
         ray_resource=ray_resource,
         ray_repo=ray_repo,

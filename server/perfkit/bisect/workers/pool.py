@@ -22,8 +22,12 @@ class Job:
 
 
 class Pool(Protocol):
-    def assign(self, points: list[Point]) -> list[tuple[Point, Any]]:
-        """Each point with the worker that will test it (at most one point per worker)."""
+    def assign(self, points: list[Point], keep: list[Point] | None = None) -> list[tuple[Point, Any]]:
+        """Each point with the worker that will test it (at most one point per worker); workers holding
+        the builds of `keep` (points likely next) are taken last."""
+
+    def prepare(self, points: list[Point], busy: list[Any]) -> int:
+        """Start building `points` ahead on workers not in `busy`; how many started (0: not supported)."""
 
     def run(self, jobs: list[tuple[Job, Any]], on_done: OnDone, tick: Tick) -> None:
         """Test the jobs at once; on_done in the calling thread as each ends; stop all on interruption."""

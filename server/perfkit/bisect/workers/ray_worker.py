@@ -39,8 +39,8 @@ from perfkit.bisect.point import Point
 from perfkit.bisect.state import Build, State
 from perfkit.bisect.tester import PointResult, PointTester
 from perfkit.bisect.verdict import Classified
-from perfkit.bisect.workers.local import device_settings
 from perfkit.bisect.workers.pool import Job, OnDone, Tick
+from perfkit.bisect.workers.slot import device_settings
 from perfkit.bisect.worktree import Checkout
 from perfkit.errors import ToolFailure
 
@@ -151,8 +151,11 @@ class RayPool:
         ]
         self.names = [str(x) for x in ray.get([a.name.remote() for a in self.actors], timeout=600)]
 
-    def assign(self, points: list[Point]) -> list[tuple[Point, Any]]:
+    def assign(self, points: list[Point], keep: list[Point] | None = None) -> list[tuple[Point, Any]]:
         return list(zip(points, range(len(points)), strict=False))
+
+    def prepare(self, points: list[Point], busy: list[Any]) -> int:
+        return 0  # build_ahead is refused with Ray (settings): each actor holds one build
 
     def run(self, jobs: list[tuple[Job, Any]], on_done: OnDone, tick: Tick) -> None:
         if self.st.settings.install or self.st.settings.install_submodule:
