@@ -313,7 +313,8 @@ class Rounds:
         rec = StepRecord(
             n=job.n, phase=p.phase, superproject=p.superproject, submodule=p.submodule, short=label[0],
             subject=label[1], verdict=c.verdict, reason=c.reason, metric=c.metric, exit_code=res.exit_code,
-            installed=list(res.installed), duration_s=seconds, log=str(job.log), ran=res.ran, device=device, round=r, prepared=res.prepared,
+            installed=list(res.installed), duration_s=seconds, log=str(job.log), ran=res.ran, device=device, round=r,
+            prepared=res.prepared,
         )  # fmt: skip
         sides = (1 if s.install else 0) + (1 if s.install_submodule and p.submodule else 0)
         st.installs += len(rec.installed)
