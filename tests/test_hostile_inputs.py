@@ -84,6 +84,11 @@ def world(tmp_path_factory):
     w["dup"] = _campaign(
         tmp / "dup", [f"{row},1.0" for row in _rows(3, 4, 1.0, 0.9, 0.01)], "arm,run,step,step_time_s,step_time_s"
     )
+    cr = _campaign(tmp / "dup_cr", [])  # old Mac line ends: a lone carriage return ends each line
+    (cr / "benchmark.csv").write_bytes(
+        "\r".join(["arm,run,step,step_time_s,step_time_s"] + [f"{r},1.0" for r in _rows(3, 4, 1.0, 0.9, 0.01)]).encode()
+    )
+    w["dup_cr"] = cr
     w["many"] = _campaign(tmp / "many", _rows(515, 2, 1.0, 0.998, 0.002))
     for name, line in (
         ("deep", "[" * 20_000 + "]" * 20_000),
@@ -127,6 +132,7 @@ CAMPAIGN_CASES = [
     ("huge", "benchmark.csv column 'step_time_s'", "between 1e-09 and 1e+09 seconds"),
     ("huge_metric", "benchmark.csv column 'tokens'", "beyond the magnitudes"),
     ("dup", "benchmark.csv", "names column 'step_time_s' twice"),
+    ("dup_cr", "benchmark.csv", "names column 'step_time_s' twice"),
     ("deep", "records/candidates.jsonl line 1", "nests 20,000 levels deep"),
     ("deep_field", "records/candidates.jsonl line 1", "levels deep"),
     ("bigint", "records/candidates.jsonl line 1", "5,000 digits"),

@@ -321,7 +321,10 @@ def _refuse_repeated_names(path: Path, file: str) -> None:
 
     with open(path, "rb") as f:
         head = f.read(1024**2).decode("utf-8", "replace")
-    first = next(csv.reader(io.StringIO(head), skipinitialspace=True), [])
+    try:  # newline="": a header ending in a lone carriage return is a line end, as pandas reads it
+        first = next(csv.reader(io.StringIO(head, newline=""), skipinitialspace=True), [])
+    except csv.Error:  # a header the csv module cannot split: the reader that follows says what is wrong
+        return
     seen: dict[str, int] = {}
     for number, name in enumerate((n.strip().lstrip("\ufeff") for n in first), start=1):
         if name and name in seen:
