@@ -14,6 +14,12 @@ both installs again in the user's checkout (150 s).
 - perfkit with d devices: rounds.choose's rule (the two ends and d-2 level-1 points in the first
   round, then rounds.ksection), points given to the worker already holding their runtime, each
   worker with its own environment, with and without the build cache.
+- perfkit with d devices and b slots building ahead (`build_ahead`): when a round starts, the b
+  spare slots start installing the points rounds.likely_next foresees (the next round's points for
+  the largest answers first, and level 2's first round when an answer ends level 1); the next
+  round gives a point to the slot holding its build, and starts its run when that build is done.
+  The builds ahead are assumed to run at full speed beside each other: the machine needs the CPUs
+  and disk for b + d builds at once.
 
 Histories: synthetic (pointer moves every k commits; every bump a culprit, level-2 culprits spread
 over the bump) and the real pypto pointer history (../shared/fixtures/pypto-history: every forward
@@ -39,7 +45,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "server"))
 
-from perfkit.bisect.rounds import ksection  # noqa: E402
+from perfkit.bisect.rounds import answers, ksection, likely_next  # noqa: E402
 from perfkit.bisect.search import Bisection, Mark  # noqa: E402
 
 FIXTURE = Path(os.environ.get("PERFKIT_PYPTO_FIXTURE", ROOT.parent / "shared" / "fixtures" / "pypto-history"))
@@ -176,6 +182,95 @@ def rounds(c: Case, d: int, cache: bool) -> Tally:
     return t
 
 
+@dataclass(eq=False)
+class Slot:
+    compiler: str | None = None
+    runtime: str | None = None
+    ready: float = 0.0  # when its build (made ahead or for a test) is done
+
+
+def ahead(c: Case, d: int, b: int) -> Tally:
+    """d devices and b more slots building ahead; the real prediction (rounds.likely_next)."""
+    t = Tally()
+    slots = [Slot() for _ in range(d + b)]
+    now = 0.0
+
+    def install(w: Slot, p: tuple[str, str]) -> float:
+        s = 0.0
+        if w.compiler != p[0]:
+            s += COMPILER
+            t.installs += 1
+        if w.runtime != p[1]:
+            s += RUNTIME
+            t.installs += 1
+        w.compiler, w.runtime = p
+        return s
+
+    def play(points: list[tuple[str, str]], level: int, likely: list[tuple[str, str]]) -> None:
+        """One round: a point's run starts when its slot's build is done; spare slots build `likely`."""
+        nonlocal now
+        used: dict[tuple[str, str], Slot] = {}
+        for p in points:  # LocalPool.assign: the slot holding the build, then one holding the runtime
+            w = next((w for w in slots if w not in used.values() and (w.compiler, w.runtime) == p), None)
+            if w is not None:
+                used[p] = w
+        for p in points:
+            if p not in used:
+                free = [w for w in slots if w not in used.values()]
+                spare = [w for w in free if (w.compiler, w.runtime) not in likely] or free
+                used[p] = next((w for w in spare if w.runtime == p[1]), spare[0])
+        end = now
+        for p, w in used.items():
+            start = max(now, w.ready) if (w.compiler, w.runtime) == p else now + install(w, p)
+            w.ready = start + RUN
+            end = max(end, w.ready)
+            t.runs += 1
+        idle = [w for w in slots if w not in used.values()]  # LocalPool.prepare
+        held = {(w.compiler, w.runtime) for w in idle}
+        spare = [w for w in idle if (w.compiler, w.runtime) not in likely]
+        for p in likely:
+            if p in held or not spare:
+                continue
+            w = next((w for w in spare if w.runtime == p[1]), spare[0])
+            spare.remove(w)
+            w.ready = now + install(w, p)
+        now = end
+        t.rounds[level] += 1
+
+    def l1(i: int) -> tuple[str, str]:
+        return f"c{i}", c.ptrs[i]
+
+    def l2(i: int) -> tuple[str, str]:
+        return f"c{c.f1}", f"r{i}"
+
+    def foreseen(n: int, marks: dict[int, Mark], picks: list[int], level: int) -> list[tuple[str, str]]:
+        out = [(l1 if level == 0 else l2)(i) for i in likely_next(n, marks, picks, d, b)]
+        if level == 0:  # rounds.likely_points: an answer that ends level 1 on this bump opens level 2
+            for lo, hi in answers(n, marks, picks):
+                if hi - lo == 1 and hi == c.f1 and len(out) < b:
+                    out += [(f"c{hi}", f"r{i}") for i in ksection(c.n2, {}, d)]
+                elif hi - lo == 1 and len(out) < b:
+                    out += [(f"c{hi}", f"r-other{hi}-{i}") for i in range(d)]  # another bump's level 2
+        return out[:b]
+
+    def search(n: int, f: int, level: int, marks: dict[int, Mark]) -> None:
+        while True:
+            picks = ksection(n, marks, d)
+            if not picks:
+                return
+            play([(l1 if level == 0 else l2)(i) for i in picks], level, foreseen(n, marks, picks, level))
+            marks.update({i: ("new" if i >= f else "old") for i in picks})
+
+    ends = [("good", "g"), (f"c{c.n1 - 1}", c.ptrs[-1])]
+    first = ksection(c.n1, {}, d - 2) if d > 2 else []
+    play(ends + [l1(i) for i in first], 0, foreseen(c.n1, {}, first, 0) if first else [])
+    search(c.n1, c.f1, 0, {i: ("new" if i >= c.f1 else "old") for i in first})
+    search(c.n2, c.f2, 1, {})
+    t.wall = now + RESTORE
+    t.installs += 2
+    return t
+
+
 def synthetic(n1: int, every: int, n2: int, spread: int) -> list[Case]:
     ptrs = [f"p{i // every}" for i in range(n1)]
     bumps = [i for i in range(1, n1) if ptrs[i] != ptrs[i - 1]]
@@ -253,6 +348,9 @@ def summarize(name: str, cases: list[Case], ds: Sequence[int]) -> list[str]:
     for d in ds:
         rows.append(row(f"perfkit, {d} devices", [rounds(c, d, False) for c in cases], d))
         rows.append(row(f"perfkit, {d} devices, build cache", [rounds(c, d, True) for c in cases], d))
+        if d >= 2:
+            for b in sorted({d, 2 * d, d * (d + 1)}):
+                rows.append(row(f"perfkit, {d} devices, build_ahead={b}", [ahead(c, d, b) for c in cases], d))
     return rows
 
 
