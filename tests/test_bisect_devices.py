@@ -389,8 +389,8 @@ def test_user_environment_untouched_until_the_final_restore(tmp_path):
 
 @pytest.mark.fixture
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["bump", "mixed_submodule"])
-def test_pypto_history_three_devices(pypto_history, tmp_path, name):
+@pytest.mark.parametrize("name,ahead", [("bump", 0), ("mixed_submodule", 0), ("bump", 12)])
+def test_pypto_history_three_devices(pypto_history, tmp_path, name, ahead):
     """The real pypto and simpler histories with three fake devices: both culprits, rounds per level
     within ceil(log_4 N) + 1, each device given to one point per round, the user's checkout as before."""
     from test_bisect_pypto import PRELUDE, case, count
@@ -407,7 +407,7 @@ def test_pypto_history_three_devices(pypto_history, tmp_path, name):
     before = snapshot(repo)
     bisect_start(
         str(repo), good, bad=bad, run=run, install=[f'echo "$PWD" > {env}/super.path'],
-        install_submodule=[f'echo "$PWD" > {env}/sub.path'], devices=DEVICES,
+        install_submodule=[f'echo "$PWD" > {env}/sub.path'], devices=DEVICES, build_ahead=ahead,
     )  # fmt: skip
     try:
         res = bisect_run(str(repo))
@@ -425,6 +425,11 @@ def test_pypto_history_three_devices(pypto_history, tmp_path, name):
         assert all(len(ds) == len(set(ds)) for ds in by_round.values())
         assert (env / "super.path").read_text().strip() == str(repo)
         assert snapshot(repo) == before
+        if ahead:  # the real pointer history foresees rounds too: most points found their builds ready
+            searched = [s for s in res.steps if s.phase in ("level1", "level2") and (s.round or 0) >= 3]
+            assert res.builds_ahead and sum(s.prepared for s in searched) >= len(searched) // 2, [
+                (s.round, s.phase, s.prepared) for s in res.steps
+            ]
     finally:
         bisect_reset(str(repo))
     assert snapshot(repo) == before
