@@ -44,7 +44,7 @@ class Engine:
         self.st = st
         self.progress = progress
         self.settings = st.settings
-        self._save_lock = threading.RLock()
+        self.save_lock = threading.RLock()
         self.planner = Planner(repo, st, strategy)
         self.sub_path = st.settings.submodule
         wt, parking, self.logs = work_paths(sdir, repo)
@@ -56,7 +56,7 @@ class Engine:
         self._user_status: str | None = None  # the user's checkout as `git status` saw it after the last step
 
     def save(self, durable: bool = True) -> None:
-        with self._save_lock:  # device workers save from their threads too
+        with self.save_lock:  # device workers save from their threads too
             statefile.save(self.sdir, self.st, durable)
 
     def expected_total(self) -> int:

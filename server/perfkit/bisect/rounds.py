@@ -268,9 +268,10 @@ class Rounds:
         last: list[StepRecord] = []
 
         def done(job: Job, device: str, res: PointResult, seconds: float) -> None:
-            rec = self._record(job, device, res, seconds, r)
-            last.append(rec)
-            eng.save()
+            with eng.save_lock:  # device threads save while this thread records: never half a record
+                rec = self._record(job, device, res, seconds, r)
+                last.append(rec)
+                eng.save()
 
         def tick(finished: int, of: int) -> None:
             eng.progress(n0 - 1 + finished, total, f"Round {r}: {finished} of {of} points tested")

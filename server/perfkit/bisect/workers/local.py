@@ -65,6 +65,18 @@ class Hooks:
             except ToolFailure:
                 pass  # best effort: a resume finds the command by its marker anyway
 
+    def track(self, pid: int) -> None:
+        """A build made ahead started a command: kill it with the others on a stop, but write no state.
+
+        Builds ahead run while the planner changes the state in the main thread; only that thread
+        (and device threads while it waits for them) may save it. A resume finds the command by its
+        marker, as after any kill -9."""
+        with self.lock:
+            if self.stopping.is_set():
+                runner.kill_group(pid)
+                return
+            self.groups.add(pid)
+
     def before_install(self) -> None:
         with self.lock:
             self.save_builds()

@@ -120,7 +120,7 @@ class SlotWorker:
         self.checkout = Checkout(repo, wt, parking, st.settings.submodule, sub_source)
         self.env = WorkerEnv(env_dir, st.settings)
         self.build = hooks.builds.setdefault(f"slot-{slot}", Build(superproject_sub=None))
-        start, before = self._on_start, hooks.before_install
+        start, before = self._on_start, self._before_install
         if cache is None or not self.env.active:
             self.tester = PointTester(repo, st.id, st.settings, self.checkout, self.build, start, before)
         else:
@@ -131,6 +131,7 @@ class SlotWorker:
         self.log_cap = int(st.settings.log_cap_mb * 1024 * 1024)
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"perfkit-slot-{slot}")
         self._cancel = threading.Event()
+        self._building_ahead = threading.Event()  # set while this slot's thread makes a build ahead
         self._pgid: int | None = None
         self.ahead: Point | None = None  # the point prepared (or being prepared) here
         self._ahead_job: Future[None] | None = None
@@ -186,7 +187,17 @@ class SlotWorker:
 
     def _on_start(self, pid: int) -> None:
         self._pgid = pid
-        self.hooks.on_start(pid)
+        if self._ahead_thread():
+            self.hooks.track(pid)
+        else:
+            self.hooks.on_start(pid)
+
+    def _before_install(self) -> None:
+        if not self._ahead_thread():  # a build ahead writes only this slot's environment: no state to save
+            self.hooks.before_install()
+
+    def _ahead_thread(self) -> bool:
+        return self._building_ahead.is_set()
 
     def _check(self) -> None:
         shutdown.check()
@@ -220,6 +231,7 @@ class SlotWorker:
 
     def _prepare(self, point: Point, log_path: Path) -> None:
         self._cancel.clear()
+        self._building_ahead.set()
         log = runner.Log(log_path, self.log_cap)
         try:
             self.tester.settings = self.settings
@@ -237,6 +249,7 @@ class SlotWorker:
             log.note("[perfkit: no longer wanted; stopped]\n")
         finally:
             self._pgid = None
+            self._building_ahead.clear()
             self.tester.check_stop = shutdown.check
             self.hooks.save_builds()
             log.close()
