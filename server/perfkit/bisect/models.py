@@ -219,6 +219,7 @@ class BisectStatus(BaseModel):
             f"  runs {self.runs}, installs {self.installs} (saved {self.installs_saved}), "
             f"steps {len(self.steps)} of about {max(self.expected_steps, len(self.steps))}"
         )
+        lines += self._evidence_lines()
         if self.builds_ahead:
             used = sum(1 for s in self.steps if s.prepared)
             lines.append(f"  built ahead {self.builds_ahead} points; {used} tested points found their installs ready")
@@ -228,6 +229,27 @@ class BisectStatus(BaseModel):
             lines.append("  reproduce by hand:")
             lines += [f"    {line}" for line in self.reproduce.splitlines()]
         return "\n".join(lines)
+
+    def _evidence_lines(self, cap: int = 12) -> list[str]:
+        """Points run more than once, with what each run said: the grounds of a stated confidence."""
+        out: list[str] = []
+        if self.confidence:
+            said = ", ".join(f"{k} {v:.1%}" for k, v in self.confidence.items())
+            out.append(f"  confidence {said}")
+        repeated = [e for e in self.evidence if e.runs > 1]
+        if repeated:
+            out.append("  points run more than once:")
+            for e in repeated[:cap]:
+                metrics = f"; metrics {' '.join(f'{m:g}' for m in e.metrics[:8])}" if e.metrics else ""
+                out.append(
+                    f"    {e.point} ({e.phase}): {e.runs} runs, {e.passes} pass, {e.fails} fail, "
+                    f"{e.skips} skip{metrics}"
+                )
+            if len(repeated) > cap:
+                out.append(f"    ... and {len(repeated) - cap} more (in `evidence`)")
+        if self.noise_seen:
+            out.append(f"  runs disagreed at: {', '.join(self.noise_seen[:cap])}")
+        return out
 
     def cli_exit_code(self) -> int:
         """3 when the bisect ended without naming a single culprit (documented in docs/bisect.md)."""
