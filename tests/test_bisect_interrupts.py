@@ -131,3 +131,42 @@ def test_sigint_sigterm_stop_cleanly(tmp_path, sig):
     assert json.loads(out.stdout)["culprit"]["commit"] == p.c["bug"]
     assert snapshot(p.sup.path) == before
     perfkit("bisect-reset", p.path)
+
+
+@pytest.mark.parametrize("then", ["resume", "reset"])
+def test_a_child_that_escaped_its_group_behind_a_killed_perfkit_is_stopped_by_the_next_call(tmp_path, then):
+    """The command's own group dies with its recorded id; a child in a session of its own does not.
+    Only the sweep by marker (PERFKIT_BISECT_ID in its environment) finds it after kill -9."""
+    p = build(tmp_path, [""] * 3, PLAN)
+    e = p.env
+    escape = (
+        f'if [ "$PERFKIT_STEP" = 4 ] && [ ! -e {e}/released ]; then '
+        f"setsid sleep 60 & echo $! > {e}/escaped.pid; sleep 30 & echo $! > {e}/sleeper.pid; wait; fi"
+    )
+    # every command also sweeps by marker when it ends: the check below looks before the first one starts
+    seen = f'if [ -e {e}/released ] && kill -0 "$(cat {e}/escaped.pid)" 2>/dev/null; then echo alive >> {e}/seen; fi'
+    bisect_start(p.path, p.c["add"], run=f"{seen}; {escape}; {p.run_cmd()}")  # no installs: reset runs nothing
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "perfkit.cli", "bisect-run", p.path, "--quiet", "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while not (e / "sleeper.pid").exists() or not (e / "escaped.pid").exists():
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "step 4 never started"
+        time.sleep(0.05)
+    time.sleep(0.3)
+    escaped = int((e / "escaped.pid").read_text())
+    assert Path(f"/proc/{escaped}").exists()
+    assert int(Path(f"/proc/{escaped}/stat").read_text().rsplit(")", 1)[1].split()[2]) == escaped  # own group
+    proc.kill()
+    proc.wait()
+    (e / "released").touch()
+    assert alive(escaped)  # perfkit is dead; the escaped child is not
+    out = perfkit(*(["bisect-run", p.path, "--quiet"] if then == "resume" else ["bisect-reset", p.path]), "--json")
+    assert out.returncode == 0, out.stderr
+    assert wait_dead(escaped)
+    assert not (e / "seen").exists()  # gone before the next call ran anything
+    perfkit("bisect-reset", p.path)
