@@ -114,3 +114,21 @@ def test_a_saved_state_is_a_new_file_not_the_old_one_rewritten(tmp_path):
     with open(path) as reader:
         write_atomic(path, '{"step": 2}')
         assert reader.read().startswith('{"step": 1, "pad": "aaaa') and path.read_text() == '{"step": 2}'
+
+
+def test_a_log_whose_repository_is_gone_is_not_recreated_at_the_old_place(tmp_path):
+    """A step log is opened in the state folder inside the repository's git folder. If the repository
+    moved or was deleted, that folder's parents are gone, and the log must fail quietly (the step goes
+    on, the move is reported) rather than make the old path exist again."""
+    gone = tmp_path / "repo" / ".git" / "perfkit-bisect" / "logs" / "step-004.log"
+    log = runner.Log(gone, 1024)
+    log.note("perfkit step 4\n")
+    log.close()
+    assert log.error and not (tmp_path / "repo").exists()
+    # the logs folder itself is made when only it is missing
+    here = tmp_path / "state" / "logs" / "step-001.log"
+    here.parent.parent.mkdir()
+    ok = runner.Log(here, 1024)
+    ok.note("perfkit step 1\n")
+    ok.close()
+    assert ok.error is None and here.read_text() == "perfkit step 1\n"
