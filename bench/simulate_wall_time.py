@@ -263,7 +263,8 @@ def ahead(c: Case, d: int, b: int) -> Tally:
 
     ends = [("good", "g"), (f"c{c.n1 - 1}", c.ptrs[-1])]
     first = ksection(c.n1, {}, d - 2) if d > 2 else []
-    play(ends + [l1(i) for i in first], 0, foreseen(c.n1, {}, first, 0) if first else [])
+    opening = foreseen(c.n1, {}, first, 0) if first else [l1(i) for i in ksection(c.n1, {}, d)][:b]
+    play(ends + [l1(i) for i in first], 0, opening)
     search(c.n1, c.f1, 0, {i: ("new" if i >= c.f1 else "old") for i in first})
     search(c.n2, c.f2, 1, {})
     t.wall = now + RESTORE

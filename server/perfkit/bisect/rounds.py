@@ -87,8 +87,13 @@ def likely_points(planner: Planner, points: list[Point], d: int, budget: int) ->
     """The points worth building while `points` run: the next round's for each likely answer, and when
     an answer ends level 1 on a runtime bump, the first round of the level 2 it would start."""
     search = [p for p in points if p.phase in LINEAR and p.index is not None]
-    if budget <= 0 or not search:
+    if budget <= 0:
         return []
+    if not search:  # a round of end checks only: level 1 opens next when they hold, as they nearly always do
+        ph = planner.st.level1
+        if not {p.phase for p in points} & {"verify_good", "verify_bad"} or planner.decide(ph).noisy:
+            return []
+        return [linear_point(planner, ph, i) for i in ksection(len(ph.items), planner.marks(ph), d)][:budget]
     ph = planner.st.level1 if search[0].phase == "level1" else planner.st.level2
     if ph is None or ph.name != search[0].phase or planner.decide(ph).noisy:
         return []  # the noise model picks one point at a time from the evidence: nothing to foresee
