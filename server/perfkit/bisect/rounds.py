@@ -90,10 +90,10 @@ def likely_points(planner: Planner, points: list[Point], d: int, budget: int) ->
     if budget <= 0:
         return []
     if not search:  # a round of end checks only: level 1 opens next when they hold, as they nearly always do
-        ph = planner.st.level1
-        if not {p.phase for p in points} & {"verify_good", "verify_bad"} or planner.decide(ph).noisy:
+        l1 = planner.st.level1
+        if not {p.phase for p in points} & {"verify_good", "verify_bad"} or planner.decide(l1).noisy:
             return []
-        return [linear_point(planner, ph, i) for i in ksection(len(ph.items), planner.marks(ph), d)][:budget]
+        return [linear_point(planner, l1, i) for i in ksection(len(l1.items), planner.marks(l1), d)][:budget]
     ph = planner.st.level1 if search[0].phase == "level1" else planner.st.level2
     if ph is None or ph.name != search[0].phase or planner.decide(ph).noisy:
         return []  # the noise model picks one point at a time from the evidence: nothing to foresee
