@@ -193,3 +193,18 @@ def test_lint_wording_inputs(tmp_path):
     assert res.kind == "issue" and [f.rule for f in res.findings] == ["filler"]
     assert any(s.startswith("unbacked-number") for s in res.rules_skipped)
     assert lint_wording(text=BASE).kind == "pr"
+
+
+def test_a_short_label_line_of_the_template_filled_in_keeps_the_templates_markup_unflagged():
+    """Issue templates often ask with a short bold label ("**GPU**:", "**OS**:"); the filled line is the
+    label, then our answer. The label is the repo's text; the answer is still checked."""
+    labels = {"**GPU**:", "**OS**:", "__CANN__:"}
+    for line in ("**GPU**: Ascend 910B, 8 devices", "**OS**: Ubuntu 22.04", "__CANN__: 8.0.RC3"):
+        findings = lint_text(f"## Environment\n\n{line}\n", "issue", repo_lines=labels)[0]
+        assert [f.rule for f in findings if f.rule == "bold"] == [], (line, findings)
+    # the answer after the label is ours: bold there is flagged
+    findings = lint_text("## Environment\n\n**GPU**: **Ascend 910B**\n", "issue", repo_lines=labels)[0]
+    assert [(f.rule, f.column) for f in findings if f.rule == "bold"] == [("bold", 10)]
+    # a short template line that is not a label does not hide the start of our own lines
+    findings = lint_text("## Notes\n\n**Note** this is ours\n", "issue", repo_lines={"**Note**"})[0]
+    assert [f.rule for f in findings if f.rule == "bold"] == ["bold"]

@@ -142,7 +142,9 @@ class _Masker:
         """How much of raw, from its start, is the repo's template text carried verbatim."""
         nl = norm_line(raw)
         for rl in self.repo_norm:
-            if nl == rl or (nl.startswith(rl) and len(rl) >= 12):
+            # a line that starts with the repo's text is ours after it: a long prefix, or a label to
+            # fill in ("**GPU**:"), however short
+            if nl == rl or (nl.startswith(rl) and (len(rl) >= 12 or rl.endswith(":"))):
                 return _prefix_len(raw, rl)
         return 0
 
