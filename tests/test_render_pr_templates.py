@@ -508,3 +508,45 @@ def test_the_example_campaign_renders_lint_clean_in_every_shape(tmp_path, exampl
     assert text.count("<details><summary>Details:") == 1 and "## Correctness Verification" in text
     assert res.pr_template.path is not None
     _clean(res, repo, example_campaign, draft)
+
+
+def test_repo_commit_follows_the_template_of_the_branch_the_pr_targets(tmp_path, campaign):
+    """The checkout is on the campaign's branch; the maintainers changed the template on main since.
+    repo_commit reads the templates from git at that commit; the checkout itself is not touched."""
+    from perfkit.errors import InputError
+
+    r = Repo(tmp_path / "repo")
+    r.commit("old template", {".github/PULL_REQUEST_TEMPLATE.md": "## Purpose\n\n## Test Plan\n"})
+    r.git("branch", "-M", "main")
+    r.git("checkout", "-q", "-b", "campaign")
+    r.commit("campaign work", {"src/kernel.py": "x = 1\n"})
+    r.git("checkout", "-q", "main")
+    new_tpl = "## Release Notes\n\n<!-- one line for the changelog -->\n\n- [ ] I ran the unit tests\n"
+    main_sha = r.commit("new template", {".github/PULL_REQUEST_TEMPLATE.md": new_tpl})
+    r.git("checkout", "-q", "campaign")
+    status_before = r.git("status", "--porcelain")
+    out = tmp_path / "out"
+    at_head = render_pr(str(campaign), str(r.path), draft=DRAFT, out_dir=str(out))
+    head_text = Path(at_head.pr_path).read_text()
+    assert "## Test Plan" in head_text and "## Release Notes" not in head_text
+    at_main = render_pr(str(campaign), str(r.path), draft=DRAFT, out_dir=str(out), repo_commit="main")
+    text = Path(at_main.pr_path).read_text()
+    assert "## Release Notes" in text and "## Test Plan" not in text
+    assert at_main.repo_commit == main_sha and at_head.repo_commit != main_sha
+    assert f"at {main_sha[:12]}" in at_main.human()
+    assert r.git("status", "--porcelain") == status_before and r.git("rev-parse", "--abbrev-ref", "HEAD") == "campaign"
+    # lint_wording reads the same commit: the new template's heading is the repo's own there
+    on_main = lint_wording(path=at_main.pr_path, repo=str(r.path), repo_commit="main").findings
+    on_head = lint_wording(path=at_main.pr_path, repo=str(r.path)).findings
+    assert not [f for f in on_main if f.rule == "unrequested-section"]
+    assert any(f.rule == "unrequested-section" and "Release Notes" in f.excerpt for f in on_head), on_head
+    for call, field in (
+        (
+            lambda: render_pr(str(campaign), str(r.path), draft=DRAFT, out_dir=str(out), repo_commit="no-such"),
+            "repo_commit",
+        ),
+        (lambda: lint_wording(path=at_main.pr_path, repo_commit="main"), "repo_commit"),
+    ):
+        with pytest.raises(InputError) as err:
+            call()
+        assert err.value.field == field

@@ -72,11 +72,13 @@ def lint_text(
     return sorted(uniq.values(), key=lambda f: (f.line, f.column, f.rule)), run, skipped
 
 
-def repo_context(repo: str | Path, kind: str) -> tuple[set[str], set[str], list[str], list[str]]:
+def repo_context(
+    repo: str | Path, kind: str, commit: str | None = None
+) -> tuple[set[str], set[str], list[str], list[str]]:
     """The repo's own template lines (not linted), its headings, its issue-title prefixes, and what was refused."""
     from perfkit import repofiles, templatetext
 
-    files = repofiles.read_repo_files(Path(repo))
+    files = repofiles.read_repo_files(Path(repo), commit)
     if kind == "pr":
         lines, heads = templatetext.pr_template_lines(files)
         return lines, heads, [], files.skipped
@@ -136,6 +138,13 @@ def lint_wording(
             "vocabulary) are used."
         ),
     ] = None,
+    repo_commit: Annotated[
+        str | None,
+        Field(
+            description="With repo: the commit, branch or tag whose templates the text follows (as given to "
+            "render_pr). Default: HEAD."
+        ),
+    ] = None,
 ) -> LintResult:
     """Check the wording of a PR description or issue: em and en dashes, sales and filler words, review
     words aimed at the repo, campaign vocabulary and test-function names, stray bold, speedups without
@@ -170,6 +179,8 @@ def lint_wording(
         if not Path(campaign_dir).expanduser().is_dir():
             raise InputError("campaign_dir", f"'{campaign_dir}' is not a folder", "pass the campaign folder")
         figures = campaign_figures(str(Path(campaign_dir).expanduser()), draft)
+    if repo_commit is not None and repo is None:
+        raise InputError("repo_commit", "is given without repo", "pass repo too, or leave repo_commit out")
     repo_lines = allowed = None
     prefixes: list[str] = []
     repo_skipped: list[str] = []
@@ -177,7 +188,7 @@ def lint_wording(
         from perfkit import gitrepo
 
         top = gitrepo.open_repo(repo)
-        repo_lines, allowed, prefixes, repo_skipped = repo_context(top, k)
+        repo_lines, allowed, prefixes, repo_skipped = repo_context(top, k, repo_commit)
     from perfkit.lint.options import draft_job
 
     job = draft_job(draft, str(Path(campaign_dir or ".").expanduser()))

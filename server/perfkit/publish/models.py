@@ -111,6 +111,7 @@ class RenderResult(BaseModel):
     issue_title: str
     placeholders: list[Placeholder] = Field(description="Every <placeholder> left in either file.")
     pr_template: TemplateUse
+    repo_commit: str | None = Field(default=None, description="The repo commit whose templates and forms were read.")
     checkboxes: list[CheckboxOutcome] = Field(default_factory=list)
     policy_conflicts: list[PolicyConflict] = Field(default_factory=list)
     repo_notes: list[RepoNote] = Field(
@@ -131,7 +132,8 @@ class RenderResult(BaseModel):
             f"  title: {self.issue_title}",
         ]
         t = self.pr_template
-        lines.append(f"repo template: {t.path or 'none'} ({t.why})")
+        at = f" at {self.repo_commit[:12]}" if self.repo_commit else ""
+        lines.append(f"repo template: {t.path or 'none'}{at} ({t.why})")
         for s in t.skipped_headings:
             lines.append(f"  skipped '{s.heading}': {s.reason}")
         if t.cut_line:

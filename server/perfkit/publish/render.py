@@ -279,6 +279,13 @@ def render_pr(
             "form, else a question form, before a bug form."
         ),
     ] = None,
+    repo_commit: Annotated[
+        str | None,
+        Field(
+            description="The commit, branch or tag of the repo whose templates and forms to follow, e.g. the "
+            "branch the PR will target (origin/main). Default: HEAD. Files are read from git, never checked out."
+        ),
+    ] = None,
 ) -> RenderResult:
     """Write proposed-pr-description.md and proposed-issue.md for a finished campaign: the title, Summary,
     Speedup Result (figures from read_benchmark only), Correctness Verification, the repo's own PR template
@@ -296,7 +303,7 @@ def render_pr(
     d = _load(draft, campaign)
     top = gitrepo.open_repo(repo)
     b, warnings = _read(campaign, d)
-    repo_part = _repo_part(top, d, pr_template, issue_form)
+    repo_part = _repo_part(top, d, pr_template, issue_form, repo_commit)
     warnings += repo_part.warnings
     view = _pr_view(b, d, campaign, repo_part)
     warnings += view.pop("warnings")
@@ -359,11 +366,13 @@ class _RepoPart:
     warnings: list[str]
 
 
-def _repo_part(top: Path, d: Draft, pr_template: str | None, issue_form: str | None) -> _RepoPart:
+def _repo_part(
+    top: Path, d: Draft, pr_template: str | None, issue_form: str | None, commit: str | None = None
+) -> _RepoPart:
     from perfkit import repofiles
     from perfkit.publish import issue_forms, merge_template, repo_template, title_rule
 
-    files = repofiles.read_repo_files(top)
+    files = repofiles.read_repo_files(top, commit)
     tpl = repo_template.select(files, pr_template)
     merged = merge_template.merge(tpl, d.template_answers, d.checkboxes, PH)
     notes, note_conflicts = repo_template.repo_notes(files, tpl)
@@ -495,6 +504,7 @@ def _result(
             cut_line=tpl.cut_at + 1 if tpl.cut_at is not None else None,
             title_rule=f"{part.rule.pattern} ({part.rule.source}:{part.rule.line})" if part.rule else None,
         ),
+        repo_commit=part.files.commit,
         checkboxes=merged.boxes,
         policy_conflicts=part.conflicts,
         repo_notes=part.notes,
