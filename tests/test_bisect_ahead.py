@@ -11,13 +11,12 @@ from __future__ import annotations
 import random
 import signal
 import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
 from helpers.bisect_project import Project, build
 from helpers.gitbuild import snapshot
+from helpers.procs import alive, all_dead, launch_run, perfkit
 from perfkit.bisect import state as statefile
 from perfkit.bisect.rounds import answers, ksection, likely_next
 from perfkit.bisect.search import Mark
@@ -143,10 +142,6 @@ def test_build_ahead_that_cannot_work_is_refused(tmp_path, extra, problem):
     assert not statefile.state_file(statefile.state_dir(p.sup.path)).exists()
 
 
-def _perfkit(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "perfkit.cli", *args], capture_output=True, text=True, timeout=300)
-
-
 def _launch_parked_ahead(p: Project) -> tuple[subprocess.Popen[str], list[int]]:
     """bisect-run with builds ahead, parked while a build made ahead is installing."""
     e = p.env
@@ -156,13 +151,7 @@ def _launch_parked_ahead(p: Project) -> tuple[subprocess.Popen[str], list[int]]:
         p.path, p.c["add"], run=run, install=[f"{park}; {install[0]}"], install_submodule=install_sub,
         devices=DEVICES, build_ahead=4, verify_ends=False,
     )  # fmt: skip
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "perfkit.cli", "bisect-run", p.path, "--quiet", "--json"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )
+    proc = launch_run(p.path)
     deadline = time.monotonic() + 90
     while len(p.lines("sleepers")) < 2:
         assert proc.poll() is None, proc.communicate()
@@ -170,21 +159,6 @@ def _launch_parked_ahead(p: Project) -> tuple[subprocess.Popen[str], list[int]]:
         time.sleep(0.05)
     time.sleep(0.2)
     return proc, [int(x) for x in p.lines("sleepers")]
-
-
-def _alive(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
-def _all_dead(pids: list[int]) -> bool:
-    for _ in range(50):
-        if not any(_alive(x) for x in pids):
-            return True
-        time.sleep(0.1)
-    return False
 
 
 SEARCH = [("src", "")] * 20 + [("src", "BUG", "bug")] + [("src", "BUG")] * 12
@@ -197,11 +171,11 @@ def test_kill_9_while_building_ahead_then_resume(tmp_path):
     proc, sleepers = _launch_parked_ahead(p)
     proc.kill()
     proc.wait()
-    assert all(_alive(x) for x in sleepers)  # the dead process's builds made ahead still run ...
+    assert all(alive(x) for x in sleepers)  # the dead process's builds made ahead still run ...
     (p.env / "released").touch()
-    out = _perfkit("bisect-run", p.path, "--quiet", "--json")
+    out = perfkit("bisect-run", p.path, "--quiet", "--json")
     assert out.returncode == 0, out.stderr
-    assert _all_dead(sleepers)  # ... until the resume stops them, found by their markers
+    assert all_dead(sleepers)  # ... until the resume stops them, found by their markers
     from perfkit.bisect.models import BisectStatus
 
     res = BisectStatus.model_validate_json(out.stdout)
@@ -209,7 +183,7 @@ def test_kill_9_while_building_ahead_then_resume(tmp_path):
     assert not (p.env / "stale").exists()  # a build cut off by the kill was never trusted
     assert snapshot(p.sup.path) == before
     assert not list((p.sup.path / ".git").glob("worktrees/*"))
-    _perfkit("bisect-reset", p.path)
+    perfkit("bisect-reset", p.path)
 
 
 @pytest.mark.slow
@@ -220,11 +194,11 @@ def test_sigint_while_building_ahead_stops_every_build(tmp_path):
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and "interrupted" in err and "Traceback" not in err
-    assert _all_dead(sleepers)
+    assert all_dead(sleepers)
     assert snapshot(p.sup.path) == before
     assert not (statefile.state_dir(p.sup.path) / "workers").exists()
     (p.env / "released").touch()
-    out = _perfkit("bisect-run", p.path, "--quiet", "--json")
+    out = perfkit("bisect-run", p.path, "--quiet", "--json")
     assert out.returncode == 0, out.stderr
     assert not (p.env / "stale").exists()
-    _perfkit("bisect-reset", p.path)
+    perfkit("bisect-reset", p.path)

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from helpers.bisect_project import Project, build
 from helpers.gitbuild import snapshot
+from helpers.procs import alive, all_dead, launch_run, perfkit
 from perfkit.bisect import state as statefile
 from perfkit.bisect.envs import WorkerEnv
 from perfkit.bisect.models import BisectSettings
@@ -218,10 +219,6 @@ def test_wider_range_after_a_finished_bisect_reuses_verdicts(tmp_path):
 # ---- faults with three devices -----------------------------------------------------------------
 
 
-def _perfkit(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "perfkit.cli", *args], capture_output=True, text=True, timeout=180)
-
-
 def _launch_blocked(p: Project) -> subprocess.Popen[str]:
     """bisect-run with three devices, parked in round 2 until the test releases it."""
     e = p.env
@@ -229,13 +226,7 @@ def _launch_blocked(p: Project) -> subprocess.Popen[str]:
         f'if [ "$PERFKIT_STEP" -ge 4 ] && [ ! -e {e}/released ]; then sleep 30 & echo $! >> {e}/sleepers; wait; fi'
     )
     start(p, p.c["add"], run=f"{blocker}; {recorded_run(p, 0.0)}")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "perfkit.cli", "bisect-run", p.path, "--quiet", "--json"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )
+    proc = launch_run(p.path)
     deadline = time.monotonic() + 90
     while len(p.lines("sleepers")) < 3:
         assert proc.poll() is None, proc.communicate()
@@ -243,21 +234,6 @@ def _launch_blocked(p: Project) -> subprocess.Popen[str]:
         time.sleep(0.05)
     time.sleep(0.2)
     return proc
-
-
-def _alive(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
-def _all_dead(pids: list[int]) -> bool:
-    for _ in range(50):
-        if not any(_alive(x) for x in pids):
-            return True
-        time.sleep(0.1)
-    return False
 
 
 def _without_worktrees(snap: dict) -> dict:  # type: ignore[type-arg]
@@ -280,9 +256,9 @@ def test_kill_9_mid_round_then_resume_or_reset(tmp_path, then):
     assert _without_worktrees(snapshot(p.sup.path)) == _without_worktrees(before)
     st = bisect_status(p.path)
     assert "interrupted" in st.message and len(st.steps) == 3 and not st.done  # round 1 kept, round 2 lost
-    assert all(_alive(x) for x in sleepers)  # three commands of the dead process still run ...
+    assert all(alive(x) for x in sleepers)  # three commands of the dead process still run ...
     if then == "resume":
-        out = _perfkit("bisect-run", p.path, "--quiet", "--json")
+        out = perfkit("bisect-run", p.path, "--quiet", "--json")
         assert out.returncode == 0, out.stderr
         from perfkit.bisect.models import BisectStatus
 
@@ -291,15 +267,15 @@ def test_kill_9_mid_round_then_resume_or_reset(tmp_path, then):
         assert all(s.verdict == p.expected(s.superproject, s.submodule) for s in res.steps if s.ran)
         assert len({s.n for s in res.steps}) == len(res.steps)
     else:
-        out = _perfkit("bisect-reset", p.path, "--json")
+        out = perfkit("bisect-reset", p.path, "--json")
         assert out.returncode == 0, out.stderr
         assert "device worktrees" in out.stdout
         assert not statefile.state_dir(p.sup.path).exists()
-    assert _all_dead(sleepers)  # ... until the resume or reset stops them, found by their markers
+    assert all_dead(sleepers)  # ... until the resume or reset stops them, found by their markers
     assert snapshot(p.sup.path) == before
     assert (p.env / "super.path").read_text().strip() == p.path
     assert not list((p.sup.path / ".git").glob("worktrees/*"))  # git's records of the device worktrees too
-    _perfkit("bisect-reset", p.path)
+    perfkit("bisect-reset", p.path)
 
 
 @pytest.mark.slow
@@ -312,17 +288,17 @@ def test_sigint_sigterm_mid_round_stop_every_device(tmp_path, sig):
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and "interrupted" in err and "Traceback" not in err
-    assert _all_dead(sleepers)
+    assert all_dead(sleepers)
     assert snapshot(p.sup.path) == before
     st = bisect_status(p.path)
     # the interrupted points are dropped, not recorded as skips
     assert len(st.steps) == 3 and all(s.verdict != "skip" for s in st.steps) and st.worktree is None
     assert not (statefile.state_dir(p.sup.path) / "workers").exists()
     (p.env / "released").touch()
-    out = _perfkit("bisect-run", p.path, "--quiet", "--json")
+    out = perfkit("bisect-run", p.path, "--quiet", "--json")
     assert out.returncode == 0, out.stderr
     assert snapshot(p.sup.path) == before
-    _perfkit("bisect-reset", p.path)
+    perfkit("bisect-reset", p.path)
 
 
 def _probe_wheel(tmp: Path) -> Path:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from helpers.bisect_project import Project, build
 from helpers.gitbuild import snapshot
+from helpers.procs import alive, all_dead, launch_run
 from perfkit.bisect import state as statefile
 from perfkit.bisect.tool import bisect_start, bisect_status
 
@@ -40,13 +41,7 @@ def launch_and_block(p: Project, where: str) -> subprocess.Popen:
     else:
         installs = [blocker(p), *installs]
     bisect_start(p.path, p.c["add"], run=run, install=installs, install_submodule=p.installs_sub())
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "perfkit.cli", "bisect-run", p.path, "--quiet", "--json"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )
+    proc = launch_run(p.path)
     deadline = time.monotonic() + 60
     while not (p.env / "sleeper.pid").exists():
         assert proc.poll() is None, proc.communicate()
@@ -56,20 +51,8 @@ def launch_and_block(p: Project, where: str) -> subprocess.Popen:
     return proc
 
 
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
 def wait_dead(pid: int) -> bool:
-    for _ in range(50):
-        if not alive(pid):
-            return True
-        time.sleep(0.1)
-    return False
+    return all_dead([pid])
 
 
 def without_worktrees(snap: dict) -> dict:
@@ -144,14 +127,11 @@ def test_a_child_that_escaped_its_group_behind_a_killed_perfkit_is_stopped_by_th
         f"setsid sleep 60 & echo $! > {e}/escaped.pid; sleep 30 & echo $! > {e}/sleeper.pid; wait; fi"
     )
     # every command also sweeps by marker when it ends: the check below looks before the first one starts
-    seen = f'if [ -e {e}/released ] && kill -0 "$(cat {e}/escaped.pid)" 2>/dev/null; then echo alive >> {e}/seen; fi'
+    # (a zombie waiting for a reaper answers kill -0, so the state letter in /proc decides)
+    state = f'$(cut -d")" -f2 /proc/$(cat {e}/escaped.pid)/stat 2>/dev/null | cut -d" " -f2)'
+    seen = f'if [ -e {e}/released ] && s={state} && [ -n "$s" ] && [ "$s" != Z ]; then echo alive >> {e}/seen; fi'
     bisect_start(p.path, p.c["add"], run=f"{seen}; {escape}; {p.run_cmd()}")  # no installs: reset runs nothing
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "perfkit.cli", "bisect-run", p.path, "--quiet", "--json"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc = launch_run(p.path)
     deadline = time.monotonic() + 60
     while not (e / "sleeper.pid").exists() or not (e / "escaped.pid").exists():
         assert proc.poll() is None, proc.communicate()
