@@ -100,7 +100,8 @@ def test_build_ahead_two_devices_two_levels(tmp_path):
         (s.round, s.phase, s.prepared, s.installed) for s in later
     ]
     assert any(s.phase == "level2" for s in later)
-    assert "built ahead" in res.human()
+    used = sum(s.prepared for s in res.steps)
+    assert f"builds ahead: {res.builds_ahead} started, {used} used" in res.human()
     assert snapshot(p.sup.path) == before
     sdir = statefile.state_dir(p.sup.path)
     assert not (sdir / "workers").exists()

@@ -177,7 +177,7 @@ class BisectStatus(BaseModel):
     runs: int = Field(default=0, description="run commands executed")
     installs: int = Field(default=0, description="install rounds executed (superproject or submodule)")
     installs_saved: int = Field(default=0, description="install rounds avoided versus reinstalling both at every step")
-    builds_ahead: int = Field(default=0, description="points checked out and installed ahead (build_ahead)")
+    builds_ahead: int = Field(default=0, description="builds ahead started (build_ahead); steps say which were used")
     reproduce: str | None = Field(
         default=None, description="bash script that reproduces the culprit's failure by hand, in a throwaway worktree"
     )
@@ -222,7 +222,7 @@ class BisectStatus(BaseModel):
         lines += self._evidence_lines()
         if self.builds_ahead:
             used = sum(1 for s in self.steps if s.prepared)
-            lines.append(f"  built ahead {self.builds_ahead} points; {used} tested points found their installs ready")
+            lines.append(f"  builds ahead: {self.builds_ahead} started, {used} used (the point's installs were ready)")
         lines.append(f"  environment {self.environment}; worktree {self.worktree or 'none'}")
         lines += [f"  note: {n}" for n in self.notes]
         if self.reproduce:
