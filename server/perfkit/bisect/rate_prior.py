@@ -8,6 +8,7 @@ agreements) integrates the rate out in closed form, so no run is spent on preten
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -20,6 +21,9 @@ class RatePrior:
 
     def log_marginal(self, flips: float, agrees: float) -> float:
         """log P(these verdicts on one side | the prior), the rate integrated out."""
+        if len(self.components) == 1:
+            _, mean, weight = self.components[0]
+            return _log_beta_ratio(mean, weight, flips, agrees)
         terms = [
             math.log(share) + _log_beta_ratio(mean, weight, flips, agrees) for share, mean, weight in self.components
         ]
@@ -43,6 +47,7 @@ class RatePrior:
         return [math.log(s) + _log_beta_ratio(m, w, flips, agrees) for s, m, w in self.components]
 
 
+@functools.lru_cache(maxsize=1 << 16)  # counts are small integers that recur at every decision
 def _log_beta_ratio(mean: float, weight: float, flips: float, agrees: float) -> float:
     """log B(a + flips, b + agrees) / B(a, b) for a Beta(a, b) with that mean and weight."""
     a, b = mean * weight, (1 - mean) * weight
