@@ -11,14 +11,21 @@ differs from the installed one needs a runtime install. Side by side in the same
 - rbs: the robust-binary-search idea re-implemented as the anchor: weights over positions,
   query the weighted median, weights of positions a verdict contradicts multiplied by
   e / (1 - e) (told the true rate), stop when one position holds the same confidence,
-- noisy: perfkit's noise-aware search (told the rates, and with the rates left to estimate),
+- noisy: perfkit's noise-aware search, told the rates, or with the rates left unknown (integrated
+  over their prior: the default), and the point estimate it replaced (rates fixed by two rounds of
+  expectation-maximisation, then trusted),
 - for skips also `git bisect`: midpoints and git's skip_away jump (its pseudo-random generator).
 
 Then a replay on the real pypto pointer history (fixture pypto-history): level 1 over the 852
 commits from the submodule's addition to the tip with their real pointers, level 2 over the 26
 runtime commits inside the pointer-only bump #1112, every culprit position.
 
-Usage: python bench/simulate_bisect.py [--quick] [--seeds N] [--out FILE]
+Accuracy comes with its 95% Wilson interval: at 99.5% the standard error of 1,000 seeds is 0.22
+points, so the 5%/5% cases that decide the target run 10,000 seeds. Cases run in worker processes
+(fork), each seed range of each method a task, so results do not depend on --jobs.
+
+Usage: python bench/simulate_bisect.py [--quick] [--cells 5/5,skips] [--sizes 1000] [--methods estimated]
+       [--seeds N] [--target-seeds N] [--jobs 2] [--out FILE]
 """
 
 from __future__ import annotations

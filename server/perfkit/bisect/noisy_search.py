@@ -157,9 +157,10 @@ def posterior(
 class NoisySearch:
     """Probabilistic bisection over the first new index, with repeats, skips and costs.
 
-    to_new: P(a truly old point reads new); to_old: P(a truly new point reads old). None: estimated
-    from the verdicts (a point whose repeats disagree is the clearest evidence). install_cost: what
-    a point that is not cheap costs, in runs of an installed point.
+    to_new: P(a truly old point reads new); to_old: P(a truly new point reads old). None: integrated
+    over `prior` as the verdicts update it (a point whose repeats disagree is the clearest evidence),
+    so the confidence reached also counts the chance that the check flakes more than it has shown.
+    install_cost: what a point that is not cheap costs, in runs of an installed point.
     """
 
     confidence: float = 0.99
