@@ -11,20 +11,28 @@ differs from the installed one needs a runtime install. Side by side in the same
 - rbs: the robust-binary-search idea re-implemented as the anchor: weights over positions,
   query the weighted median, weights of positions a verdict contradicts multiplied by
   e / (1 - e) (told the true rate), stop when one position holds the same confidence,
-- noisy: perfkit's noise-aware search (told the rates, and with the rates left to estimate),
+- noisy: perfkit's noise-aware search, told the rates, or with the rates left unknown (integrated
+  over their prior: the default), and the point estimate it replaced (rates fixed by two rounds of
+  expectation-maximisation, then trusted),
 - for skips also `git bisect`: midpoints and git's skip_away jump (its pseudo-random generator).
 
 Then a replay on the real pypto pointer history (fixture pypto-history): level 1 over the 852
 commits from the submodule's addition to the tip with their real pointers, level 2 over the 26
 runtime commits inside the pointer-only bump #1112, every culprit position.
 
-Usage: python bench/simulate_bisect.py [--quick] [--seeds N] [--out FILE]
+Accuracy comes with its 95% Wilson interval: at 99.5% the standard error of 1,000 seeds is 0.22
+points, so the 5%/5% cases that decide the target run 10,000 seeds. Cases run in worker processes
+(fork), each seed range of each method a task, so results do not depend on --jobs.
+
+Usage: python bench/simulate_bisect.py [--quick] [--cells 5/5,skips] [--sizes 1000] [--methods estimated]
+       [--seeds N] [--target-seeds N] [--jobs 2] [--out FILE]
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import multiprocessing
 import os
 import random
 import statistics
@@ -38,13 +46,44 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "server"))
 
-from perfkit.bisect.noisy_search import Adaptive, NoisySearch, posterior  # noqa: E402
+from perfkit.bisect.noisy_search import (  # noqa: E402
+    Adaptive,
+    NoisySearch,
+    Posterior,
+    _Counts,
+    posterior,
+)
 from perfkit.bisect.search import Bisection, Decision, Mark, by_distance, expected_tests  # noqa: E402
 
 FIXTURE = Path(os.environ.get("PERFKIT_PYPTO_FIXTURE", ROOT.parent / "shared" / "fixtures" / "pypto-history"))
 ADD = "9ac2b906691bf082e8da34c6053a00f54df0a0a3"
 BUMP_OLD, BUMP_NEW = "66e7c901882958c2c936c8aa1ef167706def8f2f", "0304adf6eba55ae6e088dded2f3e77b5c72fea96"
 CONFIDENCE = 0.99
+PRIOR_RATE, PRIOR_WEIGHT = 0.05, 20.0  # the point estimate's prior (before the rates were integrated out)
+
+
+@dataclass(frozen=True)
+class PointEstimate(NoisySearch):
+    """The search before the rates were integrated out: two rounds of expectation-maximisation fix
+    each unknown rate at a point estimate (prior 5%, weight 20), then the posterior trusts it."""
+
+    def posterior(self, n: int, counts: dict[int, _Counts]) -> Posterior:
+        a = PRIOR_RATE if self.to_old is None else self.to_old
+        b = PRIOR_RATE if self.to_new is None else self.to_new
+        for _ in range(2):
+            post = posterior(n, counts, a, b)
+            flips_new = flips_old = seen_old = seen_new = 0.0
+            for i, c in counts.items():
+                f = 1.0 if i >= n - 1 else post.f(i)  # P(i is truly new)
+                flips_new += c.new * (1 - f)
+                flips_old += c.old * f
+                seen_old += (c.new + c.old) * (1 - f)
+                seen_new += (c.new + c.old) * f
+            if self.to_old is None:
+                a = (PRIOR_RATE * PRIOR_WEIGHT + flips_old) / (PRIOR_WEIGHT + seen_new)
+            if self.to_new is None:
+                b = (PRIOR_RATE * PRIOR_WEIGHT + flips_new) / (PRIOR_WEIGHT + seen_old)
+        return posterior(n, counts, min(max(a, 0.001), 0.4), min(max(b, 0.001), 0.4))
 
 
 @dataclass
@@ -110,8 +149,6 @@ def repeat3(w: World) -> Answer:
 
 def rbs(w: World, confidence: float = CONFIDENCE) -> Answer:
     """Weighted-median queries with multiplicative weights (the anchor), repeats allowed."""
-    from perfkit.bisect.noisy_search import _Counts
-
     counts: dict[int, _Counts] = {}
     e_new, e_old = max(w.to_new, 1e-3), max(w.to_old, 1e-3)
     while True:
@@ -192,59 +229,86 @@ def today_with_skips(w: World) -> Answer:
 # ---- cells ----------------------------------------------------------------------------------------
 
 
+def wilson(right: int, total: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% interval of a success rate (Wilson's score interval: sound near 100%, unlike p +- 2 se)."""
+    if not total:
+        return 0.0, 1.0
+    p = right / total
+    mid = (p + z * z / (2 * total)) / (1 + z * z / total)
+    half = z * math.sqrt(p * (1 - p) / total + z * z / (4 * total * total)) / (1 + z * z / total)
+    return max(0.0, mid - half), min(1.0, mid + half)
+
+
 @dataclass
 class Row:
     cell: str
     method: str
+    n: int
     right: int = 0
     total: int = 0
     runs: list[int] = field(default_factory=list)
     installs: list[int] = field(default_factory=list)
     skips: list[int] = field(default_factory=list)
 
-    def line(self, n: int) -> str:
+    def add(self, other: Row) -> None:
+        self.right += other.right
+        self.total += other.total
+        self.runs += other.runs
+        self.installs += other.installs
+        self.skips += other.skips
+
+    def line(self) -> str:
         r = sorted(self.runs)
         p95 = r[min(len(r) - 1, int(0.95 * len(r)))]
         mean = statistics.mean(r)
-        per = mean / math.log2(n) if n > 1 else 0.0
+        per = mean / math.log2(self.n) if self.n > 1 else 0.0
+        lo, hi = wilson(self.right, self.total)
         return (
-            f"| {self.cell} | {self.method} | {100 * self.right / self.total:.1f}% | {mean:.1f} | {p95} | "
-            f"{per:.2f} | {statistics.mean(self.installs):.1f} | {statistics.mean(self.skips):.1f} |"
+            f"| {self.cell} | {self.method} | {100 * self.right / self.total:.2f}% | {100 * lo:.2f} to {100 * hi:.2f} "
+            f"| {mean:.2f} | {p95} | {per:.3f} | {statistics.mean(self.installs):.1f} | "
+            f"{statistics.mean(self.skips):.1f} |"
         )
 
 
-def cell(
-    n: int, to_new: float, to_old: float, seeds: int, methods: dict[str, Callable[[World], Answer]], crash: int = 0
-) -> list[Row]:
+def plant(n: int, seed: int, crash: int) -> tuple[int, set[int], Callable[[int], int] | None]:
+    """The culprit and the crash block of one seed (the same for every method)."""
+    plan = random.Random(seed * 7919 + n)
+    k = plan.randrange(n)
+    if not crash:
+        return k, set(), None
+    start = plan.randrange(0, max(1, n - 1 - crash))
+    block = set(range(start, start + crash))
+
+    def pointer(i: int, b: set[int] = block, p: int = -1 - start) -> int:
+        return p if i in b else i // 32
+
+    return k, block, pointer
+
+
+def cell(n: int, to_new: float, to_old: float, seeds: range, name: str, method: Method, crash: int = 0) -> Row:
     label = f"N={n}, flips {to_new:.0%}/{to_old:.0%}" + (f", crash block {crash}" if crash else "")
-    rows = {m: Row(label, m) for m in methods}
-    for seed in range(seeds):
-        plan = random.Random(seed * 7919 + n)
-        k = plan.randrange(n)
-        block: set[int] = set()
-        if crash:
-            start = plan.randrange(0, max(1, n - 1 - crash))
-            block = set(range(start, start + crash))
-            pointer_of_block = -1 - start
-
-            def pointer(i: int, b: set[int] = block, p: int = pointer_of_block) -> int:
-                return p if i in b else i // 32
-
-        for name, method in methods.items():
-            w = World(n, k, to_new, to_old, random.Random(seed), crash=block)
-            if crash:
-                w.pointer = pointer
-            found, cands = method(w)
-            row = rows[name]
-            row.total += 1
-            row.right += found == k or (found is None and k in cands and len(cands) <= crash + 1)
-            row.runs.append(w.runs)
-            row.installs.append(w.installs)
-            row.skips.append(w.skips)
-    return list(rows.values())
+    row = Row(label, name, n)
+    for seed in seeds:
+        k, block, pointer = plant(n, seed, crash)
+        w = World(n, k, to_new, to_old, random.Random(seed), crash=block)
+        if pointer is not None:
+            w.pointer = pointer
+        found, cands = method(w)
+        row.total += 1
+        row.right += found == k or (found is None and k in cands and len(cands) <= crash + 1)
+        row.runs.append(w.runs)
+        row.installs.append(w.installs)
+        row.skips.append(w.skips)
+    return row
 
 
-def noise_methods(to_new: float, to_old: float, cheap: bool = False) -> dict[str, Callable[[World], Answer]]:
+Method = Callable[[World], Answer]
+TOLD, ESTIMATED = "noisy, told the rates", "noisy, rates estimated (default)"
+EM = "noisy, rates estimated, EM point estimate (before)"
+FULL = ("today (plain halving)", "repeat each test 3 times", "rbs anchor (told the rate)", TOLD)
+
+
+def noise_methods(to_new: float, to_old: float, cheap: bool = False) -> dict[str, Method]:
     """Synthetic cells compare runs, so no method is told which points are cheap (cheap=False);
     the replay on the real pointer history passes cheap to perfkit's strategies, as the engine does."""
     told = NoisySearch(CONFIDENCE, to_old=to_old, to_new=to_new)
@@ -252,13 +316,16 @@ def noise_methods(to_new: float, to_old: float, cheap: bool = False) -> dict[str
         "today (plain halving)": lambda w: run_strategy(Bisection(), w, cheap),
         "repeat each test 3 times": repeat3,
         "rbs anchor (told the rate)": rbs,
-        "noisy, told the rates": lambda w: run_strategy(told, w, cheap),
-        "noisy, rates estimated": lambda w: run_strategy(NoisySearch(CONFIDENCE), w, cheap),
+        TOLD: lambda w: run_strategy(told, w, cheap),
+        ESTIMATED: lambda w: run_strategy(NoisySearch(CONFIDENCE), w, cheap),
+        EM: lambda w: run_strategy(PointEstimate(CONFIDENCE), w, cheap),
         "noisy 0.995, told": lambda w: run_strategy(NoisySearch(0.995, to_old=to_old, to_new=to_new), w, cheap),
+        "noisy 0.995, estimated": lambda w: run_strategy(NoisySearch(0.995), w, cheap),
+        "default (halving; noise-aware on a contradiction)": lambda w: run_strategy(Adaptive(), w, cheap),
     }
 
 
-def skip_methods() -> dict[str, Callable[[World], Answer]]:
+def skip_methods() -> dict[str, Method]:
     return {
         "today (before the skip rules)": today_with_skips,
         "git bisect run": git_bisect,
@@ -298,97 +365,177 @@ def pypto_pointers(base: Path) -> tuple[list[int], int]:
     return ptrs, level2
 
 
-def replay(ptrs: list[int] | None, n: int, to: float, seeds: int, label: str) -> list[Row]:
-    methods = noise_methods(to, to, cheap=True)
-    if not to:
-        methods = {k: v for k, v in methods.items() if k in ("today (plain halving)", "noisy, rates estimated")}
-    rows = {m: Row(f"{label}, flips {to:.0%}", m) for m in methods}
-    for k in range(n):
-        for seed in range(seeds):
-            for name, method in methods.items():
-                w = World(n, k, to, to, random.Random(seed * 131 + k))
-                if ptrs is not None:
-                    w.pointer = ptrs.__getitem__
-                else:
-                    w.pointer = lambda i: i  # level 2: every runtime commit is its own install
-                found, _ = method(w)
-                row = rows[name]
-                row.total += 1
-                row.right += found == k
-                row.runs.append(w.runs)
-                row.installs.append(w.installs)
-                row.skips.append(w.skips)
-    return list(rows.values())
+def replay(ptrs: list[int] | None, n: int, to: float, positions: range, reps: int, label: str, name: str) -> Row:
+    """Every culprit position in `positions`, `reps` seeds each; level 2 (ptrs None) installs at every commit."""
+    method = noise_methods(to, to, cheap=True)[name]
+    row = Row(f"{label}, flips {to:.0%}", name, n)
+    for k in positions:
+        for seed in range(reps):
+            w = World(n, k, to, to, random.Random(seed * 131 + k))
+            w.pointer = ptrs.__getitem__ if ptrs is not None else (lambda i: i)
+            found, _ = method(w)
+            row.total += 1
+            row.right += found == k
+            row.runs.append(w.runs)
+            row.installs.append(w.installs)
+            row.skips.append(w.skips)
+    return row
+
+
+# ---- the plan, run in worker processes ------------------------------------------------------------
+
+SIZES = [100, 1000, 10_000, 100_000]
+FIVE = (*FULL, ESTIMATED, EM)
+CELLS: dict[str, list[tuple[list[int], float, float, tuple[str, ...]]]] = {
+    "0/0": [(SIZES, 0, 0, ("today (plain halving)", ESTIMATED, "default (halving; noise-aware on a contradiction)"))],
+    "1/1": [([1000, 10_000], 0.01, 0.01, (*FULL, ESTIMATED))],
+    "5/5": [(SIZES, 0.05, 0.05, FIVE)],
+    "0.995": [(SIZES, 0.05, 0.05, ("noisy 0.995, told", "noisy 0.995, estimated"))],
+    "10/10": [([1000, 10_000], 0.10, 0.10, (*FULL, ESTIMATED, EM))],
+    "5/0": [([1000], 0.05, 0, (*FULL, ESTIMATED, EM))],
+    "0/5": [([1000], 0, 0.05, (*FULL, ESTIMATED, EM))],
+}
+SKIP_CASES = [(100, 28), (852, 28), (10_000, 200)]
+REPLAY = ("today (plain halving)", "repeat each test 3 times", "rbs anchor (told the rate)", TOLD, ESTIMATED)
+_PTRS: list[int] = []  # the pypto level-1 pointers, read once before the workers start
+
+
+@dataclass(frozen=True)
+class Task:
+    order: int
+    kind: str  # "noise", "skips", "replay1", "replay2"
+    n: int
+    to_new: float
+    to_old: float
+    method: str
+    seeds: range
+    crash: int = 0
+
+
+def work(t: Task) -> tuple[int, Row]:
+    if t.kind == "noise":
+        return t.order, cell(t.n, t.to_new, t.to_old, t.seeds, t.method, noise_methods(t.to_new, t.to_old)[t.method])
+    if t.kind == "skips":
+        return t.order, cell(t.n, 0, 0, t.seeds, t.method, skip_methods()[t.method], crash=t.crash)
+    if t.kind == "replay1":
+        label = f"pypto level 1 (N={t.n})"
+        return t.order, replay(_PTRS, t.n, t.to_new, t.seeds, t.crash, label, t.method)
+    return t.order, replay(None, t.n, t.to_new, t.seeds, t.crash, f"pypto level 2, #1112 (N={t.n})", t.method)
+
+
+def chunks(seeds: int, size: int) -> list[range]:
+    return [range(lo, min(seeds, lo + size)) for lo in range(0, seeds, size)]
+
+
+def plan(cells: list[str], sizes: set[int] | None, seeds: int, target_seeds: int, level2: int, reps: int) -> list[Task]:
+    """Tasks in table order; seed ranges split so two processes share the long cells evenly."""
+    tasks: list[Task] = []
+    for name in cells:
+        for ns, to_new, to_old, methods in CELLS.get(name, []):
+            count = target_seeds if name == "5/5" else seeds
+            for n in ns:
+                if sizes and n not in sizes:
+                    continue
+                for m in methods:
+                    order = len(tasks)
+                    tasks += [Task(order, "noise", n, to_new, to_old, m, r) for r in chunks(count, 500)]
+    if "skips" in cells:
+        for n, block in SKIP_CASES:
+            for m in skip_methods():
+                order = len(tasks)
+                tasks += [Task(order, "skips", n, 0, 0, m, r, crash=block) for r in chunks(seeds, 250)]
+    if "replay" in cells and _PTRS:
+        for to in (0.0, 0.05):
+            for kind, n, r in (("replay1", len(_PTRS), reps), ("replay2", level2, reps * 20)):
+                for m in REPLAY if to else REPLAY[:1] + (ESTIMATED,):
+                    order = len(tasks)
+                    tasks += [Task(order, kind, n, to, to, m, p, crash=r) for p in chunks(n, 100)]
+    return tasks
+
+
+def storm_lines() -> list[str]:
+    lines = []
+    for name, method in skip_methods().items():
+        w = World(100, 50, 0, 0, random.Random(0), crash=set(range(0, 99)))
+        found, cands = method(w)
+        lines.append(f"| {name} | {w.runs} | {w.skips} | {len(cands) if found is None else 1} |")
+    return lines
 
 
 HEADER = (
-    "| case | method | right | mean runs | p95 runs | runs / log2 N | runtime installs | skips |\n"
-    "|---|---|---|---|---|---|---|---|"
+    "| case | method | right | 95% interval | mean runs | p95 runs | runs / log2 N | runtime installs | skips |\n"
+    "|---|---|---|---|---|---|---|---|---|"
 )
+ALL_CELLS = [*CELLS, "skips", "storm", "replay"]
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="few seeds: a smoke test")
-    ap.add_argument("--seeds", type=int, default=None)
+    ap.add_argument("--seeds", type=int, default=None, help="seeds per case (default 1,000)")
+    ap.add_argument("--target-seeds", type=int, default=None, help="seeds per 5%%/5%% case (default 10,000)")
+    ap.add_argument("--cells", default=",".join(ALL_CELLS), help=f"comma-separated subset of {','.join(ALL_CELLS)}")
+    ap.add_argument("--sizes", default="", help="comma-separated N to keep in the synthetic cases (default all)")
+    ap.add_argument(
+        "--methods", default="", help="keep only methods whose name contains one of these (comma-separated)"
+    )
+    ap.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args()
     seeds = args.seeds or (20 if args.quick else 1000)
-    sizes = [100, 1000, 10_000, 100_000]
+    target_seeds = args.target_seeds or (20 if args.quick else 10_000)
+    cells = [c.strip() for c in args.cells.split(",") if c.strip()]
+    unknown = set(cells) - set(ALL_CELLS)
+    if unknown:
+        ap.error(f"unknown cells {sorted(unknown)}; choose from {ALL_CELLS}")
+    sizes = {int(x) for x in args.sizes.split(",") if x.strip()} or None
     started = time.perf_counter()
-    out = [f"seeds per cell: {seeds}; confidence {CONFIDENCE} unless named", "", HEADER]
-    full = ("today (plain halving)", "repeat each test 3 times", "rbs anchor (told the rate)", "noisy, told the rates")
-    plan: list[tuple[list[int], float, float, tuple[str, ...]]] = [
-        (sizes, 0, 0, ("today (plain halving)", "noisy, rates estimated")),
-        ([1000, 10_000], 0.01, 0.01, full),
-        (sizes, 0.05, 0.05, (*full, "noisy, rates estimated", "noisy 0.995, told")),
-        ([1000, 10_000], 0.10, 0.10, full),
-        ([1000], 0.05, 0, (*full, "noisy, rates estimated")),
-        ([1000], 0, 0.05, (*full, "noisy, rates estimated")),
-    ]
-    for ns, to_new, to_old, names in plan:
-        for n in ns:
-            methods = {k: v for k, v in noise_methods(to_new, to_old).items() if k in names}
-            if not to_new and not to_old:
-                methods["default (halving; noise-aware on a contradiction)"] = lambda w: run_strategy(
-                    Adaptive(), w, False
-                )
-            for row in cell(n, to_new, to_old, seeds, methods):
-                out.append(row.line(n))
-            print(f"  N={n} {to_new}/{to_old} done at {time.perf_counter() - started:.0f}s", file=sys.stderr)
-    out += ["", "Skips: a block of commits pinning one runtime that crashes (a skip at every one of them).", "", HEADER]
-    for n, block in [(100, 28), (852, 28), (10_000, 200)]:
-        for row in cell(n, 0, 0, seeds, skip_methods(), crash=block):
-            out.append(row.line(n))
-    storm = World(100, 50, 0, 0, random.Random(0), crash=set(range(0, 99)))
-    storm_lines = []
-    for name, method in skip_methods().items():
-        w = World(100, 50, 0, 0, random.Random(0), crash=set(storm.crash))
-        found, cands = method(w)
-        storm_lines.append(f"| {name} | {w.runs} | {w.skips} | {len(cands) if found is None else 1} |")
-    out += [
-        "",
-        "Skip storm: 100 commits, the run command broken everywhere but the two ends.",
-        "",
-        "| method | runs | skips | commits named |",
-        "|---|---|---|---|",
-        *storm_lines,
-    ]
-    if (FIXTURE / "pypto.bundle").exists():
+    level2, reps = 0, 1 if args.quick else 2
+    if "replay" in cells and (FIXTURE / "pypto.bundle").exists():
         import tempfile
 
         with tempfile.TemporaryDirectory() as tmp:
             ptrs, level2 = pypto_pointers(Path(tmp))
-        reps = 1 if args.quick else 2
-        out += ["", f"Replay on the pypto pointer history, every culprit position x {reps} seeds.", "", HEADER]
-        for to in (0.0, 0.05):
-            for row in replay(ptrs, len(ptrs), to, reps, f"pypto level 1 (N={len(ptrs)})"):
-                out.append(row.line(len(ptrs)))
-            for row in replay(None, level2, to, reps * 20, f"pypto level 2, #1112 (N={level2})"):
-                out.append(row.line(level2))
-    else:
+        _PTRS[:] = ptrs
+    tasks = plan(cells, sizes, seeds, target_seeds, level2, reps)
+    keep = [m.strip() for m in args.methods.split(",") if m.strip()]
+    tasks = [t for t in tasks if not keep or any(m in t.method for m in keep)]
+    rows: dict[int, Row] = {}
+    with multiprocessing.get_context("fork").Pool(max(1, args.jobs)) as pool:
+        for done, (order, row) in enumerate(pool.imap_unordered(work, tasks), start=1):
+            if order in rows:
+                rows[order].add(row)
+            else:
+                rows[order] = row
+            if done % 50 == 0 or done == len(tasks):
+                print(f"  {done}/{len(tasks)} tasks at {time.perf_counter() - started:.0f}s", file=sys.stderr)
+    kinds = {t.order: t.kind for t in tasks}
+    out = [f"seeds per case: {seeds} ({target_seeds} at 5%/5%); confidence {CONFIDENCE} unless named", ""]
+    titles = {
+        "noise": "",
+        "skips": "Skips: a block of commits pinning one runtime that crashes (a skip at every one of them).",
+        "replay1": f"Replay on the pypto pointer history, every culprit position x {reps} seeds "
+        f"(level 2: x {reps * 20}).",
+    }
+    last = None
+    for order in sorted(rows):
+        kind = "replay1" if kinds[order] == "replay2" else kinds[order]
+        if kind != last:
+            out += ([titles[kind], ""] if titles[kind] else []) + [HEADER]
+            last = kind
+        out.append(rows[order].line())
+    if "storm" in cells:
+        out += [
+            "",
+            "Skip storm: 100 commits, the run command broken everywhere but the two ends.",
+            "",
+            "| method | runs | skips | commits named |",
+            "|---|---|---|---|",
+            *storm_lines(),
+        ]
+    if "replay" in cells and not _PTRS:
         out += ["", f"pypto-history fixture not found at {FIXTURE}: replay skipped"]
-    out += ["", f"simulated in {time.perf_counter() - started:.0f}s"]
+    out += ["", f"simulated in {time.perf_counter() - started:.0f}s with {args.jobs} processes"]
     text = "\n".join(out)
     print(text)
     if args.out:

@@ -18,16 +18,14 @@ then this search.
 from __future__ import annotations
 
 import bisect as bisect_mod
-import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from perfkit.bisect import skip_policy
+from perfkit.bisect.rate_prior import DEFAULT_PRIOR, RatePrior
 from perfkit.bisect.search import Bisection, Decision, Marks, Stop, settled, verdicts
 
-PRIOR_RATE = 0.05  # flake rate assumed before any evidence, and its weight in pseudo-runs
-PRIOR_WEIGHT = 20.0
 _FLOOR = 1e-4
 CHEAP_REACH = 1024  # how far from the best split a cheap point is looked for
 
@@ -44,19 +42,17 @@ def info_gain(f: float, to_old: float, to_new: float) -> float:
     return _h(q) - f * _h(to_old) - (1 - f) * _h(to_new)
 
 
-@functools.lru_cache(maxsize=256)
 def best_split(to_old: float, to_new: float) -> float:
-    """The f that maximises info_gain (concave in f): 1/2 for symmetric noise."""
+    """The f that maximises info_gain: 1/2 for symmetric noise. info_gain is concave in f and its
+    derivative vanishes where log2((1 - q) / q) = (h(to_old) - h(to_new)) / (1 - to_old - to_new),
+    q being the chance of a "new" verdict, so the maximum has a closed form."""
     if to_old == to_new:
         return 0.5
-    a, b = 0.0, 1.0
-    for _ in range(40):
-        m1, m2 = a + (b - a) / 3, b - (b - a) / 3
-        if info_gain(m1, to_old, to_new) < info_gain(m2, to_old, to_new):
-            a = m1
-        else:
-            b = m2
-    return (a + b) / 2
+    spread = 1 - to_old - to_new
+    if spread <= 0:
+        return 0.5  # a check that is wrong more often than right carries no information to split by
+    q = 1 / (1 + 2 ** ((_h(to_old) - _h(to_new)) / spread))
+    return min(1.0, max(0.0, (q - to_new) / spread))
 
 
 @dataclass
@@ -74,6 +70,8 @@ class Posterior:
     per_k: list[float]  # per-position probability in segment j = (bounds[j], bounds[j+1]]
     bounds: list[int]  # -1, tested..., n-1
     cdf: list[float]  # P(k <= bounds[j]) for every bound
+    to_old: float = 0.0  # the flake rates the search works with: told, or their posterior means
+    to_new: float = 0.0
 
     def segment(self, i: int) -> int:
         """j such that i lies in (bounds[j], bounds[j+1]]."""
@@ -96,65 +94,73 @@ class Posterior:
         return total
 
 
-def posterior(n: int, counts: dict[int, _Counts], to_old: float, to_new: float) -> Posterior:
+def _log_told(flips: float, agrees: float, rate: float) -> float:
+    return flips * math.log(max(rate, _FLOOR)) + agrees * math.log(max(1 - rate, _FLOOR))
+
+
+def posterior(
+    n: int, counts: dict[int, _Counts], to_old: float | None, to_new: float | None, prior: RatePrior = DEFAULT_PRIOR
+) -> Posterior:
+    """Exact over the culprit; a rate left as None is integrated over `prior` instead of being fixed at
+    an estimate, which would make the stated confidence optimistic.
+
+    Segment j puts every tested point before it truly old and every one from it on truly new, so its
+    likelihood depends only on four sums (flips and agreements on each side): O(tested points)."""
     tested = sorted(i for i in counts if 0 <= i < n - 1)
-    lo_old, lo_new = math.log(max(to_new, _FLOOR)), math.log(max(1 - to_new, _FLOOR))
-    la_old, la_new = math.log(max(to_old, _FLOOR)), math.log(max(1 - to_old, _FLOOR))
-    # log-likelihood of segment j: points before it are truly old, points from it on truly new
-    as_old = [counts[t].new * lo_old + counts[t].old * lo_new for t in tested]
-    as_new = [counts[t].new * la_new + counts[t].old * la_old for t in tested]
-    suffix_new = [0.0] * (len(tested) + 1)
+    low = [c for i, c in counts.items() if i < 0]  # the good end: truly old whatever the culprit
+    high = [c for i, c in counts.items() if i >= n - 1]  # the bad end: truly new
+    # old side: flips are "new" verdicts (rate to_new); new side: flips are "old" verdicts (rate to_old)
+    old_flips, old_agree = [sum(c.new for c in low)], [sum(c.old for c in low)]
+    for t in tested:
+        old_flips.append(old_flips[-1] + counts[t].new)
+        old_agree.append(old_agree[-1] + counts[t].old)
+    new_flips, new_agree = [0] * (len(tested) + 1), [0] * (len(tested) + 1)
+    new_flips[-1], new_agree[-1] = sum(c.old for c in high), sum(c.new for c in high)
     for j in range(len(tested) - 1, -1, -1):
-        suffix_new[j] = suffix_new[j + 1] + as_new[j]
+        new_flips[j] = new_flips[j + 1] + counts[tested[j]].old
+        new_agree[j] = new_agree[j + 1] + counts[tested[j]].new
     bounds = [-1, *tested, n - 1]
-    ll, prefix_old = [], 0.0
+    ll = []
     for j in range(len(tested) + 1):
-        ll.append(prefix_old + suffix_new[j])
-        if j < len(tested):
-            prefix_old += as_old[j]
+        side_old = (
+            prior.log_marginal(old_flips[j], old_agree[j])
+            if to_new is None
+            else _log_told(old_flips[j], old_agree[j], to_new)
+        )
+        side_new = (
+            prior.log_marginal(new_flips[j], new_agree[j])
+            if to_old is None
+            else _log_told(new_flips[j], new_agree[j], to_old)
+        )
+        ll.append(side_old + side_new)
     top = max(ll)
     weights = [math.exp(v - top) for v in ll]
     z = sum(w * (bounds[j + 1] - bounds[j]) for j, w in enumerate(weights))
     per_k = [w / z for w in weights]
     cdf, acc = [], 0.0
+    rate_old = rate_new = 0.0  # posterior means of the rates
     for j, p in enumerate(per_k):
         cdf.append(acc)
-        acc += p * (bounds[j + 1] - bounds[j])
-    cdf.append(1.0)
-    return Posterior(n, tested, per_k, bounds, cdf)
-
-
-def estimate_rates(
-    n: int, counts: dict[int, _Counts], to_old: float | None, to_new: float | None
-) -> tuple[float, float]:
-    """Flake rates as given, or estimated from the verdicts against the posterior (prior 5%, weight 20)."""
-    a = PRIOR_RATE if to_old is None else to_old
-    b = PRIOR_RATE if to_new is None else to_new
-    if to_old is not None and to_new is not None:
-        return a, b
-    for _ in range(2):  # two rounds of expectation-maximisation: the rates settle within a few runs
-        post = posterior(n, counts, a, b)
-        flips_new = flips_old = seen_old = seen_new = 0.0
-        for i, c in counts.items():
-            f = 1.0 if i >= n - 1 else post.f(i)  # P(i is truly new)
-            flips_new += c.new * (1 - f)
-            flips_old += c.old * f
-            seen_old += (c.new + c.old) * (1 - f)
-            seen_new += (c.new + c.old) * f
-        if to_old is None:
-            a = (PRIOR_RATE * PRIOR_WEIGHT + flips_old) / (PRIOR_WEIGHT + seen_new)
+        mass = p * (bounds[j + 1] - bounds[j])
+        acc += mass
         if to_new is None:
-            b = (PRIOR_RATE * PRIOR_WEIGHT + flips_new) / (PRIOR_WEIGHT + seen_old)
-    return min(max(a, 0.001), 0.4), min(max(b, 0.001), 0.4)
+            rate_new += mass * prior.mean(old_flips[j], old_agree[j])
+        if to_old is None:
+            rate_old += mass * prior.mean(new_flips[j], new_agree[j])
+    cdf.append(1.0)
+    a = to_old if to_old is not None else min(max(rate_old, 0.001), 0.4)
+    b = to_new if to_new is not None else min(max(rate_new, 0.001), 0.4)
+    return Posterior(n, tested, per_k, bounds, cdf, a, b)
 
 
 @dataclass(frozen=True)
 class NoisySearch:
     """Probabilistic bisection over the first new index, with repeats, skips and costs.
 
-    to_new: P(a truly old point reads new); to_old: P(a truly new point reads old). None: estimated
-    from the verdicts (a point whose repeats disagree is the clearest evidence). install_cost: what
-    a point that is not cheap costs, in runs of an installed point.
+    to_new: P(a truly old point reads new); to_old: P(a truly new point reads old). None: integrated
+    over `prior` as the verdicts update it (a point whose repeats disagree is the clearest evidence),
+    so the confidence reached also counts the chance that the check flakes more than it has shown.
+    install_cost: what a point that is not cheap costs, in runs of an installed point.
     """
 
     confidence: float = 0.99
@@ -162,6 +168,7 @@ class NoisySearch:
     to_new: float | None = None
     max_skips: int | None = None
     install_cost: float = 2.0
+    prior: RatePrior = DEFAULT_PRIOR  # what an unknown flake rate is believed to be before any run
 
     def decide(
         self,
@@ -176,8 +183,8 @@ class NoisySearch:
         if group is not None and n_skips >= 2:
             flat = {i: settled(m) for i, m in marks.items()}
             skipped |= skip_policy.blocked(-1, n - 1, flat, group)
-        a, b = estimate_rates(n, counts, self.to_old, self.to_new)
-        post = posterior(n, counts, a, b)
+        post = self.posterior(n, counts)
+        a, b = post.to_old, post.to_new
         base = Decision(
             noisy=True,
             flaky=(round(b, 4), round(a, 4)),
@@ -200,6 +207,9 @@ class NoisySearch:
         capacity = max(0.05, 1 - (_h(a) + _h(b)) / 2)
         left = math.ceil((post.entropy_bits() + math.log2(1 / (1 - self.confidence))) / capacity)
         return replace(base, test=[pick], remaining=max(1, left), confidence=top_mass)
+
+    def posterior(self, n: int, counts: dict[int, _Counts]) -> Posterior:
+        return posterior(n, counts, self.to_old, self.to_new, self.prior)
 
     def _give_up(self, classes: list[tuple[float, list[int]]], why: Stop, base: Decision) -> Decision:
         """The smallest set of positions that holds `confidence`, when no more runs are allowed."""
