@@ -71,10 +71,14 @@ class BisectSettings(BaseModel):
         default=None, description="probability a named culprit must reach; setting it switches noise on (default 0.99)"
     )
     flaky_fail: float | None = Field(
-        default=None, description="how often a passing point reads FAIL (noise on); default learnt from the runs, weighing every rate they allow"
+        default=None,
+        description="how often a passing point reads FAIL (noise on); default learnt from the runs, weighing every "
+        "rate they allow",
     )
     flaky_pass: float | None = Field(
-        default=None, description="how often a failing point reads PASS (noise on); default learnt from the runs, weighing every rate they allow"
+        default=None,
+        description="how often a failing point reads PASS (noise on); default learnt from the runs, weighing every "
+        "rate they allow",
     )
     max_skips: int | None = Field(
         default=None,
