@@ -13,6 +13,7 @@ import functools
 import inspect
 import logging
 import sys
+import threading
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
@@ -23,7 +24,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, ToolAnnotations
 from mcp.types import Tool as MCPTool
 
-from perfkit import __version__, toolcache
+from perfkit import __version__, cancel, toolcache
 from perfkit.errors import InputError, ToolFailure
 from perfkit.registry import all_tools
 
@@ -57,8 +58,24 @@ def _wrap(spec: ToolSpec) -> Handler:
                 except Exception:  # a client that went away must not stop the work
                     log.debug("progress notification dropped", exc_info=True)
 
+        token = cancel.Token()
+        finished = threading.Event()
+
+        def work() -> Any:
+            try:
+                return cancel.running(token, functools.partial(spec.call, kwargs, progress))
+            finally:
+                finished.set()
+
         try:
-            return await anyio.to_thread.run_sync(functools.partial(spec.call, kwargs, progress))
+            return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+        except anyio.get_cancelled_exc_class():
+            # notifications/cancelled: the work stops through its own stop path; wait for it (no answer
+            # goes out for a cancelled call) so the next call finds the state saved and the lock free.
+            token.set()
+            with anyio.CancelScope(shield=True):
+                await anyio.to_thread.run_sync(finished.wait)
+            raise
         except InputError as exc:
             raise ToolError(str(exc)) from None
         except ToolFailure as exc:

@@ -17,14 +17,13 @@ interrupted point is never recorded as a skip.
 from __future__ import annotations
 
 import json
-import shutil
 import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from pathlib import Path
 
-from perfkit.bisect import runner
+from perfkit.bisect import confine, runner, shutdown
 from perfkit.bisect.build_cache import BuildCache
 from perfkit.bisect.devices import slot_paths, workers_dir
 from perfkit.bisect.point import Point
@@ -175,6 +174,7 @@ class LocalPool:
         try:
             pending, count = set(futures), 0
             while pending:
+                shutdown.check()  # a cancelled call stops the round as Ctrl-C does
                 finished, pending = wait(pending, timeout=1.0, return_when=FIRST_COMPLETED)
                 for f in finished:
                     job, w = futures[f]
@@ -221,7 +221,8 @@ def remove_slots(repo: Path, sdir: Path, sub_path: str | None) -> bool:
         except ValueError:
             continue
         wt, parking, env_dir = slot_paths(sdir, repo, slot)
-        Checkout(repo, wt, parking, sub_path, None).remove()
-        shutil.rmtree(env_dir, ignore_errors=True)
-    shutil.rmtree(base, ignore_errors=True)
+        if confine.within(base, slot_dir):  # a slot folder that is a link is only unlinked below
+            Checkout(repo, wt, parking, sub_path, None).remove()
+            confine.remove_quietly(slot_dir, env_dir)
+    confine.remove_quietly(sdir, base)
     return True
