@@ -366,9 +366,13 @@ def reset(repo: str) -> ResetResult:
             restored = eng.restore_environment()
             tail = _restore_tail(logs) if restored is False else ""
         existed = wt.exists()
-        Checkout(top, wt, parking, st.settings.submodule if st else None, None).remove()
-        if remove_slots(top, sdir, st.settings.submodule if st else None):
-            removed.append("device worktrees")
+        checkout = Checkout(top, wt, parking, st.settings.submodule if st else None, None)
+        if untrusted:  # files only: no git command on a worktree that may be another copy's
+            checkout.forget()
+        else:
+            checkout.remove()
+            if remove_slots(top, sdir, st.settings.submodule if st else None):
+                removed.append("device worktrees")
         if existed:
             removed.append("worktree")
         if logs.exists():

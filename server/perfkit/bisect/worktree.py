@@ -145,6 +145,9 @@ class Checkout:
         """Remove the worktree, its submodule clone and git's record of it, whatever state they are in."""
         self._ready = False
         home = self.path.parent  # perfkit's folder for this checkout: nothing outside it is deleted
+        for folder in {home, self.parking.parent}:
+            if folder.is_symlink():  # a link planted in perfkit's folder goes as a link, never followed
+                folder.unlink()
         for leftover, root in ((self.sub_dir, self.path), (self.parking, self.parking.parent)):
             if leftover is not None and leftover.exists() and (leftover / ".git").exists():
                 confine.remove_quietly(root, leftover)
@@ -160,6 +163,11 @@ class Checkout:
             self.path.parent.rmdir()  # only when empty
         except OSError:
             pass
+
+    def forget(self) -> None:
+        """Drop git's record of our worktree, running no git command that touches it."""
+        with _ADMIN:
+            self._forget()
 
     def _forget(self) -> None:
         """Drop git's admin entry for our worktree path only (never `git worktree prune` the user's)."""

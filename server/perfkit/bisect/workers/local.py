@@ -213,6 +213,9 @@ def remove_slots(repo: Path, sdir: Path, sub_path: str | None) -> bool:
     """Remove every device worker's worktree and environment found on disk (also after a crash, when
     the settings that named the devices may be gone); whether there was anything."""
     base = workers_dir(sdir)
+    if base.is_symlink():
+        base.unlink()  # planted: removed as a link, never followed
+        return True
     if not base.exists():
         return False
     for slot_dir in sorted(base.glob("slot-*")):
