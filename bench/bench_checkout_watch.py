@@ -10,6 +10,7 @@ Usage: python bench/bench_checkout_watch.py [--calls 30] [--files 20000] [--refs
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import statistics
 import subprocess
@@ -77,7 +78,12 @@ def main() -> None:
     print("|---|---|---|---|---|")
     for label, files, refs, stashes in (
         ("small: 100 files, 2 branches, 1 stash entry, a submodule", 100, 1, 1),
-        (f"large: {args.files} files, {args.refs + 1} branches (loose refs), 20 stash entries, a submodule", args.files, args.refs, 20),
+        (
+            f"large: {args.files} files, {args.refs + 1} branches (loose refs), 20 stash entries, a submodule",
+            args.files,
+            args.refs,
+            20,
+        ),
     ):
         with tempfile.TemporaryDirectory() as tmp:
             repo = make(Path(tmp), files, refs, stashes)
@@ -85,8 +91,8 @@ def main() -> None:
             watch.take(repo, "runtime")  # warm both (the first status fills git's caches)
             before, now = [], []
             for _ in range(3):  # alternate, so load on the machine hits both alike
-                before.append(timed(lambda: old_status(repo), args.calls))
-                now.append(timed(lambda: watch.take(repo, "runtime"), args.calls))
+                before.append(timed(functools.partial(old_status, repo), args.calls))
+                now.append(timed(functools.partial(watch.take, repo, "runtime"), args.calls))
             b, n = statistics.median(before), statistics.median(now)
             print(f"| {label} | {b * 1000:.1f} ms | {n * 1000:.1f} ms | {n / b:.2f}x | {(n - b) * 1000:.1f} ms |")
 
