@@ -40,7 +40,7 @@ def check_folder(sdir: Path) -> bool:
             "bisect_reset removes the link, and nothing it points to"
         )
     if not stat.S_ISDIR(info.st_mode):
-        raise NotOurs(f"the bisect folder {sdir} is not a folder; remove it, then start again")
+        raise NotOurs(f"cannot create the bisect folder {sdir}: a file that is not a folder is in the way; remove it")
     return True
 
 
