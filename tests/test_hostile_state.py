@@ -302,3 +302,18 @@ def test_a_copy_made_mid_run_resets_without_touching_the_original(tmp_path):
     assert out.culprit is not None and out.culprit.commit == p.c["bug"], out.message
     bisect_reset(p.path)
     assert snapshot(p.sup.path)["worktrees"].count("worktree ") == 1
+
+
+def test_a_step_log_planted_as_a_link_is_never_written_through(tmp_path):
+    """The next step's log name, planted as a link to a file of the user's between two calls."""
+    p = started(tmp_path)
+    bisect_step(p.path)
+    victim = tmp_path / "important.txt"
+    victim.write_text("mine\n")
+    logs = sdir_of(p) / "logs"
+    os.symlink(victim, logs / "step-002.log")
+    step = bisect_step(p.path)
+    assert step.step is not None and step.step.verdict in ("good", "bad")
+    assert victim.read_text() == "mine\n" and os.path.islink(logs / "step-002.log")
+    bisect_reset(p.path)
+    assert victim.read_text() == "mine\n"
