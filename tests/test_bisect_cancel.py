@@ -127,3 +127,17 @@ def test_cancelled_over_stdio_then_reset_in_the_same_session(bench, tmp_path):
         server.stderr.close()
     assert not b.seen("run 4 end")
     b.assert_finished_cleanly()
+
+
+def test_a_cancelled_round_on_several_devices_stops_every_device(bench):
+    """With two devices the round's commands run on worker threads: the cancel still stops them all
+    within a second or so, and the resume names the right culprit."""
+    b = bench
+    b.start(hold="run 4", devices=["0", "1"])
+    stopped, _ = _cancel_mid_run(b, "bisect_status")
+    assert stopped < 10 and not b.seen("run 4 end")
+    b.release()
+    from test_faults import _mcp
+
+    b.assert_right_answer(_mcp("bisect_run", {"repo": b.p.path}))
+    b.assert_finished_cleanly()
