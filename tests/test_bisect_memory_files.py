@@ -5,7 +5,8 @@ after) and bisects again: the old verdicts belong to the old script and must not
 edits one file a command names, in one of the ways commands name files (an absolute path, a
 `VAR=/path` assignment, an `--opt=/path` option, a path relative to an absolute run_cwd), and
 checks that the next bisect runs its points again; with nothing changed it reuses them and says so,
-with how to forget them. A memory file planted or edited by hand is ignored.
+with how to forget them, even when the commands also write files by redirection (outputs, which
+change at every run, are not inputs). A memory file planted or edited by hand is ignored.
 """
 
 from __future__ import annotations
@@ -37,10 +38,16 @@ def shapes(p: Project) -> dict[str, tuple[dict[str, object], Path]]:
         "option": ({"run": f"{p.run_cmd()} --config={conf}"}, conf),
         "relative-to-run-cwd": ({"run": f"BISECT_ENV={p.env} bash check.sh", "run_cwd": str(p.env)}, script),
         "install": ({"run": p.run_cmd(), "install": [f"cat {conf} > /dev/null"]}, conf),
+        "beside-outputs": (
+            {"run": p.run_cmd() + f" 2>> {p.env}/out.log", "install": [f"echo $PWD > {p.env}/built.txt"]},
+            script,
+        ),
     }
 
 
-@pytest.mark.parametrize("shape", ["absolute", "assignment", "option", "relative-to-run-cwd", "install"])
+@pytest.mark.parametrize(
+    "shape", ["absolute", "assignment", "option", "relative-to-run-cwd", "install", "beside-outputs"]
+)
 def test_an_edited_file_a_command_names_reuses_no_verdict(tmp_path, shape):
     p = build(tmp_path, [""] * 2, PLAN)
     args, named = shapes(p)[shape]
@@ -57,6 +64,8 @@ def test_an_edited_file_a_command_names_reuses_no_verdict(tmp_path, shape):
     assert "bisect_reset forgets" in note and f"{len(again.steps)} verdict(s)" in note, note
     if shape != "install":
         assert str(named) in note, note
+    if shape == "beside-outputs":  # files the commands write (redirections) are outputs, not inputs
+        assert "out.log" not in note and "built.txt" not in note, note
 
     named.write_text(named.read_text() + "\n# tightened after review\n")  # same text of the command
     bisect_start(p.path, p.c["add"], **args)  # type: ignore[arg-type]

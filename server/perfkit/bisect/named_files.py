@@ -3,9 +3,10 @@
 `bash /home/me/check.sh` reads the same command text after check.sh changed; a verdict remembered
 under the text alone would answer for a check that no longer exists. The commands are split as
 the shell splits words (shlex; `VAR=/path` assignments and `--opt=/path` options count by their
-value), and every word that names an existing regular file outside the checkout under test is
-read: an absolute path, `~/...`, or a path relative to an absolute `run_cwd`. Files inside the
-checkout need nothing, since they come with the commit a verdict is keyed by.
+value; a redirection target, `> log`, is written, not read, and is left out), and every word
+that names an existing regular file outside the checkout under test is read: an absolute path,
+`~/...`, or a path relative to an absolute `run_cwd`. Files inside the checkout need nothing,
+since they come with the commit a verdict is keyed by.
 
 Limits: files the named ones read in turn (a script sourcing another, a config it opens) are not
 seen; nor is anything else of the machine (a driver, a firmware). bisect_reset forgets every
@@ -26,13 +27,27 @@ _MAX_READ = 64 * 1024 * 1024  # larger files count by size and modification time
 _MAX_FILES = 64
 
 
+_WRITES = {">", ">>", ">|", "&>", "&>>", ">&"}  # what follows is written, not read: not a verdict's input
+
+
 def _words(command: str) -> list[str]:
+    """The words of a command that may name a file it reads (redirection targets it writes are left out)."""
+    lex = shlex.shlex(command, posix=True, punctuation_chars=True)
+    lex.whitespace_split = True
+    lex.commenters = "#"
     try:
-        words = shlex.split(command, comments=True)
+        tokens = list(lex)
     except ValueError:  # unbalanced quotes: the shell would refuse it too; split on blanks
-        words = command.split()
+        tokens = command.split()
     out: list[str] = []
-    for w in words:
+    skip = False
+    for w in tokens:
+        if skip:
+            skip = False
+            continue
+        if w in _WRITES or (w.endswith(">") and set(w) <= set("&>|")):
+            skip = True
+            continue
         out.append(w)
         if "=" in w:
             out.append(w.split("=", 1)[1])
