@@ -317,3 +317,45 @@ def test_a_step_log_planted_as_a_link_is_never_written_through(tmp_path):
     assert victim.read_text() == "mine\n" and os.path.islink(logs / "step-002.log")
     bisect_reset(p.path)
     assert victim.read_text() == "mine\n"
+
+
+@pytest.mark.parametrize(
+    "name", ["env/../../../victim.txt", "side/../../victim.txt", "env//abs", "side/out/victim.txt"]
+)
+def test_a_planted_build_cache_entry_writes_and_deletes_nothing_outside_the_worker(tmp_path, name):
+    """A build cache index or archive naming a file outside the worker's environment or checkout (by
+    `..`, an absolute path, or a folder of the checkout that links out): the restore refuses (the
+    install runs instead) and the file outside stays."""
+    import io
+    import tarfile
+
+    from perfkit.bisect.build_cache import BuildCache
+
+    env, side = tmp_path / "w" / "slot-0" / "env", tmp_path / "w" / "slot-0" / "checkout"
+    env.mkdir(parents=True)
+    side.mkdir(parents=True)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    os.symlink(outside, side / "out")
+    for victim in (tmp_path / "w" / "victim.txt", tmp_path / "victim.txt", outside / "victim.txt"):
+        victim.write_text("mine\n")
+    name = name.replace("//abs", f"/{tmp_path / 'victim.txt'}")
+    before = tree(tmp_path / "outside") | {"top": (Path(tmp_path / "victim.txt").read_text(),)}
+    cache = BuildCache(tmp_path / "w" / "build-cache", 100)
+    cache.folder.mkdir()
+    for key, index, member in (
+        ("good", "env/ok.txt", "env/ok.txt"),
+        ("planted-index", name, "env/ok.txt"),
+        ("planted-tar", "env/ok.txt", name),
+    ):
+        (cache.folder / f"{key}.json").write_text(json.dumps({"written": [index]}))
+        with tarfile.open(cache.folder / f"{key}.tar", "w") as tar:
+            data = b"planted\n"
+            info = tarfile.TarInfo(member)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    assert not cache.restore("good", "planted-index", env, side)  # the index asks to delete the outside file
+    assert not cache.restore("planted-tar", None, env, side)  # the archive writes it
+    after = tree(tmp_path / "outside") | {"top": (Path(tmp_path / "victim.txt").read_text(),)}
+    assert changes(before, after) == []
+    assert (tmp_path / "w" / "victim.txt").read_text() == "mine\n"

@@ -25,6 +25,7 @@ import threading
 from pathlib import Path
 
 from perfkit import gitrepo
+from perfkit.bisect import confine
 
 Listing = dict[str, tuple[int, int]]  # relative path -> (size, mtime_ns)
 
@@ -138,8 +139,14 @@ class BuildCache:
 
 
 def _real(rel: str, env: Path, side_dir: Path) -> Path:
+    """Where a cached file belongs; refused (OSError: the install runs instead) when the name leads out
+    of the worker's environment or checkout, as a planted cache index or archive would."""
     root, _, rest = rel.partition("/")
-    return (env if root == "env" else side_dir) / rest
+    base = env if root == "env" else side_dir
+    target = base / rest
+    if not rest or os.path.isabs(rest) or ".." in rest.split("/") or not confine.within(base, target.parent):
+        raise OSError(f"the build cache names {rel!r}, outside the folder it belongs to")
+    return target
 
 
 def _put(tar: tarfile.TarFile, member: tarfile.TarInfo, target: Path) -> None:
