@@ -124,3 +124,18 @@ def test_commands_that_read_the_checkout_or_edit_files_do_not_stop_it(tmp_path, 
     if action.startswith("echo"):
         assert any("step 2 ran" in n and "another-untracked.txt" in n for n in out.notes), out.notes
     bisect_reset(p.path)
+
+
+def test_a_round_on_several_devices_is_watched_too(tmp_path):
+    """With two devices a round's points run at once on worker threads; a commit made by one of them
+    stops the bisect after the round, with the evidence, and the resume finishes."""
+    p = build(tmp_path, ["", ""], PLAN)
+    bisect_start(p.path, p.c["add"], run=once(p, f"{GIT} commit -q --allow-empty -m x"), devices=["0", "1"])
+    with pytest.raises(ToolFailure, match="HEAD moved"):
+        bisect_run(p.path)
+    status = bisect_status(p.path)
+    assert any("HEAD moved" in " ".join(s.checkout_changed) for s in status.steps), status.steps
+    assert status.worktree is None and any("HEAD moved" in n for n in status.notes)
+    out = bisect_run(p.path)
+    assert out.culprit is not None and out.culprit.commit == p.c["bug"]
+    bisect_reset(p.path)
