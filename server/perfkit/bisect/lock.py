@@ -205,8 +205,11 @@ def locked(sdir: Path) -> Iterator[None]:
                 raise ToolFailure(f"cannot write the bisect lock in {sdir}: {exc.strerror or exc}") from None
             yield
         finally:
-            try:
-                if os.fstat(fd).st_ino == os.stat("lock", dir_fd=dfd, follow_symlinks=False).st_ino:
+            try:  # a folder moved away with its repository keeps the lock: status there says "interrupted"
+                here, opened = os.stat(sdir, follow_symlinks=False), os.fstat(dfd)
+                if (here.st_dev, here.st_ino) == (opened.st_dev, opened.st_ino) and (
+                    os.fstat(fd).st_ino == os.stat("lock", dir_fd=dfd, follow_symlinks=False).st_ino
+                ):
                     os.unlink("lock", dir_fd=dfd)  # while still holding it, so nobody takes the file we remove
             except OSError:
                 pass
