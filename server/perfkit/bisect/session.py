@@ -380,9 +380,7 @@ def reset(repo: str) -> ResetResult:
         if statefile.state_file(sdir).exists():
             removed.append("state")
         removed.append("lock")
-        for child in list(sdir.iterdir()):
-            confine.remove_quietly(sdir, child)
-    confine.remove_quietly(sdir.parent, sdir)
+        confine.remove_quietly(sdir.parent, sdir)  # inside the lock, as before: nobody takes a folder going away
     what = ", ".join(removed)
     if untrusted:
         env = "nothing was run or stopped, since the state was not one to trust (" + untrusted + ")"
