@@ -31,7 +31,7 @@ from typing import Any
 import ray  # type: ignore[import-not-found,unused-ignore]  # optional extra perfkit[ray]: absent without it
 
 from perfkit import gitrepo
-from perfkit.bisect import runner
+from perfkit.bisect import runner, shutdown
 from perfkit.bisect.devices import worker_id
 from perfkit.bisect.envs import WorkerEnv
 from perfkit.bisect.models import BisectSettings, Phase
@@ -169,6 +169,7 @@ class RayPool:
         pending, count = list(refs), 0
         try:
             while pending:
+                shutdown.check()  # a cancelled call (or a stopping server) stops the round as Ctrl-C does
                 ready, pending = ray.wait(pending, num_returns=1, timeout=1.0)
                 for ref in ready:
                     job, k = refs[ref]
