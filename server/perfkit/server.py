@@ -24,7 +24,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, ToolAnnotations
 from mcp.types import Tool as MCPTool
 
-from perfkit import __version__, cancel, toolcache
+from perfkit import __version__, toolcache
 from perfkit.errors import InputError, ToolFailure
 from perfkit.registry import all_tools
 
@@ -57,6 +57,8 @@ def _wrap(spec: ToolSpec) -> Handler:
                     anyio.from_thread.run(ctx.report_progress, done, total, message)
                 except Exception:  # a client that went away must not stop the work
                     log.debug("progress notification dropped", exc_info=True)
+
+        from perfkit import cancel  # on the first call: listing tools imports nothing more
 
         token = cancel.Token()
         finished = threading.Event()
