@@ -28,7 +28,7 @@ def bench(tmp_path: Path) -> Bench:
     return Bench(p, snapshot(p.sup.path), p.env / "events")
 
 
-def _cancel_mid_run(b: Bench, then: str) -> tuple[float, dict]:
+def _cancel_mid_run(b: Bench, then: str, call_name: str = "bisect_run") -> tuple[float, dict]:
     """bisect_run cancelled while step 4's run is parked, then `then` through the same client session:
     (seconds from the cancel until the parked command was gone, the structured answer of `then`)."""
     from mcp import Client
@@ -40,7 +40,7 @@ def _cancel_mid_run(b: Bench, then: str) -> tuple[float, dict]:
 
             async def run() -> None:
                 with call:
-                    await c.call_tool("bisect_run", {"repo": b.p.path})
+                    await c.call_tool(call_name, {"repo": b.p.path})
 
             async with anyio.create_task_group() as tg:
                 tg.start_soon(run)
@@ -140,4 +140,17 @@ def test_a_cancelled_round_on_several_devices_stops_every_device(bench):
     from test_faults import _mcp
 
     b.assert_right_answer(_mcp("bisect_run", {"repo": b.p.path}))
+    b.assert_finished_cleanly()
+
+
+def test_a_cancelled_bisect_step_stops_cleanly_too(bench):
+    from perfkit.bisect.tool import bisect_step
+
+    b = bench
+    b.start(hold="run 4")
+    for _ in range(3):
+        bisect_step(b.p.path)
+    stopped, status = _cancel_mid_run(b, "bisect_reset", call_name="bisect_step")
+    assert stopped < 10 and not b.seen("run 4 end")
+    assert "state" in status["removed"], status
     b.assert_finished_cleanly()
