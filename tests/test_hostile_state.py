@@ -359,3 +359,32 @@ def test_a_planted_build_cache_entry_writes_and_deletes_nothing_outside_the_work
     after = tree(tmp_path / "outside") | {"top": (Path(tmp_path / "victim.txt").read_text(),)}
     assert changes(before, after) == []
     assert (tmp_path / "w" / "victim.txt").read_text() == "mine\n"
+
+
+@pytest.mark.parametrize("what", ["worktree", "worktree-folder"])
+def test_a_worktree_planted_as_a_link_to_another_checkout_is_never_checked_out(tmp_path, what):
+    """Between two calls, perfkit's worktree (or the folder holding it) is replaced by a link to another
+    worktree of the user's, with uncommitted work: the resume must not run `git checkout --force` there."""
+    p = started(tmp_path)
+    bisect_step(p.path)
+    theirs = tmp_path / "my-other-worktree"
+    p.sup.git("worktree", "add", "-q", "--detach", str(theirs), p.c["head"])
+    (theirs / "src" / "codegen.py").write_text("my uncommitted work\n")
+    before = tree(theirs)
+    head = p.sup.git("-C", str(theirs), "rev-parse", "HEAD")
+    wt = sdir_of(p) / "worktree" / "pypto"
+    shutil.rmtree(sdir_of(p) / "worktree", ignore_errors=True)
+    if what == "worktree":
+        wt.parent.mkdir()
+        os.symlink(theirs, wt)
+    else:
+        holder = tmp_path / "holder"
+        holder.mkdir()
+        os.symlink(theirs, holder / "pypto")
+        os.symlink(holder, wt.parent)
+    out = bisect_run(p.path)
+    assert out.culprit is not None and out.culprit.commit == p.c["bug"]
+    assert changes(before, tree(theirs)) == []
+    assert p.sup.git("-C", str(theirs), "rev-parse", "HEAD") == head
+    bisect_reset(p.path)
+    assert changes(before, tree(theirs)) == []

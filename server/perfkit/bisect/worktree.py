@@ -70,6 +70,8 @@ class Checkout:
         return sub if sub != self.path and confine.within(self.path, sub.parent) else None
 
     def healthy(self) -> bool:
+        if self.path.is_symlink() or self.path.parent.is_symlink():  # planted: never check out through it
+            return False
         if not (self.path / ".git").is_file():
             return False
         try:

@@ -111,6 +111,8 @@ class LocalPool:
 
     def __init__(self, repo: Path, sdir: Path, st: State, sub_source: Path | None, save: Callable[[bool], None]):
         builds = load_builds(sdir)
+        if workers_dir(sdir).is_symlink():
+            workers_dir(sdir).unlink()  # planted in perfkit's folder: removed as a link, never followed
         workers_dir(sdir).mkdir(parents=True, exist_ok=True)
         self.hooks = Hooks(st, save, workers_dir(sdir) / BUILDS, builds)
         s = st.settings
