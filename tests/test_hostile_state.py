@@ -319,16 +319,32 @@ def test_a_step_log_planted_as_a_link_is_never_written_through(tmp_path):
     assert victim.read_text() == "mine\n"
 
 
-@pytest.mark.parametrize(
-    "name", ["env/../../../victim.txt", "side/../../victim.txt", "env//abs", "side/out/victim.txt"]
-)
-def test_a_planted_build_cache_entry_writes_and_deletes_nothing_outside_the_worker(tmp_path, name):
-    """A build cache index or archive naming a file outside the worker's environment or checkout (by
-    `..`, an absolute path, or a folder of the checkout that links out): the restore refuses (the
-    install runs instead) and the file outside stays."""
+def _cache_entry(cache_folder: Path, key: str, index: str, member: str, sealed: bool) -> None:
+    """A build cache entry written by hand: an index naming `index`, an archive holding `member`."""
+    import hashlib
     import io
     import tarfile
 
+    with tarfile.open(cache_folder / f"{key}.tar", "w") as tar:
+        data = b"planted\n"
+        info = tarfile.TarInfo(member)
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    digest = hashlib.sha256((cache_folder / f"{key}.tar").read_bytes()).hexdigest()
+    entry = {"written": [index], "tar": digest, "seal": "0" * 64}
+    if sealed:  # as a perfkit bug would write it: only the path checks stand in the way
+        entry["seal"] = seal.mac(json.dumps([key, [index], digest]))
+    (cache_folder / f"{key}.json").write_text(json.dumps(entry))
+
+
+@pytest.mark.parametrize("sealed", [False, True], ids=["planted", "resealed"])
+@pytest.mark.parametrize(
+    "name", ["env/../../../victim.txt", "side/../../victim.txt", "env//abs", "side/out/victim.txt"]
+)
+def test_a_planted_build_cache_entry_writes_and_deletes_nothing_outside_the_worker(tmp_path, name, sealed):
+    """A build cache index or archive naming a file outside the worker's environment or checkout (by
+    `..`, an absolute path, or a folder of the checkout that links out): the restore refuses (the
+    install runs instead) and the file outside stays."""
     from perfkit.bisect.build_cache import BuildCache
 
     env, side = tmp_path / "w" / "slot-0" / "env", tmp_path / "w" / "slot-0" / "checkout"
@@ -343,22 +359,35 @@ def test_a_planted_build_cache_entry_writes_and_deletes_nothing_outside_the_work
     before = tree(tmp_path / "outside") | {"top": (Path(tmp_path / "victim.txt").read_text(),)}
     cache = BuildCache(tmp_path / "w" / "build-cache", 100)
     cache.folder.mkdir()
-    for key, index, member in (
-        ("good", "env/ok.txt", "env/ok.txt"),
-        ("planted-index", name, "env/ok.txt"),
-        ("planted-tar", "env/ok.txt", name),
-    ):
-        (cache.folder / f"{key}.json").write_text(json.dumps({"written": [index]}))
-        with tarfile.open(cache.folder / f"{key}.tar", "w") as tar:
-            data = b"planted\n"
-            info = tarfile.TarInfo(member)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    assert not cache.restore("good", "planted-index", env, side)  # the index asks to delete the outside file
+    _cache_entry(cache.folder, "good", "env/ok.txt", "env/ok.txt", sealed=True)
+    _cache_entry(cache.folder, "planted-index", name, "env/ok.txt", sealed)
+    _cache_entry(cache.folder, "planted-tar", "env/ok.txt", name, sealed)
+    cache.restore("good", "planted-index", env, side)  # the index asks to delete the outside file
     assert not cache.restore("planted-tar", None, env, side)  # the archive writes it
     after = tree(tmp_path / "outside") | {"top": (Path(tmp_path / "victim.txt").read_text(),)}
     assert changes(before, after) == []
     assert (tmp_path / "w" / "victim.txt").read_text() == "mine\n"
+
+
+def test_a_build_cache_archive_replaced_after_it_was_stored_is_not_put_back(tmp_path):
+    """An archive perfkit stored, then swapped for another (same name, same index): the environment the
+    next run executes receives nothing from it; the real entry is put back before the swap."""
+    from perfkit.bisect.build_cache import BuildCache
+
+    env, side = tmp_path / "env", tmp_path / "checkout"
+    (env / "bin").mkdir(parents=True)
+    side.mkdir()
+    cache = BuildCache(tmp_path / "build-cache", 100)
+    before = cache.listing(env, side, None)
+    (env / "bin" / "tool").write_text("#!/bin/sh\necho built\n")
+    cache.store("k", before, cache.listing(env, side, None), env, side)
+    (env / "bin" / "tool").unlink()
+    assert cache.restore("k", None, env, side) and (env / "bin" / "tool").read_text().endswith("built\n")
+    (env / "bin" / "tool").unlink()
+    _cache_entry(tmp_path, "swap", "env/bin/tool", "env/bin/tool", sealed=False)
+    shutil.copy(tmp_path / "swap.tar", cache.folder / "k.tar")
+    assert not cache.restore("k", None, env, side)
+    assert not (env / "bin" / "tool").exists()
 
 
 @pytest.mark.parametrize("what", ["worktree", "worktree-folder"])
