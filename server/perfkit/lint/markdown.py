@@ -19,12 +19,15 @@ if TYPE_CHECKING:
 
 __all__ = ["norm_heading"]  # rules and callers compare headings through here
 
-_HEADING_RE = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
-_INLINE_CODE_RE = re.compile(r"(`+)(.+?)\1")
+# The heading's text is everything after the marks; the closing #s and spaces are cut in code, as
+# a lazy group before `\s*#*\s*$` would try every split of a long run of them.
+_HEADING_RE = re.compile(r"^\s{0,3}(#{1,6})\s++(.*)$")
+# A code span opens at the start of a run of backticks only, so a long run is tried once.
+_INLINE_CODE_RE = re.compile(r"(?<!`)(`++)(.+?)\1")
 _URL_RE = re.compile(r"\]\([^)\s]*\)|<https?://[^>\s]*>|https?://[^\s)>\]]+")
 _TAG_RE = re.compile(
     r"</?(?:details|summary|br|p|div|span|sub|sup|code|pre|kbd|img|a|hr|table|tr|td|th|"
-    r"ul|ol|li)\b[^>]*>",
+    r"ul|ol|li)\b[^<>]*+>",
     re.I,
 )
 _CHECKBOX_RE = re.compile(r"^(\s*[-*+]\s+\[)([ xX])(\]\s*)")
@@ -199,7 +202,8 @@ class _Sections:
 
 def _heading(bare: str, fenced: bool) -> tuple[int, str] | None:
     hm = None if fenced else _HEADING_RE.match(bare)
-    return (len(hm.group(1)), hm.group(2).strip()) if hm and hm.group(2).strip() else None
+    title = hm.group(2).rstrip().rstrip("#").strip() if hm else ""
+    return (len(hm.group(1)), title) if hm and title else None
 
 
 def parse(text: str, repo_lines: set[str] | None = None) -> Doc:
