@@ -22,6 +22,20 @@ from perfkit.errors import InputError, ToolFailure
 
 log = logging.getLogger("perfkit")
 
+DEADLINE_S = 300.0  # an analysis call that has not answered by then is stuck on something hostile
+DEADLINE_ENV = "PERFKIT_CALL_DEADLINE_S"  # a shorter deadline, for a client that wants answers sooner
+
+
+def call_deadline(spec_deadline: float | None) -> float | None:
+    """The deadline an MCP call of this tool gets: the tool's own, or the environment's if shorter."""
+    if spec_deadline is None:
+        return None
+    try:
+        wanted = float(os.environ.get(DEADLINE_ENV, "") or spec_deadline)
+    except ValueError:
+        wanted = spec_deadline
+    return min(spec_deadline, wanted) if wanted > 0 else spec_deadline
+
 
 class Progress(Protocol):
     """Progress sink: the MCP adapter forwards to notifications, the CLI draws a bar."""
@@ -44,6 +58,10 @@ class ToolSpec:
     open_world: bool = False
     title: str | None = None
     name: str = field(default="")
+    # Seconds an MCP call may take before it is answered with an error and its thread abandoned.
+    # None for the bisect tools: they stop on their own step timeouts and cancellation, and a
+    # thread abandoned mid-step would leave a worktree and an environment half changed.
+    deadline_s: float | None = DEADLINE_S
 
     def __post_init__(self) -> None:
         if not self.name:

@@ -241,9 +241,9 @@ def bisect_reset(repo: RepoArg) -> ResetResult:
 
 
 SPECS = [
-    ToolSpec(bisect_start, read_only=False, destructive=False, idempotent=False, title="Start a precision bisect"),
-    ToolSpec(bisect_step, read_only=False, destructive=False, idempotent=False, title="Test one bisect point"),
-    ToolSpec(bisect_run, read_only=False, destructive=False, idempotent=False, title="Run a bisect to the end"),
+    ToolSpec(bisect_start, read_only=False, idempotent=False, title="Start a precision bisect", deadline_s=None),
+    ToolSpec(bisect_step, read_only=False, idempotent=False, title="Test one bisect point", deadline_s=None),
+    ToolSpec(bisect_run, read_only=False, idempotent=False, title="Run a bisect to the end", deadline_s=None),
     ToolSpec(bisect_status, read_only=True, title="Show the bisect's status"),
-    ToolSpec(bisect_reset, read_only=False, destructive=False, idempotent=True, title="Reset the bisect"),
+    ToolSpec(bisect_reset, read_only=False, idempotent=True, title="Reset the bisect", deadline_s=None),
 ]
