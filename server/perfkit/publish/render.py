@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field
 
+from perfkit import campaign_walk
 from perfkit.errors import InputError, ToolFailure
 from perfkit.publish.models import IssueFormUse, Placeholder, PolicyConflict, RenderResult, RepoNote, TemplateUse
 from perfkit.publish.outputs import check_out_dir, write_all
@@ -194,9 +195,9 @@ def _check_view(d: Draft) -> dict[str, Any]:
 def _traces(b: Any, d: Draft, campaign: Path) -> list[dict[str, str]]:
     titles = {c.sha: c.title for c in b.candidates}
     shas = [c.sha for c in b.candidates if c.trace]
-    commits = campaign / "commits"
-    if commits.is_dir():
-        shas += sorted(p.name for p in commits.iterdir() if (p / "trace").is_dir() and p.name not in shas)
+    for p in campaign_walk.folders(campaign, campaign / "commits"):  # a link out of the campaign is not listed
+        if (p / "trace").is_dir() and campaign_walk.inside(campaign, p / "trace") and p.name not in shas:
+            shas.append(p.name)
     out = []
     for sha in dict.fromkeys(shas):
         link = next((v for k, v in d.details.trace_links.items() if k and sha.startswith(k.strip().lower())), None)
