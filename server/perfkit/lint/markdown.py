@@ -51,6 +51,7 @@ class Doc:
     section: list[int] = field(default_factory=list)
     section_names: list[str] = field(default_factory=list)
     table: list[bool] = field(default_factory=list)
+    live: list[str] = field(default_factory=list)  # what GitHub renders as written: comments, fences, repo text blanked
 
     def joined(self, mask: str = "prose") -> tuple[str, list[int]]:
         """The masked lines joined by newlines, and the offset where each line starts."""
@@ -136,6 +137,7 @@ class _Masker:
         self.repo_norm = sorted((x for x in norm if len(x) >= 3), key=len, reverse=True)
         self.fence: str | None = None
         self.comment = False
+        self.live = ""
 
     def _fenced(self, raw: str) -> bool:
         self.fence, fenced = fence_step(self.fence, self.comment, raw)
@@ -163,8 +165,10 @@ class _Masker:
             bare = _blank_spans(raw, comments)
             prose = _blank_spans(code, [(m.start(), m.end()) for m in _INLINE_CODE_RE.finditer(code)])
         cut = self._repo_cut(raw)
+        self.live = " " * len(raw) if fenced else bare
         if cut:
             prose, code = _blank_spans(prose, [(0, cut)]), _blank_spans(code, [(0, cut)])
+            self.live = _blank_spans(self.live, [(0, cut)])
         return prose, code, bare, fenced
 
 
@@ -217,6 +221,7 @@ def parse(text: str, repo_lines: set[str] | None = None) -> Doc:
         h = _heading(bare, fenced)
         doc.section.append(sections.before(idx, raw, h, fenced))
         doc.prose.append(prose)
+        doc.live.append(masker.live)
         doc.code.append(code)
         doc.fenced.append(fenced)
         doc.heading.append(h)

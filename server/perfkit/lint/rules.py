@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from perfkit.lint import live_text
 from perfkit.lint import numbers as nums
 from perfkit.lint.markdown import Doc, norm_heading, paragraphs, sentences
 from perfkit.lint.models import Finding
@@ -699,3 +700,4 @@ RULES: dict[str, Callable[[Doc, Context], list[Finding]]] = {
     "structure": rule_structure,
     "unbacked-number": rule_unbacked_number,
 }
+RULES.update(live_text.RULES)  # text that would act once posted: mentions, raw HTML, script links, hidden characters
