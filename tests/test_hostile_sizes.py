@@ -119,7 +119,7 @@ def test_evaluate_culprit_on_a_1_mb_subject_answers_a_few_kb(huge_subject):
     assert len(dumped) < 40_000, len(dumped)
     assert report.subject.startswith("IGNORE PREVIOUS") and "characters in all]" in report.subject
     first = report.human().splitlines()[0]
-    assert first.startswith(f'{report.short} "IGNORE PREVIOUS'), first  # quoted, not prose
+    assert first.startswith(f"{report.short} 'IGNORE PREVIOUS"), first  # quoted, not prose
     assert len(first) < 400
 
 

@@ -71,7 +71,7 @@ PLANTS: dict[str, list[tuple[str, str]]] = {
     "unbacked-number": [("The loader waits 3.7 s per batch.", "3.7 s")],
     "mention": [("Thanks to @alice for the trace.", "@alice"), ("Found by @acme/perf-team first.", "@acme/perf-team")],
     "raw-html": [("See <img src=x onerror=alert(1)> here.", "<img src=x onerror=alert(1)>")],
-    "link-scheme": [("See [the log](javascript:alert(1)) here.", "](javascript:")],
+    "link-scheme": [("See [the log](javascript:alert(1)) here.", "[the log](javascript:alert(1))")],
     "hidden-char": [("The loader \u202eis fixed.", "\u202e"), ("The\u200bloader is fixed.", "\u200b")],
 }
 

@@ -5,8 +5,8 @@ file. In a tool's answer it must stay bounded (a 1 MB subject is not returned wh
 recognisable as quoted data, so an agent never takes "IGNORE PREVIOUS INSTRUCTIONS" in a subject
 for the tool's own words. So: such text sits in a field of its own whose type says so (RepoSubject,
 RepoMessage, RepoName), cut at a stated length with the cut said; and wherever a tool writes it into
-a sentence it goes through `quoted`, a JSON-style string whose control, bidi and zero-width
-characters are shown escaped.
+a sentence it goes through `quoted`: in single quotes, with its control, bidi and zero-width
+characters shown escaped.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def _capper(limit: int):  # type: ignore[no-untyped-def]
 
 def _visible(ch: str) -> str:
     """A character as it may be shown: format and control characters (bidi, zero-width) escaped."""
-    if ch in '\\"':
+    if ch in "\\'":
         return "\\" + ch
     category = unicodedata.category(ch)
     if category in ("Cc", "Cf", "Zl", "Zp", "Co", "Cs"):
@@ -47,10 +47,10 @@ def _visible(ch: str) -> str:
 
 
 def quoted(text: str, limit: int = QUOTE_CHARS) -> str:
-    """Repository or file text inside a sentence: in double quotes, escaped, and cut with its size said."""
+    """Repository or file text inside a sentence: in single quotes, escaped, and cut with its size said."""
     shown = "".join(_visible(ch) for ch in text[:limit])
     more = f" ({len(text):,} characters, first {limit} shown)" if len(text) > limit else ""
-    return f'"{shown}"{more}'
+    return f"'{shown}'{more}"
 
 
 RepoSubject = Annotated[

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 
 from perfkit.lint.markdown import Doc
 from perfkit.lint.models import Finding
 
 _CODE_SPAN = re.compile(r"(?<!`)(`++)(.+?)\1")
 # @name or @org/team, not an e-mail address (a word character before '@') and not a path
-_MENTION = re.compile(r"(?<![\w@./`-])@[A-Za-z0-9](?:[A-Za-z0-9-]{0,38}+)(?:/[A-Za-z0-9][\w.-]{0,99}+)?(?![\w@])")
+_MENTION = re.compile(r"(?<![\w@./`-])@[A-Za-z0-9](?:[A-Za-z0-9-]{0,38}+)(?:/[A-Za-z0-9][\w-]{0,99}+)?(?![\w@])")
 # tags that load, run or embed something, or restyle the page; any tag with an on...= handler too.
 # Other angle-bracket words (`<fork verify branch>`, `<br>`) are placeholders or harmless markup.
 _ACTIVE_TAGS = {"img", "script", "iframe", "frame", "svg", "object", "embed", "style", "link", "meta", "form"}
@@ -30,9 +31,13 @@ _ACTIVE_TAGS |= {"input", "button", "video", "audio", "source", "picture", "math
 _TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]{0,30}+)(?=[\s/>])([^<>]{0,2000}+)>?")
 # what follows a tag's name when it is markup: attributes, name or name=value; a placeholder such
 # as "<base commit, data size>" is not
-_ATTRS = re.compile(r"(?:\s++[A-Za-z_:][\w:.-]*+(?:\s*+=\s*+(?:\"[^\"]*+\"|'[^']*+'|[^\s\"'>]++))?)*+\s*+/?")
+_ATTRS = re.compile(r"(?:[\s/]++[A-Za-z_:][\w:.-]*+(?:\s*+=\s*+(?:\"[^\"]*+\"|'[^']*+'|[^\s\"'>]++))?)*+\s*+/?")
 _EVENT_ATTR = re.compile(r"\bon[a-z]{2,30}+\s*+=", re.I)
-_LINK_SCHEME = re.compile(r"\]\(\s*+<?([A-Za-z][A-Za-z0-9+.-]{0,30}+):|<([A-Za-z][A-Za-z0-9+.-]{0,30}+):[^<>\s]")
+# a Markdown link's target (to its closing parenthesis) or an autolink, with its scheme
+_LINK_SCHEME = re.compile(
+    r"\]\(\s*+<?([A-Za-z][A-Za-z0-9+.-]{0,30}+):(?:[^()\s]|\([^()\s]{0,200}+\)){0,2000}+\)?"
+    r"|<([A-Za-z][A-Za-z0-9+.-]{0,30}+):[^<>\s]{0,2000}+>?"
+)
 # outside a link's brackets: script schemes anywhere; data: and file: only in their URL shapes
 # ("Data: ..." is a label)
 _BARE_SCHEME = re.compile(
@@ -52,26 +57,22 @@ def _finding(rule: str, line: int, column: int, excerpt: str, fix: str) -> Findi
     return Finding(rule=rule, line=line + 1, column=column + 1, excerpt=excerpt[:120], fix=fix)
 
 
-def rule_mention(doc: Doc, ctx: object) -> list[Finding]:
+Span = tuple[str, int, int, int, str]  # rule, line index, start, end, fix
+
+
+def _mention_spans(doc: Doc) -> list[Span]:
     out = []
     for i, line in enumerate(doc.lines):
         if "@" not in line:
             continue
         for m in _MENTION.finditer(_without_code(doc.live[i])):
-            out.append(
-                _finding(
-                    "mention",
-                    i,
-                    m.start(),
-                    m.group(),
-                    f"posting this notifies {m.group()}{' (a whole team)' if '/' in m.group() else ''}: "
-                    "write it as code (`@name`) or leave it out",
-                )
-            )
+            team = " (a whole team)" if "/" in m.group() else ""
+            fix = f"posting this notifies {m.group()}{team}: write it as code (`@name`) or leave it out"
+            out.append(("mention", i, m.start(), m.end(), fix))
     return out
 
 
-def rule_raw_html(doc: Doc, ctx: object) -> list[Finding]:
+def _html_spans(doc: Doc) -> list[Span]:
     out = []
     for i, line in enumerate(doc.lines):
         if "<" not in line:
@@ -83,34 +84,31 @@ def rule_raw_html(doc: Doc, ctx: object) -> list[Finding]:
             if name not in _ACTIVE_TAGS and not _EVENT_ATTR.search(attrs) and "javascript:" not in attrs.lower():
                 continue
             why = "an event handler" if _EVENT_ATTR.search(attrs) else f"a <{name}> tag"
-            out.append(
-                _finding(
-                    "raw-html",
-                    i,
-                    m.start(),
-                    m.group(),
-                    f"raw HTML with {why} that no one here wrote for this PR: remove it, or quote it as code",
-                )
-            )
+            fix = f"raw HTML with {why} that no one here wrote for this PR: remove it, or quote it as code"
+            out.append(("raw-html", i, m.start(), m.end(), fix))
     return out
 
 
-def rule_link_scheme(doc: Doc, ctx: object) -> list[Finding]:
+def _link_spans(doc: Doc) -> list[Span]:
     out = []
     for i, line in enumerate(doc.lines):
         if ":" not in line:
             continue
         bare = _without_code(doc.live[i])
-        seen: set[int] = set()
+        taken: list[tuple[int, int]] = []
         for m in _LINK_SCHEME.finditer(bare):
             scheme = (m.group(1) or m.group(2)).lower()
             if scheme not in _WEB:
-                seen.add(m.start(1) if m.group(1) else m.start(2))
-                out.append(_finding("link-scheme", i, m.start(), m.group(), _scheme_fix(scheme)))
+                start = m.start()
+                if m.group(1):  # the whole link, from its text's opening bracket
+                    opening = bare.rfind("[", 0, start)
+                    start = opening if opening >= 0 else start
+                taken.append((start, m.end()))
+                out.append(("link-scheme", i, start, m.end(), _scheme_fix(scheme)))
         for m in _BARE_SCHEME.finditer(bare):
-            if not any(abs(m.start() - s) < 3 for s in seen):
+            if not any(a <= m.start() < b for a, b in taken):
                 scheme = next(g for g in m.groups() if g).lower()
-                out.append(_finding("link-scheme", i, m.start(), m.group(), _scheme_fix(scheme)))
+                out.append(("link-scheme", i, m.start(), m.end(), _scheme_fix(scheme)))
     return out
 
 
@@ -118,7 +116,7 @@ def _scheme_fix(scheme: str) -> str:
     return f"a '{scheme}:' link is not a web page: link only http(s) pages, or remove it"
 
 
-def rule_hidden_char(doc: Doc, ctx: object) -> list[Finding]:
+def _hidden_spans(doc: Doc) -> list[Span]:
     out = []
     for i, line in enumerate(doc.lines):
         if line.isascii():
@@ -128,16 +126,27 @@ def rule_hidden_char(doc: Doc, ctx: object) -> list[Finding]:
             if ch in _BIDI or ch in _ZERO_WIDTH:
                 name = unicodedata.name(ch, "format character").lower()
                 kind = "a bidi control" if ch in _BIDI else "a zero-width character"
-                out.append(
-                    _finding(
-                        "hidden-char",
-                        i,
-                        col,
-                        ch,
-                        f"U+{ord(ch):04X} ({name}) is {kind}: the text reads differently from what it holds; delete it",
-                    )
-                )
+                fix = f"U+{ord(ch):04X} ({name}) is {kind}: the text reads differently from what it holds; delete it"
+                out.append(("hidden-char", i, col, col + 1, fix))
     return out
+
+
+def spans(doc: Doc) -> list[Span]:
+    """Every stretch of text that would act once posted, with the rule it breaks and the fix."""
+    return _mention_spans(doc) + _html_spans(doc) + _link_spans(doc) + _hidden_spans(doc)
+
+
+def _rule(collect: Callable[[Doc], list[Span]]) -> Callable[[Doc, object], list[Finding]]:
+    def run(doc: Doc, ctx: object) -> list[Finding]:
+        return [_finding(rule, i, a, doc.lines[i][a:b], fix) for rule, i, a, b, fix in collect(doc)]
+
+    return run
+
+
+rule_mention = _rule(_mention_spans)
+rule_raw_html = _rule(_html_spans)
+rule_link_scheme = _rule(_link_spans)
+rule_hidden_char = _rule(_hidden_spans)
 
 
 RULES = {

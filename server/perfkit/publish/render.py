@@ -309,6 +309,7 @@ def render_pr(
     view = _pr_view(b, d, campaign, repo_part)
     warnings += view.pop("warnings")
     pr_text, issue_text, issue_use, issue_warnings = _render_texts(b, d, view, repo_part)
+    pr_text, issue_text = _inert(pr_text, issue_text, repo_part)
     warnings += issue_warnings
     lint_pr, lint_issue, skipped = _lint(campaign, b, top, repo_part, pr_text, issue_text, d.job)
     out = Path(out_dir).expanduser() if out_dir else (campaign / (b.latest_report or "latest-report.md")).parent
@@ -459,6 +460,16 @@ def _render_texts(
                 f"the {name} has {len(text):,} characters; GitHub accepts {GITHUB_BODY_CHARS:,}: shorten it"
             )
     return pr_text, issue_text, issue_use, warnings
+
+
+def _inert(pr_text: str, issue_text: str, part: _RepoPart) -> tuple[str, str]:
+    """Mentions, active HTML and script links written as code, hidden characters dropped (publish/inert_text)."""
+    from perfkit import templatetext
+    from perfkit.publish.inert_text import make_inert
+
+    pr_lines, _ = templatetext.pr_template_lines(part.files)
+    issue_lines, _, _ = templatetext.issue_template_lines(part.files)
+    return make_inert(pr_text, pr_lines), make_inert(issue_text, issue_lines)
 
 
 def _lint(
