@@ -11,6 +11,10 @@ MAX_ERROR_CHARS = 4000  # an error is read by a person or an agent: a 10 MB cell
 
 
 def _capped(text: str) -> str:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a file name git gave with bytes that are not UTF-8: shown as \xNN
+        text = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
     if len(text) <= MAX_ERROR_CHARS:
         return text
     return f"{text[:MAX_ERROR_CHARS]}… [cut: {len(text):,} characters in all]"

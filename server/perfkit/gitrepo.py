@@ -36,9 +36,15 @@ import subprocess
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from perfkit import config_includes, limits
 from perfkit.errors import InputError, ToolFailure
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+M = TypeVar("M", bound="BaseModel")
 
 _NO_PROGRAM = "/dev/null/perfkit-runs-no-program"  # exec fails: /dev/null is not a folder
 # Values of the driver overrides, passed with --config-env: a key's middle part may hold '=', which
@@ -267,10 +273,13 @@ def git(
     env: dict[str, str] | None = None,
     timeout: float | None = 600,
     filters: bool = False,
+    errors: str = "replace",
 ) -> str:
     """Run git in repo and return stdout (decoded leniently: histories hold any bytes).
 
-    filters=True keeps the repository's checkout filters (the bisect's checkouts only)."""
+    filters=True keeps the repository's checkout filters (the bisect's checkouts only).
+    errors="surrogateescape" keeps bytes that are not UTF-8 (a latin-1 file name) as they were,
+    so a name read from git is handed back to git unchanged; git_paths does that."""
     cmd = ["git", *armour(repo, filters), "-C", str(repo), *_with_command_flags(args)]
     try:
         proc = subprocess.run(
@@ -286,7 +295,21 @@ def git(
     if check and proc.returncode != 0:
         err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
         raise ToolFailure(f"git {' '.join(args[:3])} failed: {err[-1] if err else 'exit ' + str(proc.returncode)}")
-    return proc.stdout.decode("utf-8", "replace")
+    return proc.stdout.decode("utf-8", errors)
+
+
+def git_paths(repo: str | Path, *args: str, **kwargs: Any) -> str:
+    """git() whose output keeps file names byte for byte (see errors= above), for readers that pass them back."""
+    return git(repo, *args, errors="surrogateescape", **kwargs)
+
+
+def displayable(model: M) -> M:
+    """model with every file name git gave in bytes that are not UTF-8 written as \\xNN (git's own way).
+
+    Names are kept byte for byte (git_paths) while they go back to git; a result leaves as text."""
+    from perfkit.toolspec import displayable_result
+
+    return displayable_result(model)
 
 
 def git_ok(repo: str | Path, *args: str) -> bool:

@@ -41,7 +41,7 @@ class WordHits:
 
 def _grep(repo: Path, rev: str, args: list[str]) -> list[tuple[str, int, str] | None]:
     """(path, line, text) per output line; None for a group separator."""
-    out = gitrepo.git(repo, "grep", "-n", "-z", "-I", "--no-color", *args, rev, "--", check=False)
+    out = gitrepo.git_paths(repo, "grep", "-n", "-z", "-I", "--no-color", *args, rev, "--", check=False)
     rows: list[tuple[str, int, str] | None] = []
     prefix = f"{rev}:"
     for line in out.split("\n"):
