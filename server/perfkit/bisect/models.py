@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from perfkit.repotext import RepoName, RepoSubject, quoted
+
 Verdict = Literal["good", "bad", "skip"]
 SearchName = Literal["level1", "level2", "find_fix"]  # the linear searches; level2 and find_fix walk the submodule
 Phase = Literal["verify_good", "verify_bad", "level1", "split_pointer", "split_source", "level2", "find_fix", "done"]
@@ -93,8 +95,8 @@ class BisectSettings(BaseModel):
 class CommitRef(BaseModel):
     commit: str
     short: str
-    subject: str
-    author: str
+    subject: RepoSubject
+    author: RepoName
     date: str
 
 
@@ -117,7 +119,7 @@ class StepRecord(BaseModel):
     superproject: str
     submodule: str | None
     short: str = Field(description="short sha of the commit this step varies (submodule commit at level 2)")
-    subject: str
+    subject: RepoSubject
     verdict: Verdict
     reason: str
     metric: float | None = None
@@ -209,13 +211,13 @@ class BisectStatus(BaseModel):
         lines = [self.message]
         if self.culprit:
             c = self.culprit
-            lines.append(f"  culprit    {c.short} {c.subject} ({c.kind}; {c.author}, {c.date})")
+            lines.append(f"  culprit    {c.short} {quoted(c.subject)} ({c.kind}; {c.author}, {c.date})")
         if self.submodule_culprit:
             s = self.submodule_culprit
             role = "dropped fix" if s.role == "dropped_fix" else "culprit"
-            lines.append(f"  {s.path} {role}  {s.short} {s.subject} ({s.author}, {s.date})")
+            lines.append(f"  {s.path} {role}  {s.short} {quoted(s.subject)} ({s.author}, {s.date})")
         for cand in self.candidates:
-            lines.append(f"  candidate  {cand.short} {cand.subject}")
+            lines.append(f"  candidate  {cand.short} {quoted(cand.subject)}")
         if self.steps:
             lines.append("  steps:")
             lines += [f"    {s.n:>3} {s.short} {s.verdict:<4} {s.reason}" for s in self.steps]
