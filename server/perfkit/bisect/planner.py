@@ -49,7 +49,7 @@ class Planner(Levels):
                 def cheap(i: int) -> bool:
                     return ptrs[i] == installed
 
-        strategy = self.strategy if self.strategy is not DEFAULT else noise_plan.strategy_for(self.st.settings, ph)
+        strategy = self.strategy if self.strategy is not DEFAULT else noise_plan.strategy_for(self.st, ph)
         d = strategy.decide(len(ph.items), noise_plan.repeated_marks(self.st, ph), cheap, group)
         if d.confidence is not None:  # status shows how sure the search is so far
             self.st.confidence[ph.name] = round(d.confidence, 4)
@@ -153,8 +153,13 @@ class Planner(Levels):
             d = self.decide(st.level1)
             if d.test:
                 i = d.test[0]
+                if i < 0:  # the good end, run again as evidence
+                    return Point("level1", -1, st.good, self.ptr(st.good)), True
                 return Point("level1", i, st.level1.items[i], self._level1_ptr(i)), True
             noise_plan.record_end(st, st.level1, d)
+            if d.end_fails is not None:
+                noise_plan.end_fails(self, d)
+                return None, True
             if d.found is not None:
                 self.level1_found(st.level1.items[d.found])
                 noise_plan.word_confidence(st)

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from perfkit import gitrepo
-from perfkit.bisect import report
+from perfkit.bisect import noise_plan, report
 from perfkit.bisect.devices import workers_dir
 from perfkit.bisect.models import StepRecord
 from perfkit.bisect.noise_plan import noise_on
@@ -154,7 +154,9 @@ def choose(planner: Planner, first: Point, d: int) -> list[Point]:
     if noise_on(st.settings):  # under noise an end may be re-run on the evidence so far: one at a time
         return points
     if first.phase == "verify_good":
-        points.append(Point("verify_bad", None, st.bad, planner.ptr(st.bad)))
+        other = Point("verify_bad", None, st.bad, planner.ptr(st.bad))
+        if _answered(st, other) is None:  # not again when only the good end is run once more
+            points.append(other)
     elif first.phase == "split_pointer":
         c, m = planner.culprit_and_move()
         points.append(Point("split_source", None, c.commit, m.old))
@@ -207,7 +209,8 @@ def settle(eng: Engine) -> Point | None:
         if q is None:
             return None
         # under noise the planner reads every run of an end from the steps and may ask for it again
-        known = _answered(st, q) if q.phase not in LINEAR and not noise_on(st.settings) else None
+        rerun = noise_on(st.settings) or noise_plan.end_needs_rerun(st, q.phase)
+        known = _answered(st, q) if q.phase not in LINEAR and not rerun else None
         if known is None:
             n = next_n(st)
             known = eng.memory.recall_step(q, n, _label(eng, q), st.steps)
