@@ -77,7 +77,10 @@ def repeated_marks(st: State, ph: PhaseData) -> dict[int, list[Mark]]:
 
 def storm(levels: Levels, ph: PhaseData) -> bool:
     """Stop a search whose first runs all skipped for one reason: the command is wrong, not the commits."""
-    reason = evidence.storm_reason(levels.st.steps, ph.name)
+    index = {c: i for i, c in enumerate(ph.items)}
+    reason = evidence.storm_reason(
+        levels.st.steps, ph.name, lambda s: index.get(s.superproject if ph.name == "level1" else s.submodule or "")
+    )
     if reason is None:
         return False
     where = None if ph.name == "level1" else levels.sub_path
