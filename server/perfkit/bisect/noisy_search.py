@@ -29,7 +29,7 @@ from perfkit.bisect.search import Bisection, Decision, Marks, Stop, settled, ver
 _FLOOR = 1e-4
 CHEAP_REACH = 1024  # how far from the best split a cheap point is looked for
 AWAY = 64  # how far from the best split an untested point is looked for when skips are near
-END_DOUBT = 0.02  # prior chance that an end that was run is not what it was given as
+END_DOUBT = 0.005  # prior chance that an end that was run is not what it was given as
 
 
 def _h(p: float) -> float:
