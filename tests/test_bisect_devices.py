@@ -79,7 +79,8 @@ def rounds_in(res, phase: str) -> int:  # type: ignore[no-untyped-def]
 
 
 def bound(n: int, d: int) -> int:
-    return math.ceil(math.log(n, d + 1) - 1e-9) + 1 if n > 1 else 1
+    """(d + 1)-section, a round for rounding, and the default's confirmation round (culprit and parent again)."""
+    return math.ceil(math.log(n, d + 1) - 1e-9) + 1 + 1 if n > 1 else 2
 
 
 def check(p: Project, res, before: dict) -> None:  # type: ignore[no-untyped-def]

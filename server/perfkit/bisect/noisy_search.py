@@ -466,12 +466,14 @@ class Adaptive:
         if clash is not None:
             return replace(self.fallback.decide(n, marks, cheap, group), note=clash)
         d = Bisection(self.max_skips).decide(n, marks, cheap, group)
-        if d.found is None or not self.confirm:
+        if not self.confirm:
             return d
-        for i in (d.found, d.found - 1):
-            if len([v for v in verdicts(marks.get(i, [])) if v != "skip"]) == 1:
-                return Decision(test=[i], remaining=1 + (i == d.found))
-        return d
+        if d.test:
+            return replace(d, remaining=d.remaining + CONFIRM_RUNS)
+        if d.found is None:
+            return d
+        again = [i for i in (d.found, d.found - 1) if len([v for v in verdicts(marks.get(i, [])) if v != "skip"]) == 1]
+        return Decision(test=again, remaining=len(again)) if again else d
 
 
 CONFIRM_RUNS = 2  # what the default's confirmation costs a deterministic check, per search

@@ -12,11 +12,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from perfkit import gitrepo
-from perfkit.bisect import noise_plan
+from perfkit.bisect import estimate, noise_plan
 from perfkit.bisect.levels import Levels
 from perfkit.bisect.models import StepRecord, Verdict
 from perfkit.bisect.point import Point, short
-from perfkit.bisect.search import DEFAULT, Decision, Mark, Strategy, expected_tests
+from perfkit.bisect.search import DEFAULT, Decision, Mark, Strategy
 from perfkit.bisect.state import PhaseData, State
 from perfkit.errors import ToolFailure
 
@@ -104,7 +104,10 @@ class Planner(Levels):
 
     def level2_estimate(self) -> int:
         """Runs a level 2 would take inside the largest move (counted until the level-1 culprit is known)."""
-        return expected_tests(self.st.largest_move)
+        if not self.st.largest_move:
+            return 0
+        noise = noise_plan.noise_on(self.st.settings)
+        return estimate.search(self.st.largest_move, self.st.settings, noise, False)[0].high
 
     def _level1_ptr(self, index: int) -> str | None:
         return self.level1_pointers()[index] if self.sub_path else None
