@@ -56,13 +56,13 @@ def skip_reasons(steps: Sequence[StepRecord]) -> list[SkipReason]:
 
 
 def storm_reason(
-    steps: Sequence[StepRecord], phase: str, where: Callable[[StepRecord], int | None] | None = None
+    steps: Sequence[StepRecord], phase: str, where: Callable[[StepRecord], int | None] | None = None, n: int = 0
 ) -> str | None:
     """The one reason every run of this search skipped with, once enough did and none gave a verdict, at
     points spread over the range (where: a step's position in the search), quoting the line they all printed."""
     runs = [s for s in steps if s.phase == phase]
     at = None if where is None else [i for i in (where(s) for s in runs) if i is not None]
-    reason = skip_policy.storm(((s.verdict, s.reason) for s in runs), at)
+    reason = skip_policy.storm(((s.verdict, s.reason) for s in runs), at, n)
     if reason is None:
         return None
     line = error_line.shared(s.log for s in runs)

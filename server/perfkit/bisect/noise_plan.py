@@ -79,7 +79,10 @@ def storm(levels: Levels, ph: PhaseData) -> bool:
     """Stop a search whose first runs all skipped for one reason: the command is wrong, not the commits."""
     index = {c: i for i, c in enumerate(ph.items)}
     reason = evidence.storm_reason(
-        levels.st.steps, ph.name, lambda s: index.get(s.superproject if ph.name == "level1" else s.submodule or "")
+        levels.st.steps,
+        ph.name,
+        lambda s: index.get(s.superproject if ph.name == "level1" else s.submodule or ""),
+        len(ph.items),
     )
     if reason is None:
         return False

@@ -212,7 +212,9 @@ class NoisySearch:
         over = n_skips >= limit
         if n_skips >= 2 * limit:
             return self._give_up(_classes(post, skipped, full=True), "skip_budget", base, held)
-        pick = self._next(n, post, counts, skipped, ends, cheap, n_skips, over)
+        pick = _far(n, counts, skipped) if not over else None
+        if pick is None:
+            pick = self._next(n, post, counts, skipped, ends, cheap, n_skips, over)
         if pick is None:
             why: Stop = "skip_budget" if over else "no_information"
             return self._give_up(_classes(post, skipped, full=True), why, base, held)
@@ -326,6 +328,14 @@ class NoisySearch:
             return None
         pick = max(scored, key=lambda i: (scored[i][0], -abs(scored[i][1] - target), -i))
         return pick if scored[pick][0] > 1e-9 else None
+
+
+def _far(n: int, counts: dict[int, _Counts], skipped: set[int]) -> int | None:
+    """A search that has only skipped so far tests far from its skips: one broken stretch, or all of it?"""
+    if len(skipped) < 2 or any(0 <= i < n - 1 for i in counts):
+        return None
+    open_ = [i for i in range(n - 1) if _is_open(i, counts, skipped)]
+    return skip_policy.far_probe(open_, sorted(skipped), (n - 1) / 2) if open_ else None
 
 
 def _retests(n: int, post: Posterior, counts: dict[int, _Counts], ends: tuple[float, float]) -> list[tuple[int, float]]:

@@ -186,6 +186,8 @@ class Bisection:
                 return Decision(candidates=list(range(lo + 1, hi + 1)), stopped="skip_budget")
             open_ = fresh
         mid, span = (lo + hi) / 2, hi - lo
+        if len(known) >= 2 and not any(0 <= i < n - 1 for i in judged):
+            return skip_policy.far_probe(open_, known, mid)  # only skips so far: one stretch, or everywhere?
         return max(open_, key=lambda i: (entropy((i - lo) / span) * (1 - chance[i]), -abs(i - mid), -i))
 
 

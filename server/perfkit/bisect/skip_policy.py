@@ -13,8 +13,9 @@ where a verdict is likely, not next door to a skip (64 skipped, then 63, then 65
 this prevents), and a commit between two skips a few commits apart, with no verdict between them,
 is taken to be inside their block. Past the budget only commits outside such blocks are still
 tried, so the budget never ends a search with a testable stretch untried. The same reason at
-points inside one such block is a broken stretch of history, not a broken command: only a reason
-repeated in separate blocks is a storm.
+points inside one stretch is a broken stretch of history, not a broken command: a search that has
+only skipped sends its next test far from the skips, and only a reason repeated over a quarter of
+the range is a storm.
 """
 
 from __future__ import annotations
@@ -93,10 +94,22 @@ def skip_chance(i: int, skipped: list[int], judged: list[int]) -> float:
     return max((NEAR**d for d in _reach(i, skipped, judged) if d is not None), default=0.0)
 
 
-def one_block(points: Iterable[int], gap: int = BLOCK_GAP) -> bool:
-    """Whether the points lie in one contiguous stretch, no two neighbours more than `gap` apart."""
+def spread(points: Iterable[int], n: int) -> bool:
+    """Whether the points cover at least a quarter of a search over n positions: more than one broken stretch."""
     order = sorted(set(points))
-    return all(b - a <= gap for a, b in zip(order, order[1:], strict=False))
+    return len(order) >= 2 and order[-1] - order[0] >= max(2, n // 4)
+
+
+def far_probe(open_: list[int], skipped: list[int], mid: float) -> int:
+    """The open index farthest from every known skip (ties: nearest the middle): where a search that has
+    only skipped so far learns whether the whole range is broken or one stretch of it."""
+
+    def gap(i: int) -> int:
+        k = bisect.bisect_left(skipped, i)
+        near = [abs(i - skipped[j]) for j in (k - 1, k) if 0 <= j < len(skipped)]
+        return min(near, default=len(open_))
+
+    return max(open_, key=lambda i: (gap(i), -abs(i - mid), -i))
 
 
 @dataclass(frozen=True)
@@ -114,17 +127,18 @@ def group_reasons(skips: Iterable[tuple[str, str]]) -> list[SkipGroup]:
     return [SkipGroup(r, len(p), p) for r, p in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))]
 
 
-def storm(verdicts: Iterable[tuple[str, str]], where: Iterable[int] | None = None) -> str | None:
+def storm(verdicts: Iterable[tuple[str, str]], where: Iterable[int] | None = None, n: int = 0) -> str | None:
     """The one reason every point of a search skipped with, once STORM_AFTER did and none gave a verdict.
 
-    where: the points' positions in the search; when they all sit in one contiguous block, the
-    reason belongs to that stretch of history, and the search goes on around it."""
+    where: the points' positions in a search over n; unless they cover a quarter of it, the reason
+    may belong to one broken stretch of history, and the search goes on around it (the strategies
+    send the third test of a search that only skipped far from the first two to find out)."""
     seen = list(verdicts)
     if len(seen) < STORM_AFTER or any(v != "skip" for v, _ in seen):
         return None
     reasons = {r for _, r in seen}
     if len(reasons) != 1:
         return None
-    if where is not None and one_block(where):
+    if where is not None and not spread(where, n):
         return None
     return reasons.pop()
