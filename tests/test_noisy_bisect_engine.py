@@ -195,6 +195,8 @@ def test_skip_storm_stops_early_with_the_reason(tmp_path):
     level1 = [s for s in res.steps if s.phase == "level1"]
     assert len(level1) == 3
     assert "all skipped with the same reason" in res.message and "exit 1" in res.message
+    # the message quotes the line every run ended on, not only "exit 1 without a verdict line"
+    assert "every run ending on 'ModuleNotFoundError: No module named pypto_core'" in res.message
     assert res.skip_reasons[0].count == 3 and len(res.candidates) == len(plan) + 1
     assert bisect_status(p.path).outcome == "candidates"
     bisect_reset(p.path)
