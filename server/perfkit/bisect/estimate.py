@@ -125,9 +125,10 @@ def start(s: BisectSettings, level1: int, largest_move: int, noise: bool) -> Est
 
 
 def words(e: Estimate, devices: int, ends: bool) -> str:
-    text = e.runs.words("run") + (", the two end checks included" if ends else "")
+    text = e.runs.words("run")
     if e.rounds is not None:
         text += f" in {e.rounds.words('round')} on {devices} devices"
+    text += ", the two end checks included" if ends else ""
     if e.flaky is not None:
         text += f" (if the check turns out to flake, the noise-aware search takes over: {e.flaky.words('run')})"
     return text
