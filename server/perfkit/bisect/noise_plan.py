@@ -12,6 +12,7 @@ with the reason, or at the skip budget with the candidate set.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Literal
 
 from perfkit.bisect import evidence
@@ -103,14 +104,29 @@ def record_end(st: State, ph: PhaseData, d: Decision) -> None:
         st.confidence[ph.name] = round(d.confidence, 4)
     if d.note:
         st.notes.append(
-            f"{_WHERE[ph.name]}: verdicts contradicted each other ({d.note}); the search switched to the "
-            "noise-aware strategy instead of naming a commit on the last verdict"
+            f"{_WHERE[ph.name]}: verdicts contradicted each other ({_named(st, ph, d.note)}); the search "
+            "switched to the noise-aware strategy instead of naming a commit on the last verdict"
         )
     if d.noisy and d.flaky is not None:
         fail, passed = d.flaky if ph.start_verdict == "good" else d.flaky[::-1]
         st.notes.append(
             f"{_WHERE[ph.name]}: flake rates used: a pass read as FAIL {fail:.1%}, a failure read as PASS {passed:.1%}"
         )
+
+
+def _named(st: State, ph: PhaseData, note: str) -> str:
+    """The strategy's "index i" as the commit (or end) it stands for."""
+    n = len(ph.items)
+
+    def name(m: re.Match[str]) -> str:
+        i = int(m.group(1))
+        if i < 0:
+            return f"the good end {st.good[:12]}" if ph.name == "level1" else "the search's start"
+        if ph.name == "level1" and i == n - 1:
+            return f"the bad end {st.bad[:12]}"
+        return ph.items[i][:12] if i < n else m.group(0)
+
+    return re.sub(r"index (-?\d+)", name, note)
 
 
 def word_confidence(st: State) -> None:
