@@ -57,15 +57,15 @@ def test_mcp_progress_and_same_model_as_cli(tmp_path):
             r = await c.call_tool("bisect_step", {"repo": p.path}, progress_callback=on_progress)
             assert not r.is_error, r.content[0].text
             step = r.structured_content
-            assert step["line"].startswith("Step 1 of about 9: ") and step["step"]["verdict"] == "good"
+            assert step["line"].startswith("Step 1 of about 13: ") and step["step"]["verdict"] == "good"
             r = await c.call_tool("bisect_run", {"repo": p.path})
             return r.structured_content
 
     result = anyio.run(main)
     # heartbeats while the run command sleeps, then the step's own line
     beats = [m for _, _, m in events if m and "running" in m]
-    assert len(beats) >= 2 and beats[0].startswith("Step 1 of about 9: ")
-    assert events[-1][2].startswith("Step 1 of about 9: ") and events[-1][0] == 1
+    assert len(beats) >= 2 and beats[0].startswith("Step 1 of about 13: ")
+    assert events[-1][2].startswith("Step 1 of about 13: ") and events[-1][0] == 1
     assert result["done"] and result["culprit"]["commit"] == p.c["bump"]
     assert result["submodule_culprit"]["commit"] == p.r[6]
     cli = perfkit("bisect-status", p.path, "--json")

@@ -177,7 +177,7 @@ def _last_of(st: State, phase: str) -> Verdict | None:
 def end_needs_rerun(st: State, phase: str) -> bool:
     """An end whose only run disagrees with what it must be runs once more before the bisect stops on it
     (noise off: under noise the search itself re-runs it when the evidence calls for it)."""
-    if noise_on(st.settings) or _last_of(st, phase) in (None, "skip"):
+    if phase not in ("verify_good", "verify_bad") or noise_on(st.settings) or _last_of(st, phase) in (None, "skip"):
         return False
     agree, disagree = _end_counts(st, phase)
     return agree == 0 and disagree == 1
