@@ -92,3 +92,14 @@ def test_noise_a_good_end_that_truly_fails_ends_on_the_evidence(tmp_path):
     assert f"gave 0 pass, {len(good_runs)} fail in {len(good_runs)} runs" in res.message
     assert "with probability" in res.message and "the run command" not in res.message
     bisect_reset(p.path)
+
+
+def test_default_with_two_devices_a_lying_good_end_is_run_again_in_the_next_round(tmp_path):
+    p = build(tmp_path, [""] * 3, PLAN)
+    bisect_start(p.path, p.c["add"], run=lying(p, [1]), devices=["0", "1"])
+    res = bisect_run(p.path)
+    assert res.outcome == "found" and res.culprit.commit == p.c["culprit"], res.message
+    ends = [(s.phase, s.verdict, s.round) for s in res.steps if s.phase.startswith("verify")]
+    assert ends == [("verify_good", "bad", 1), ("verify_bad", "bad", 1), ("verify_good", "good", 2)]
+    assert any("switched to the noise-aware strategy" in n for n in res.notes)
+    bisect_reset(p.path)
