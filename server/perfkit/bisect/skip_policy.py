@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import bisect
 import math
-import random
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
@@ -53,15 +52,6 @@ def blocked(lo: int, hi: int, marks: Mapping[int, str], group: Callable[[int], o
     if not dead:
         return set()
     return {i for i in range(lo + 1, hi) if group(i) in dead}
-
-
-def jump_away(open_: list[int], skipped: set[int], mid: float, seed: object) -> int:
-    """A pseudo-random open index, biased towards mid like git's skip_away, not next to a skip when
-    another choice exists. Reproducible from the seed, so a resumed bisect makes the same choice."""
-    far = [i for i in open_ if i - 1 not in skipped and i + 1 not in skipped]
-    pool = sorted(far or open_, key=lambda i: (abs(i - mid), i))
-    r = random.Random(repr(seed)).random()
-    return pool[min(len(pool) - 1, int(len(pool) * r * math.sqrt(r)))]
 
 
 def _reach(i: int, skipped: list[int], judged: list[int]) -> tuple[int | None, int | None]:
