@@ -88,7 +88,7 @@ def test_cli_run_and_errors(tmp_path):
         args += ["--install", i]
     started = perfkit(*args)
     assert started.returncode == 0, started.stderr
-    assert json.loads(started.stdout)["expected_steps"] == 2 + 3
+    assert json.loads(started.stdout)["expected_steps"] == 2 + 3 + 2  # the ends, halving, the confirmation
     again = perfkit(*args)
     assert again.returncode == 2 and again.stderr.startswith("perfkit: error: repo: a bisect of this repository")
     run = perfkit("bisect-run", p.path, "--quiet")
