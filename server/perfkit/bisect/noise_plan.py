@@ -102,16 +102,26 @@ def record_end(st: State, ph: PhaseData, d: Decision) -> None:
     """Keep what a finished search knows about its own reliability."""
     if d.confidence is not None:
         st.confidence[ph.name] = round(d.confidence, 4)
-    if d.note:
-        st.notes.append(
-            f"{_WHERE[ph.name]}: verdicts contradicted each other ({_named(st, ph, d.note)}); the search "
-            "switched to the noise-aware strategy instead of naming a commit on the last verdict"
-        )
+    note_switch(st, ph, d)
     if d.noisy and d.flaky is not None:
         fail, passed = d.flaky if ph.start_verdict == "good" else d.flaky[::-1]
         st.notes.append(
             f"{_WHERE[ph.name]}: flake rates used: a pass read as FAIL {fail:.1%}, a failure read as PASS {passed:.1%}"
         )
+
+
+def note_switch(st: State, ph: PhaseData, d: Decision) -> None:
+    """Say once, as soon as it happens, that the verdicts contradicted each other and the search turned
+    noise-aware (status shows it mid-run, not only at the end)."""
+    if not d.note:
+        return
+    head = f"{_WHERE[ph.name]}: verdicts contradicted each other"
+    if any(n.startswith(head) for n in st.notes):
+        return
+    st.notes.append(
+        f"{head} ({_named(st, ph, d.note)}); the search switched to the noise-aware strategy instead of "
+        "naming a commit on the last verdict"
+    )
 
 
 def _named(st: State, ph: PhaseData, note: str) -> str:

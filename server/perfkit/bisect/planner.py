@@ -53,6 +53,7 @@ class Planner(Levels):
         d = strategy.decide(len(ph.items), noise_plan.repeated_marks(self.st, ph), cheap, group)
         if d.confidence is not None:  # status shows how sure the search is so far
             self.st.confidence[ph.name] = round(d.confidence, 4)
+        noise_plan.note_switch(self.st, ph, d)
         return d
 
     def level1_pointers(self) -> list[str | None]:
