@@ -74,13 +74,13 @@ class BisectSettings(BaseModel):
     )
     flaky_fail: float | None = Field(
         default=None,
-        description="how often a passing point reads FAIL (noise on); default learnt from the runs, weighing every "
-        "rate they allow",
+        description="how often a passing point reads FAIL (giving it switches noise on); default learnt from the "
+        "runs, weighing every rate they allow",
     )
     flaky_pass: float | None = Field(
         default=None,
-        description="how often a failing point reads PASS (noise on); default learnt from the runs, weighing every "
-        "rate they allow",
+        description="how often a failing point reads PASS (giving it switches noise on); default learnt from the "
+        "runs, weighing every rate they allow",
     )
     max_skips: int | None = Field(
         default=None,
@@ -268,7 +268,10 @@ class StartResult(BaseModel):
     bad: str
     submodule: str | None
     level1_commits: int = Field(description="first-parent commits in good..bad, the bad end included")
-    expected_steps: int = Field(description="about log2 of the range, plus the two end checks when verify_ends")
+    expected_steps: int = Field(
+        description="the upper end of the start estimate: the end checks, halving, the confirmation runs, and a "
+        "level 2 inside the largest pointer move (the message gives the range)"
+    )
     settings: BisectSettings
     state_dir: str
     message: str
