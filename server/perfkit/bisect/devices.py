@@ -47,8 +47,25 @@ def check_settings(values: dict[str, Any]) -> None:
         if importlib.util.find_spec("ray") is None:
             raise InputError("backend", "'ray' needs the ray package, not installed here", "pip install 'perfkit[ray]'")
     _check_ahead(values)
+    _check_placeholder(values)
     if "ray_resource" in values and not _NAME.fullmatch(str(values["ray_resource"])):
         raise InputError("ray_resource", f"{values['ray_resource']!r} is not a resource name", 'pass e.g. "NPU"')
+
+
+def _check_placeholder(values: dict[str, Any]) -> None:
+    """`{device}` needs a device to stand for: without devices it would reach the shell as literal text."""
+    if values.get("devices"):
+        return
+    for key in ("run", "install", "install_submodule"):
+        value = values.get(key)
+        for cmd in [value] if isinstance(value, str) else value or []:
+            if "{device}" in cmd:
+                raise InputError(
+                    key,
+                    f"{cmd!r} names {{device}}, but no devices are listed, so nothing would replace it",
+                    'list the device it stands for (devices = ["0"], or --devices 0 on the command line), '
+                    "or write the device name in the command",
+                )
 
 
 def _check_ahead(values: dict[str, Any]) -> None:

@@ -91,6 +91,7 @@ class PointTester:
         self.before_install = before_install  # the environment is about to point at the checkout
         self.extra_env: dict[str, str] = {}  # a device worker's own variables (PERFKIT_DEVICE, its environment)
         self.check_stop: Callable[[], None] = shutdown.check  # raises to stop the command running
+        self.before_run: Callable[[Point], None] = lambda _p: None  # a device slot checks affinity here
 
     def test(self, point: Point, step: int, log: runner.Log, tick: Tick) -> PointResult:
         result = PointResult(verdicts.Classified("skip", "not run", None))
@@ -107,6 +108,7 @@ class PointTester:
             log.note(f"[perfkit: run_cwd {s.run_cwd} leads out of the checkout through a link]\n")
             result.verdict = verdicts.Classified("skip", f"run_cwd {s.run_cwd} leads out of the checkout", None)
             return result
+        self.before_run(point)
         scan = verdicts.scanner(s)
         result.ran = True
         res = runner.run(s.run, cwd, env, s.timeout_s, log, scan, tick("running"), self.on_start, self.check_stop)
@@ -152,25 +154,36 @@ class PointTester:
     ) -> verdicts.Classified | None:
         """Run the installs this point needs; the skip verdict of the first that failed, else None."""
         s, b = self.settings, self.build
-        if s.install and (
-            b.superproject is None
-            or self._super_changed(b.superproject, point.superproject, b.superproject_sub, point.submodule)
-        ):
+        if self._needs_super(point):
             failed = self._install("superproject", s.install, wt, env, log, tick, installed)
             if failed is not None:
                 return failed
             b.superproject, b.superproject_sub = point.superproject, point.submodule
-        if (
-            s.install_submodule
-            and sub_dir is not None
-            and point.submodule
-            and (b.submodule is None or self._sub_changed(b.submodule, point.submodule))
-        ):
+        if sub_dir is not None and self._needs_sub(point):
             failed = self._install("submodule", s.install_submodule, sub_dir, env, log, tick, installed)
             if failed is not None:
                 return failed
             b.submodule = point.submodule
         return None
+
+    def built_for(self, point: Point) -> bool:
+        """Whether this checkout's environment holds point's build, by the same rule that skips installs."""
+        return not self._needs_super(point) and not self._needs_sub(point)
+
+    def _needs_super(self, point: Point) -> bool:
+        b = self.build
+        return bool(self.settings.install) and (
+            b.superproject is None
+            or self._super_changed(b.superproject, point.superproject, b.superproject_sub, point.submodule)
+        )
+
+    def _needs_sub(self, point: Point) -> bool:
+        b = self.build
+        return (
+            bool(self.settings.install_submodule)
+            and bool(point.submodule)
+            and (b.submodule is None or self._sub_changed(b.submodule, point.submodule or ""))
+        )
 
     def _install(
         self,

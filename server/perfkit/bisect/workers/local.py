@@ -24,7 +24,7 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from pathlib import Path
 
-from perfkit.bisect import runner
+from perfkit.bisect import affinity, runner
 from perfkit.bisect.build_cache import BuildCache
 from perfkit.bisect.devices import slot_paths, workers_dir
 from perfkit.bisect.point import Point
@@ -119,11 +119,18 @@ class LocalPool:
         self.logs = sdir / "logs"
         cache = BuildCache(workers_dir(sdir) / "build-cache", s.cache_limit_mb) if s.cache_builds else None
         slots = len(s.devices) + s.build_ahead
+        self.bound = affinity.bound(s.build_ahead)
         self.workers = [SlotWorker(repo, sdir, st, i, sub_source, self.hooks, cache) for i in range(slots)]
+        if self.bound:  # a build may depend on its device: slot k is device k's for the whole bisect
+            for w, d in zip(self.workers, self.devices, strict=True):
+                w.own_device = d
 
     def assign(self, points: list[Point], keep: list[Point] | None = None) -> list[tuple[Point, SlotWorker]]:
         """Give each point a slot and a device: the slot holding its installs first, then one holding its
-        submodule, then one holding nothing `keep` (the points likely next) wants."""
+        submodule, then one holding nothing `keep` (the points likely next) wants.
+
+        Bound slots (affinity.py) bring their own device; otherwise (build_ahead: no build depends on
+        the device) the round's devices go to the chosen slots in turn and each build moves with its slot."""
         free = list(self.workers)
         chosen: dict[int, SlotWorker] = {}
         for k, p in enumerate(points):
@@ -141,8 +148,9 @@ class LocalPool:
             free.remove(w)
         out = []
         for k, p in enumerate(points):
-            chosen[k].device = self.devices[k]
-            out.append((p, chosen[k]))
+            w = chosen[k]
+            w.device = w.own_device if self.bound else self.devices[k]
+            out.append((p, w))
         return out
 
     def prepare(self, points: list[Point], busy: list[SlotWorker]) -> int:

@@ -15,7 +15,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from perfkit.bisect import runner, shutdown
+from perfkit.bisect import affinity, runner, shutdown
 from perfkit.bisect.build_cache import BuildCache
 from perfkit.bisect.devices import slot_paths, with_device, worker_id
 from perfkit.bisect.envs import WorkerEnv
@@ -113,6 +113,7 @@ class SlotWorker:
     ):
         self.slot = slot
         self.device: str | None = None  # the device of the job a round gave it
+        self.own_device: str | None = None  # the one device this slot belongs to, when slots are bound
         self.bisect_id = st.id
         self.settings = st.settings
         self.hooks = hooks
@@ -211,6 +212,7 @@ class SlotWorker:
             device = self.device
             self.tester.settings = device_settings(self.settings, device)
             self.tester.check_stop = shutdown.check
+            self.tester.before_run = self._check_affinity
             self.tester.extra_env = {
                 "PERFKIT_DEVICE": device or "",
                 "PERFKIT_BISECT_ID": worker_id(self.bisect_id, self.slot),
@@ -228,6 +230,9 @@ class SlotWorker:
         finally:
             self._pgid = None
             log.close()
+
+    def _check_affinity(self, point: Point) -> None:
+        affinity.check(point, self.slot, self.device, self.own_device, self.tester.built_for(point))
 
     def _prepare(self, point: Point, log_path: Path) -> None:
         self._cancel.clear()
