@@ -126,7 +126,8 @@ MATRIX = [
 
 
 @pytest.mark.parametrize("d,mode,ahead", MATRIX, ids=[f"{d}dev-{m}-ahead{a}" for d, m, a in MATRIX])
-def test_every_point_runs_where_its_build_is(tmp_path, d, mode, ahead):
+def test_every_point_runs_where_its_build_is(tmp_path, monkeypatch, d, mode, ahead):
+    monkeypatch.setenv("VIRTUAL_ENV", str(tmp_path / "user-env"))  # where the final restore installs
     p = pinned_history(tmp_path, compiler=40, runtime=40, bug=23, bump_at=20, every=2)
     res = run_and_check(p, [f"dev{i}" for i in range(d)], mode, ahead)
     assert res.culprit.commit == p.c["c20"] and res.submodule_culprit.commit == p.r[23], res.message

@@ -18,7 +18,8 @@ from perfkit import gitrepo
 from perfkit.bisect import report, runner
 from perfkit.bisect import state as statefile
 from perfkit.bisect.cache import VerdictMemory
-from perfkit.bisect.devices import worker_id, worker_slots
+from perfkit.bisect.devices import with_device, worker_id, worker_slots
+from perfkit.bisect.envs import restore_devices
 from perfkit.bisect.models import StepRecord
 from perfkit.bisect.planner import Planner
 from perfkit.bisect.point import work_paths
@@ -127,22 +128,33 @@ class Engine:
         return ok
 
     def _reinstall_user(self, log: runner.Log) -> bool:
+        """The install commands in the user's checkout, `{device}` replaced as the workers had it: once per
+        device when the commands name the device (each device's place was written), else once."""
         s = self.settings
         sub_dir = self.repo / self.sub_path if self.sub_path else None
-        env = command_env(self.st.id, self.repo, sub_dir)
         on_start = self.worker.on_start
         ok = True
-        for cmd in s.install:
-            ok = runner.run(cmd, self.repo, env, s.install_timeout_s, log, on_start=on_start).ok and ok
-        if not s.install_submodule:
-            return ok
-        if sub_dir is None or not (sub_dir / ".git").exists():
+        sub_ready = sub_dir is not None and (sub_dir / ".git").exists()
+        for dev in restore_devices(s):
+            env = command_env(self.st.id, self.repo, sub_dir) | ({"PERFKIT_DEVICE": dev} if dev else {})
+            if dev:
+                log.note(f"perfkit: device {dev}\n")
+            for cmd in s.install:
+                ok = (
+                    runner.run(with_device(cmd, dev), self.repo, env, s.install_timeout_s, log, on_start=on_start).ok
+                    and ok
+                )
+            if not s.install_submodule or not sub_ready or sub_dir is None:
+                continue
+            for cmd in s.install_submodule:
+                ok = (
+                    runner.run(with_device(cmd, dev), sub_dir, env, s.install_timeout_s, log, on_start=on_start).ok
+                    and ok
+                )
+        if s.install_submodule and not sub_ready:
             self.st.notes.append(
                 f"your {self.sub_path} checkout is not initialised, so install_submodule was not re-run against it"
             )
-            return ok
-        for cmd in s.install_submodule:
-            ok = runner.run(cmd, sub_dir, env, s.install_timeout_s, log, on_start=on_start).ok and ok
         return ok
 
     def close(self, finished: bool) -> bool | None:

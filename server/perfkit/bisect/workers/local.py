@@ -27,6 +27,7 @@ from pathlib import Path
 from perfkit.bisect import affinity, runner
 from perfkit.bisect.build_cache import BuildCache
 from perfkit.bisect.devices import slot_paths, workers_dir
+from perfkit.bisect.envs import writes_user_env
 from perfkit.bisect.point import Point
 from perfkit.bisect.state import Build, State, write_atomic
 from perfkit.bisect.tester import PointResult
@@ -80,7 +81,7 @@ class Hooks:
     def before_install(self) -> None:
         with self.lock:
             self.save_builds()
-            if self.st.environment != "worktree":
+            if self.st.environment != "worktree" and writes_user_env(self.st.settings):
                 self.st.environment = "worktree"
                 self._save(True)
 

@@ -33,7 +33,7 @@ import ray  # type: ignore[import-not-found,unused-ignore]  # optional extra per
 from perfkit import gitrepo
 from perfkit.bisect import runner
 from perfkit.bisect.devices import worker_id
-from perfkit.bisect.envs import WorkerEnv
+from perfkit.bisect.envs import WorkerEnv, writes_user_env
 from perfkit.bisect.models import BisectSettings, Phase
 from perfkit.bisect.point import Point
 from perfkit.bisect.state import Build, State
@@ -158,7 +158,7 @@ class RayPool:
         return 0  # build_ahead is refused with Ray (settings): each actor holds one build
 
     def run(self, jobs: list[tuple[Job, Any]], on_done: OnDone, tick: Tick) -> None:
-        if self.st.settings.install or self.st.settings.install_submodule:
+        if writes_user_env(self.st.settings):
             self.st.environment = "worktree"  # as with local devices, the final restore re-runs the installs
             self.save(True)
         started = time.monotonic()
