@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -121,3 +123,16 @@ def worker_slots(sdir: Path) -> int:
     """How many slot folders exist (a crash may leave more than the settings now name)."""
     base = workers_dir(sdir)
     return len(list(base.glob("slot-*"))) if base.is_dir() else 0
+
+
+def ray_folder(bisect_id: str, slot: int) -> Path:
+    """Where a Ray actor keeps its clones, worktree and environment, in its node's temporary folder."""
+    return Path(tempfile.gettempdir()) / "perfkit-ray" / f"{bisect_id}-slot-{slot}"
+
+
+def remove_local_folders(bisect_id: str) -> None:
+    """Remove the Ray actor folders of this bisect found on this machine (actors killed with their cluster
+    leave them): on close, on resume and on reset."""
+    base = Path(tempfile.gettempdir()) / "perfkit-ray"
+    for d in base.glob(f"{bisect_id}-slot-*") if base.is_dir() else []:
+        shutil.rmtree(d, ignore_errors=True)

@@ -18,7 +18,7 @@ from perfkit import gitrepo
 from perfkit.bisect import report, runner
 from perfkit.bisect import state as statefile
 from perfkit.bisect.cache import VerdictMemory
-from perfkit.bisect.devices import with_device, worker_id, worker_slots
+from perfkit.bisect.devices import remove_local_folders, with_device, worker_id, worker_slots
 from perfkit.bisect.envs import restore_devices
 from perfkit.bisect.models import StepRecord
 from perfkit.bisect.planner import Planner
@@ -167,6 +167,8 @@ class Engine:
             if self.rounds is not None:
                 self.rounds.close()
             remove_slots(self.repo, self.sdir, self.sub_path)
+            if self.settings.backend == "ray":
+                remove_local_folders(self.st.id)
             self.st.worktree = None
             self.save()
         finally:  # the restore runs even when removing failed (a full disk, a folder gone)
@@ -185,6 +187,8 @@ class Engine:
                 runner.kill_group(pgid)
             self.st.active_pgid = None
         runner.sweep(marker)
+        if self.settings.backend == "ray":
+            remove_local_folders(self.st.id)  # actors that died with their cluster leave their folders here
         slots = len(self.settings.devices) + self.settings.build_ahead
         for slot in range(max(slots, worker_slots(self.sdir))):
             runner.sweep(f"PERFKIT_BISECT_ID={worker_id(self.st.id, slot)}")
