@@ -135,6 +135,21 @@ def test_every_point_runs_where_its_build_is(tmp_path, monkeypatch, d, mode, ahe
     assert len(by_slot_device) == sum(1 for s in res.steps if s.ran)  # a device runs one point per round
 
 
+@pytest.mark.parametrize("mode", ["venv-device", "none"])
+def test_every_point_runs_where_its_build_is_on_ray_with_two_actors(tmp_path, monkeypatch, mode):
+    ray = pytest.importorskip("ray", reason="ray is not installed here (pip install -e '.[test,ray]'); CI installs it")
+    monkeypatch.setenv("VIRTUAL_ENV", str(tmp_path / "user-env"))
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    ray.init(num_cpus=2, resources={"NPU": 2}, include_dashboard=False, log_to_driver=False)
+    try:
+        p = pinned_history(tmp_path, compiler=40, runtime=40, bug=23, bump_at=20, every=2)
+        res = run_and_check(p, ["a", "b"], mode, backend="ray", ray_resource="NPU")
+        assert res.culprit.commit == p.c["c20"] and res.submodule_culprit.commit == p.r[23], res.message
+        assert {s.device for s in res.steps if s.ran} == {"0", "1"}  # the NPU ids Ray gave the two actors
+    finally:
+        ray.shutdown()
+
+
 def test_device_in_a_command_without_devices_is_refused(tmp_path):
     p = pinned_history(tmp_path, compiler=8, runtime=6, bug=3, bump_at=6)
     for key, value in (("run", "run -d {device}"), ("install", ["pip install --prefix=/opt/{device} ."])):

@@ -153,10 +153,8 @@ def test_cpu_as_the_resource_and_the_documented_environment_on_the_actors(tmp_pa
     p = project(tmp_path)
     head.start({}, cpus=2)
     seen = p.env / "seen"
-    run = (
-        f'echo "$FROM_RUN_SH|$PERFKIT_DEVICE|{{device}}|$PERFKIT_STEP|$PERFKIT_COMMIT|${{VIRTUAL_ENV:+venv}}" >> {seen}; '
-        + p.run_cmd()
-    )
+    fields = "$FROM_RUN_SH|$PERFKIT_DEVICE|{device}|$PERFKIT_STEP|$PERFKIT_COMMIT|${VIRTUAL_ENV:+venv}"
+    run = f'echo "{fields}" >> {seen}; ' + p.run_cmd()
     env = {**head.env, "FROM_RUN_SH": "exported"}
     start(p, env, ["a", "b"], "--ray-resource", "CPU", "--install", p.installs()[0], run=run)
     out, _ = cli(env, "bisect-run", p.path, "--json")
