@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from perfkit.bisect.models import BisectSettings
 from perfkit.errors import InputError
 
 _NAME = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
@@ -136,3 +137,19 @@ def remove_local_folders(bisect_id: str) -> None:
     base = Path(tempfile.gettempdir()) / "perfkit-ray"
     for d in base.glob(f"{bisect_id}-slot-*") if base.is_dir() else []:
         shutil.rmtree(d, ignore_errors=True)
+
+
+def ahead_notes(settings: BisectSettings) -> list[str]:
+    """What build_ahead cannot do with these settings, said at start rather than found in the numbers."""
+    b, d = settings.build_ahead, len(settings.devices)
+    if not b:
+        return []
+    if not settings.install and not settings.install_submodule:
+        return [f"build_ahead {b}: there are no install commands, so there is nothing to build ahead"]
+    if b < d:
+        return [
+            f"build_ahead {b} is below the {d} devices: a round tests {d} points and waits for the slowest, so "
+            f"with at most {b} of them built ahead every round still waits for an install; build_ahead {d} or "
+            f"more prepares a whole round ({d * (d + 1)} foresee every answer)"
+        ]
+    return []

@@ -26,7 +26,7 @@ from perfkit.bisect.point import work_paths
 from perfkit.bisect.rounds import Rounds
 from perfkit.bisect.search import DEFAULT, Strategy
 from perfkit.bisect.state import State
-from perfkit.bisect.tester import command_env
+from perfkit.bisect.tester import command_env, saved_commands
 from perfkit.bisect.worker import LocalWorker
 from perfkit.bisect.workers.local import remove_slots
 from perfkit.bisect.worktree import Checkout
@@ -80,9 +80,8 @@ class Engine:
             rec = self.worker.test(point, n, label, max(self.expected_total(), n))
             self._user_status = _status(self.repo)
             self._note_user_changes(n, before, self._user_status)
-            sides = (1 if s.install else 0) + (1 if s.install_submodule and point.submodule else 0)
-            st.installs += len(rec.installed)
-            st.installs_saved += max(0, sides - len(rec.installed))
+            st.installs += self.worker.last_commands
+            st.installs_saved += saved_commands(s, point, list(rec.installed))  # type: ignore[arg-type]
             self.memory.remember(rec)
             self.memory.save()
         st.steps.append(rec)
@@ -140,6 +139,7 @@ class Engine:
             if dev:
                 log.note(f"perfkit: device {dev}\n")
             for cmd in s.install:
+                self.st.installs_restore += 1
                 ok = (
                     runner.run(with_device(cmd, dev), self.repo, env, s.install_timeout_s, log, on_start=on_start).ok
                     and ok
@@ -147,6 +147,7 @@ class Engine:
             if not s.install_submodule or not sub_ready or sub_dir is None:
                 continue
             for cmd in s.install_submodule:
+                self.st.installs_restore += 1
                 ok = (
                     runner.run(with_device(cmd, dev), sub_dir, env, s.install_timeout_s, log, on_start=on_start).ok
                     and ok

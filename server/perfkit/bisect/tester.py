@@ -45,6 +45,8 @@ class PointResult:
     exit_code: int | None = None
     installed: list[Side] = field(default_factory=list)
     prepared: bool = False  # its installs ran ahead, while the previous round ran
+    commands: int = 0  # install commands this test ran
+    ahead_commands: int = 0  # install commands run ahead for it, when prepared
 
 
 def command_env(
@@ -62,6 +64,16 @@ def command_env(
     if step is not None:
         env["PERFKIT_STEP"] = str(step)
     return env
+
+
+def saved_commands(settings: BisectSettings, point: Point, installed: list[Side]) -> int:
+    """Install commands a test did not need to run, its build being there already."""
+    saved = 0
+    if settings.install and "superproject" not in installed:
+        saved += len(settings.install)
+    if settings.install_submodule and point.submodule and "submodule" not in installed:
+        saved += len(settings.install_submodule)
+    return saved
 
 
 def run_folder(settings: BisectSettings, checkout: Path) -> Path:
@@ -92,9 +104,17 @@ class PointTester:
         self.extra_env: dict[str, str] = {}  # a device worker's own variables (PERFKIT_DEVICE, its environment)
         self.check_stop: Callable[[], None] = shutdown.check  # raises to stop the command running
         self.before_run: Callable[[Point], None] = lambda _p: None  # a device slot checks affinity here
+        self.install_commands = 0  # install commands started by this tester, ever (tests and builds ahead)
 
     def test(self, point: Point, step: int, log: runner.Log, tick: Tick) -> PointResult:
+        start = self.install_commands
         result = PointResult(verdicts.Classified("skip", "not run", None))
+        try:
+            return self._test(point, step, log, tick, result)
+        finally:
+            result.commands = self.install_commands - start
+
+    def _test(self, point: Point, step: int, log: runner.Log, tick: Tick, result: PointResult) -> PointResult:
         failed = self._ready(point, step, log, tick, result)
         if failed is not None:
             result.verdict = failed
@@ -204,6 +224,7 @@ class PointTester:
         installed.append(side)
         timeout = self.settings.install_timeout_s
         for cmd in commands:
+            self.install_commands += 1
             res = runner.run(
                 cmd, cwd, env, timeout, log, None, tick(f"installing {side}"), self.on_start, self.check_stop
             )

@@ -53,6 +53,17 @@ class Hooks:
         self.groups: set[int] = set()
         self.builds_path = builds_path
         self.builds = builds
+        self.ahead_commands = 0  # install commands builds made ahead ran, not yet added to the state
+
+    def count_ahead(self, n: int) -> None:
+        with self.lock:
+            self.ahead_commands += n
+
+    def take_ahead(self) -> int:
+        """The ahead install commands counted since the last call (the main thread adds them to the state)."""
+        with self.lock:
+            n, self.ahead_commands = self.ahead_commands, 0
+            return n
 
     def on_start(self, pid: int) -> None:
         with self.lock:
@@ -197,6 +208,12 @@ class LocalPool:
             self.hooks.save_builds()
             with self.hooks.lock:
                 self.hooks.st.active_pgid = None
+
+    def device_of(self, worker: SlotWorker) -> str:
+        return worker.device or ""
+
+    def take_ahead(self) -> int:
+        return self.hooks.take_ahead()
 
     def stop(self) -> None:
         """Kill every command of every slot and wait for the slots' threads."""

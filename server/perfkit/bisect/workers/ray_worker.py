@@ -168,6 +168,12 @@ class RayPool:
     def prepare(self, points: list[Point], busy: list[Any]) -> int:
         return 0  # build_ahead is refused with Ray (settings): each actor holds one build
 
+    def device_of(self, worker: int) -> str:
+        return self.names[worker]
+
+    def take_ahead(self) -> int:
+        return 0
+
     def run(self, jobs: list[tuple[Job, Any]], on_done: OnDone, tick: Tick) -> None:
         if writes_user_env(self.st.settings):
             self.st.environment = "worktree"  # as with local devices, the final restore re-runs the installs

@@ -135,6 +135,7 @@ class SlotWorker:
         self._building_ahead = threading.Event()  # set while this slot's thread makes a build ahead
         self._pgid: int | None = None
         self.ahead: Point | None = None  # the point prepared (or being prepared) here
+        self.ahead_commands = 0  # install commands the build made ahead of `ahead` ran
         self._ahead_job: Future[None] | None = None
 
     # ---- what it holds -------------------------------------------------------------------------
@@ -226,6 +227,8 @@ class SlotWorker:
                 log.note(f"[perfkit: installed ahead in slot {self.slot} while the previous round ran]\n")
             res = self.tester.test(job.point, job.n, log, lambda _activity: lambda _s: None)
             res.prepared = prepared and not res.installed
+            res.ahead_commands = self.ahead_commands if prepared else 0
+            self.ahead_commands = 0
             return res
         finally:
             self._pgid = None
@@ -248,7 +251,13 @@ class SlotWorker:
             )
             if self._cancel.is_set():
                 raise Cancelled()
-            ok = self.tester.prepare(point, log)
+            self.ahead_commands = 0
+            before = self.tester.install_commands
+            try:
+                ok = self.tester.prepare(point, log)
+            finally:
+                self.ahead_commands = self.tester.install_commands - before
+                self.hooks.count_ahead(self.ahead_commands)
             log.note("[perfkit: ready]\n" if ok else "[perfkit: the install failed; the test will install again]\n")
         except Cancelled:
             log.note("[perfkit: no longer wanted; stopped]\n")
