@@ -205,3 +205,32 @@ def test_cluster_stopped_mid_run_pauses_and_resumes(tmp_path, head):
     cli(head.env, "bisect-reset", p.path)
     assert not list((head.base / "tmp").glob("perfkit-ray/*"))
     assert not statefile.state_dir(p.sup.path).exists()
+
+
+def test_a_local_cluster_without_the_resource_is_said_at_once(tmp_path):
+    """RAY_ADDRESS=local: perfkit starts a cluster of its own, which declares no NPU: one clear error, not a hang."""
+    p = project(tmp_path)
+    base = Path(tempfile.mkdtemp(prefix="pkr", dir="/tmp"))
+    env = {**os.environ, "RAY_ADDRESS": "local", "TMPDIR": str(base)}
+    try:
+        start(p, env, ["a", "b"])
+        out, seconds = cli(env, "bisect-run", p.path)
+        assert_clear_failure(out, seconds, 2, "has 0 NPU", "needs 2", "ray start --head")
+        paused(p, env)
+        cli(env, "bisect-reset", p.path)
+        assert not list(base.glob("perfkit-ray/*"))
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def test_token_authentication_refused_is_explained():
+    """The error Ray raises when the head wants a token the driver lacks becomes what to set, not 'please report'."""
+    from perfkit.bisect.workers.ray_preflight import _explained
+
+    ray = pytest.importorskip("ray")
+    exc = ray.exceptions.AuthenticationError("Authentication failed: the token does not match")
+    text = str(_explained(exc, "10.0.0.5:6379", "NPU", 2))
+    assert "token authentication" in text and "RAY_AUTH_MODE=token" in text and "RAY_AUTH_TOKEN" in text
+    assert "please report" not in text
+    other = str(_explained(ConnectionError("GCS unavailable"), "10.0.0.5:6379", "NPU", 2))
+    assert "could not connect to RAY_ADDRESS=10.0.0.5:6379" in other and "ray start --head" in other

@@ -44,6 +44,9 @@ def status_of(
     if st.phase != "done":
         if running_pid:
             msg = f"Bisect running in pid {running_pid}: {len(st.steps)} of about {expected} steps done ({st.phase})."
+            if st.devices_now:
+                r = max((s.round or 0 for s in st.steps), default=0) + 1
+                msg += f" Round {r} running on {len(st.devices_now)} devices."
         elif stale:
             msg = (
                 f"Bisect interrupted: the process working on it stopped without cleaning up. "

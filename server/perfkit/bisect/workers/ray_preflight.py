@@ -6,7 +6,8 @@ that waits without a word looks hung. So the driver checks first, each check bou
 stops with one message naming what is missing and the `ray start` line that would provide it:
 
 - RAY_ADDRESS names a host and port: something must accept a connection there within 5 s;
-- connecting (or starting a local cluster without RAY_ADDRESS) must finish within CONNECT_S;
+- connecting to RAY_ADDRESS must finish within CONNECT_S (a local cluster, without RAY_ADDRESS or
+  with RAY_ADDRESS=local, is started by Ray's own bounded start);
 - the cluster must hold at least one unit of `ray_resource` per device; CPU and GPU are Ray's own
   `num_cpus` and `num_gpus`, any other name a custom resource;
 - the actors must start within ACTORS_S (the resources exist but other jobs may hold them).
@@ -53,12 +54,21 @@ def start_line(resource: str, n: int, head: bool = True) -> str:
 
 
 def connect(resource: str, n: int) -> bool:
-    """Connect to RAY_ADDRESS's cluster, or start a local one, within bounded time; whether we started Ray here."""
+    """Connect to RAY_ADDRESS's cluster within bounded time, or start a local one; whether a local one was started.
+
+    A local cluster is started in the calling thread: Ray's own start is bounded, and a driver that
+    started its cluster from another thread cannot stop it cleanly at exit."""
     if ray.is_initialized():
         return False
     address = os.environ.get("RAY_ADDRESS") or None
-    if address:
-        _probe(address, resource, n)
+    if address in (None, "local"):
+        try:
+            ray.init(address=address, include_dashboard=False, log_to_driver=False)
+        except Exception as exc:  # Ray's own errors, explained
+            raise _explained(exc, address, resource, n) from None
+        return True
+    assert address is not None
+    _probe(address, resource, n)
     done = threading.Event()
     failure: list[BaseException] = []
 
@@ -72,14 +82,14 @@ def connect(resource: str, n: int) -> bool:
 
     threading.Thread(target=init, name="perfkit-ray-connect", daemon=True).start()
     if not done.wait(CONNECT_S):
-        where = f"RAY_ADDRESS={address}" if address else "a new local cluster"
+        where = f"RAY_ADDRESS={address}"
         raise ToolFailure(
             f"Ray: could not connect to {where} within {CONNECT_S:.0f} s. The bisect is paused, nothing was "
             f"tested. Check the head with `ray status`, or start one: `{start_line(resource, n)}`"
         )
     if failure:
         raise _explained(failure[0], address, resource, n) from None
-    return True
+    return False
 
 
 def check_resources(resource: str, n: int, started_here: bool) -> None:
@@ -87,9 +97,9 @@ def check_resources(resource: str, n: int, started_here: bool) -> None:
     have = float(ray.cluster_resources().get(resource, 0))  # type: ignore[no-untyped-call,unused-ignore]
     if have >= n:
         return
-    if started_here and not os.environ.get("RAY_ADDRESS"):
+    if started_here:
         ray.shutdown()
-        where = "the local Ray cluster perfkit started (RAY_ADDRESS is not set)"
+        where = "the local Ray cluster perfkit started (RAY_ADDRESS names no running cluster)"
         fix = f"start a cluster that declares them, `{start_line(resource, n)}`, and set RAY_ADDRESS=<head>:6379"
     else:
         where = "the Ray cluster"
