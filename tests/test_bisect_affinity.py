@@ -185,3 +185,14 @@ def test_a_point_sent_to_another_device_is_an_internal_error_not_a_verdict(tmp_p
         assert p.lines("runs.log") == [] and p.lines("violations") == []
     finally:
         bisect_reset(p.path)
+
+
+def test_several_devices_in_one_entry_say_to_repeat_the_option(tmp_path):
+    from helpers.procs import perfkit
+
+    p = pinned_history(tmp_path, compiler=8, runtime=6, bug=3, bump_at=6)
+    for given in ('["0","1"]', "0,1", "0 1"):
+        out = perfkit("bisect-start", p.path, p.c["add"], "--run", "true", "--devices", given)
+        assert out.returncode == 2 and "--devices 0 --devices 1" in out.stderr, out.stderr
+    help_text = perfkit("bisect-start", "--help").stdout
+    assert '["0", "1", "2", "3"]' not in help_text and "Repeat" in help_text

@@ -20,6 +20,10 @@ from perfkit.errors import InputError
 
 _NAME = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
 MAX_DEVICES = 64
+_ONE_EACH = (
+    "give each device as its own entry: on the command line repeat the option (--devices 0 --devices 1), "
+    'in a settings file or over MCP a list (devices = ["0", "1"])'
+)
 MAX_AHEAD = 256
 
 
@@ -28,13 +32,16 @@ def check_settings(values: dict[str, Any]) -> None:
     devices = values.get("devices")
     if devices is not None:
         if not isinstance(devices, list) or not all(isinstance(d, str) for d in devices):
-            raise InputError("devices", "must be a list of device names", 'pass for example ["0", "1", "2", "3"]')
+            raise InputError("devices", "must be a list of device names", _ONE_EACH)
         bad = [d for d in devices if not _NAME.fullmatch(d)]
         if bad:
+            several = any(c in bad[0] for c in ",[] ;\"'")
             raise InputError(
                 "devices",
-                f"{bad[0]!r} is not a plain device name",
-                "use letters, digits and ._:- only (the name goes into your shell commands as {device})",
+                f"{bad[0]!r} is not a plain device name" + (" (it looks like several)" if several else ""),
+                _ONE_EACH
+                if several
+                else "use letters, digits and ._:- only (the name goes into your shell commands as {device})",
             )
         if len(set(devices)) != len(devices):
             dup = next(d for d in devices if devices.count(d) > 1)

@@ -88,9 +88,9 @@ def bisect_start(
     devices: Annotated[
         list[str] | None,
         Field(
-            description='Free accelerators to test on at once, e.g. ["0", "1", "2", "3"]: one point per device per '
-            "round, each in its own worktree and environment, {device} replaced in the commands and PERFKIT_DEVICE "
-            "set. Ask the user which devices are free. Default: one point at a time."
+            description="Free accelerators to test on at once, one name per entry (for example 0, 1, 2 and 3): "
+            "one point per device per round, each in its own worktree and environment, {device} replaced in the "
+            "commands and PERFKIT_DEVICE set. Ask the user which devices are free. Default: one point at a time."
         ),
     ] = None,
     worker_env: Annotated[
