@@ -91,9 +91,22 @@ def pinned_history(
     return build(tmp, kernel, plan)
 
 
-def run_and_check(p: Project, devices: list[str], mode: str, ahead: int = 0, **kw: object):  # type: ignore[no-untyped-def]
+def superproject_builds_all(p: Project, mode: str) -> dict[str, object]:
+    """No install_submodule: the superproject's install builds the runtime too, as many projects' do."""
+    cmds = commands(p, mode)
+    at = place(p, mode)
+    cmds["install"] = [
+        f"mkdir -p {at} && cp src/codegen.py runtime/kernel.cpp {at}/ && git rev-parse HEAD > {at}/super "
+        f"&& git -C runtime rev-parse HEAD > {at}/sub"
+    ]
+    cmds["install_submodule"] = []
+    return cmds
+
+
+def run_and_check(p: Project, devices: list[str], mode: str, ahead: int = 0, cmds=None, **kw: object):  # type: ignore[no-untyped-def]
     before = snapshot(p.sup.path)
-    bisect_start(p.path, p.c["add"], devices=devices, build_ahead=ahead, **commands(p, mode), **kw)  # type: ignore[arg-type]
+    cmds = cmds or commands(p, mode)
+    bisect_start(p.path, p.c["add"], devices=devices, build_ahead=ahead, **cmds, **kw)  # type: ignore[arg-type]
     try:
         res = bisect_run(p.path)
         assert p.lines("violations") == [], p.lines("violations")
@@ -133,6 +146,19 @@ def test_every_point_runs_where_its_build_is(tmp_path, monkeypatch, d, mode, ahe
     assert res.culprit.commit == p.c["c20"] and res.submodule_culprit.commit == p.r[23], res.message
     by_slot_device = {(s.device, s.round) for s in res.steps if s.ran}
     assert len(by_slot_device) == sum(1 for s in res.steps if s.ran)  # a device runs one point per round
+
+
+@pytest.mark.parametrize("mode", ["venv-device", "none"])
+def test_the_superproject_install_building_the_runtime_and_the_build_cache(tmp_path, monkeypatch, mode):
+    """Beyond the matrix: one install that builds both sides, and worker builds swapped by the build cache."""
+    monkeypatch.setenv("VIRTUAL_ENV", str(tmp_path / "user-env"))
+    p = pinned_history(tmp_path, compiler=40, runtime=40, bug=23, bump_at=20, every=2)
+    res = run_and_check(p, ["dev0", "dev1"], mode, cmds=superproject_builds_all(p, mode))
+    assert res.culprit.commit == p.c["c20"] and res.submodule_culprit.commit == p.r[23], res.message
+    if mode == "venv-device":
+        q = pinned_history(tmp_path / "cache", compiler=40, runtime=40, bug=23, bump_at=20, every=2)
+        res = run_and_check(q, ["dev0", "dev1"], mode, cache_builds=True)
+        assert res.culprit.commit == q.c["c20"] and res.submodule_culprit.commit == q.r[23], res.message
 
 
 @pytest.mark.parametrize("mode", ["venv-device", "none"])
