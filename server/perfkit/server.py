@@ -46,6 +46,8 @@ Handler = Callable[..., Coroutine[Any, Any, Any]]
 
 
 def _wrap(spec: ToolSpec) -> Handler:
+    from perfkit.toolspec import call_deadline  # registering imports the tools anyway; listing must not
+
     params = spec.parameters()
 
     async def tool(ctx: Context, **kwargs: Any) -> Any:
@@ -69,15 +71,27 @@ def _wrap(spec: ToolSpec) -> Handler:
             finally:
                 finished.set()
 
+        deadline = call_deadline(spec.deadline_s)
         try:
-            return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
-        except anyio.get_cancelled_exc_class():
-            # notifications/cancelled: the work stops through its own stop path; wait for it (no answer
-            # goes out for a cancelled call) so the next call finds the state saved and the lock free.
-            token.set()
-            with anyio.CancelScope(shield=True):
-                await anyio.to_thread.run_sync(finished.wait)
-            raise
+            # at the deadline the call is answered and its thread abandoned (it holds no slot, no
+            # lock and no worker token any more), so one stuck call never holds the server
+            with anyio.fail_after(deadline) as timer:
+                try:
+                    return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+                except anyio.get_cancelled_exc_class():
+                    token.set()  # work that checks it (a bisect) stops through its own stop path
+                    if not timer.cancel_called:
+                        # notifications/cancelled: wait for that stop (no answer goes out for a cancelled
+                        # call), so the next call finds the state saved and the lock free
+                        with anyio.CancelScope(shield=True):
+                            await anyio.to_thread.run_sync(finished.wait)
+                    raise
+        except TimeoutError:
+            raise ToolError(
+                f"{spec.name} did not answer within its deadline of {deadline:g} s and was abandoned; "
+                "something it reads is blocking or far too large (a FIFO, a device, a huge file): "
+                "check the inputs"
+            ) from None
         except InputError as exc:
             raise ToolError(str(exc)) from None
         except ToolFailure as exc:
@@ -170,4 +184,6 @@ def serve() -> None:
     from perfkit.bisect.shutdown import stop_cleanly_on_exit  # SIGTERM, SIGINT, stdin closed: a clean stop
 
     stop_cleanly_on_exit()
-    build_cached_server().run("stdio")
+    from perfkit.mcp_flow import run_stdio
+
+    anyio.run(run_stdio, build_cached_server())
