@@ -59,9 +59,15 @@ def test_an_edited_file_a_command_names_reuses_no_verdict(tmp_path, shape):
 
     bisect_start(p.path, p.c["add"], **args)  # type: ignore[arg-type]
     again = bisect_run(p.path)
-    assert runs(p) == ran and all(s.remembered for s in again.steps), again.steps
+    first_asks: dict[tuple[str, str | None], object] = {}
+    for s in again.steps:
+        first_asks.setdefault((s.superproject, s.submodule), s)
+    # every point is answered from memory the first time; only deliberate repeats (the confirmation) run
+    assert all(s.remembered for s in first_asks.values()), again.steps  # type: ignore[attr-defined]
+    assert runs(p) - ran == sum(s.ran for s in again.steps) < len(again.steps)
+    reused = sum(s.remembered for s in again.steps)
     note = next(n for n in again.notes if "verdict memory" in n)
-    assert "bisect_reset forgets" in note and f"{len(again.steps)} verdict(s)" in note, note
+    assert "bisect_reset forgets" in note and f"{reused} verdict(s)" in note, note
     if shape != "install":
         assert str(named) in note, note
     if shape == "beside-outputs":  # files the commands write (redirections) are outputs, not inputs
@@ -71,7 +77,7 @@ def test_an_edited_file_a_command_names_reuses_no_verdict(tmp_path, shape):
     bisect_start(p.path, p.c["add"], **args)  # type: ignore[arg-type]
     edited = bisect_run(p.path)
     assert not any(s.remembered for s in edited.steps), edited.steps
-    assert runs(p) == ran + len(edited.steps)
+    assert runs(p) == ran + sum(s.ran for s in again.steps) + len(edited.steps)
     assert not any("verdict memory" in n for n in edited.notes)
     bisect_reset(p.path)
 
