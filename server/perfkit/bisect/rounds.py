@@ -32,7 +32,7 @@ from perfkit.bisect.planner import Planner
 from perfkit.bisect.point import Point
 from perfkit.bisect.search import Mark
 from perfkit.bisect.state import PhaseData, State
-from perfkit.bisect.tester import PointResult
+from perfkit.bisect.tester import PointResult, saved_commands
 from perfkit.bisect.workers.pool import Job, Pool
 from perfkit.errors import ToolFailure
 
@@ -295,7 +295,13 @@ class Rounds:
         tick(0, len(jobs))
         if ahead:
             st.builds_ahead += self.pool.prepare(ahead, [w for _, w in pairs])
-        self.pool.run(jobs, done, tick)
+        st.devices_now = {self.pool.device_of(w): f"{job.point.phase} {_label(eng, job.point)[0]}" for job, w in jobs}
+        eng.save()
+        try:
+            self.pool.run(jobs, done, tick)
+        finally:
+            st.devices_now = {}
+            st.installs_ahead += self.pool.take_ahead()
         eng.memory.save()
         if noise_on(st.settings) and q.phase not in LINEAR and last and st.phase == q.phase:
             eng.planner.record(q, last[0])  # under noise an end or split point is read once, right after it ran
@@ -338,9 +344,12 @@ class Rounds:
             installed=list(res.installed), duration_s=seconds, log=str(job.log), ran=res.ran, device=device, round=r,
             prepared=res.prepared,
         )  # fmt: skip
-        sides = (1 if s.install else 0) + (1 if s.install_submodule and p.submodule else 0)
-        st.installs += len(rec.installed)
-        st.installs_saved += max(0, sides - len(rec.installed))
+        st.installs += res.commands
+        if res.prepared:  # its installs ran ahead: counted there, not saved
+            st.installs_ahead_used += res.ahead_commands
+        else:
+            st.installs_saved += saved_commands(s, p, res.installed)
+        st.devices_now.pop(device, None)
         st.steps.append(rec)
         st.steps.sort(key=lambda x: x.n)
         eng.memory.remember(rec)
@@ -351,4 +360,6 @@ class Rounds:
         close = getattr(self._pool, "close", None)
         if close is not None:
             close()
+        if self._pool is not None:
+            self.eng.st.installs_ahead += self._pool.take_ahead()  # builds ahead that ended with the pool
         self._pool = None

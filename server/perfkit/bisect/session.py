@@ -26,6 +26,7 @@ from perfkit.bisect import estimate, noise_plan, shutdown
 from perfkit.bisect import lock as lockfile
 from perfkit.bisect import settings as settingsfile
 from perfkit.bisect import state as statefile
+from perfkit.bisect.devices import ahead_notes
 from perfkit.bisect.engine import Engine
 from perfkit.bisect.levels import plural
 from perfkit.bisect.models import BisectSettings, BisectStatus, ResetResult, StartResult, StepRecord, StepResult
@@ -164,6 +165,7 @@ def start(repo: str, good: str, bad: str, explicit: dict[str, Any]) -> StartResu
     path, name = _pick_submodule(top, good_sha, bad_sha, settings.submodule, explicit.get("submodule") is not None)
     settings.submodule = path
     _check_run_cwd(settings, notes)
+    notes += ahead_notes(settings)
     source = None
     if path is not None:
         found = source_git_dir(top, path, name)
