@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from perfkit.repotext import RepoName, RepoSubject, quoted
+
 Verdict = Literal["good", "bad", "skip"]
 SearchName = Literal["level1", "level2", "find_fix"]  # the linear searches; level2 and find_fix walk the submodule
 Phase = Literal["verify_good", "verify_bad", "level1", "split_pointer", "split_source", "level2", "find_fix", "done"]
@@ -72,13 +74,13 @@ class BisectSettings(BaseModel):
     )
     flaky_fail: float | None = Field(
         default=None,
-        description="how often a passing point reads FAIL (noise on); default learnt from the runs, weighing every "
-        "rate they allow",
+        description="how often a passing point reads FAIL (giving it switches noise on); default learnt from the "
+        "runs, weighing every rate they allow",
     )
     flaky_pass: float | None = Field(
         default=None,
-        description="how often a failing point reads PASS (noise on); default learnt from the runs, weighing every "
-        "rate they allow",
+        description="how often a failing point reads PASS (giving it switches noise on); default learnt from the "
+        "runs, weighing every rate they allow",
     )
     max_skips: int | None = Field(
         default=None,
@@ -93,8 +95,8 @@ class BisectSettings(BaseModel):
 class CommitRef(BaseModel):
     commit: str
     short: str
-    subject: str
-    author: str
+    subject: RepoSubject
+    author: RepoName
     date: str
 
 
@@ -117,7 +119,7 @@ class StepRecord(BaseModel):
     superproject: str
     submodule: str | None
     short: str = Field(description="short sha of the commit this step varies (submodule commit at level 2)")
-    subject: str
+    subject: RepoSubject
     verdict: Verdict
     reason: str
     metric: float | None = None
@@ -217,13 +219,13 @@ class BisectStatus(BaseModel):
         lines = [self.message]
         if self.culprit:
             c = self.culprit
-            lines.append(f"  culprit    {c.short} {c.subject} ({c.kind}; {c.author}, {c.date})")
+            lines.append(f"  culprit    {c.short} {quoted(c.subject)} ({c.kind}; {c.author}, {c.date})")
         if self.submodule_culprit:
             s = self.submodule_culprit
             role = "dropped fix" if s.role == "dropped_fix" else "culprit"
-            lines.append(f"  {s.path} {role}  {s.short} {s.subject} ({s.author}, {s.date})")
+            lines.append(f"  {s.path} {role}  {s.short} {quoted(s.subject)} ({s.author}, {s.date})")
         for cand in self.candidates:
-            lines.append(f"  candidate  {cand.short} {cand.subject}")
+            lines.append(f"  candidate  {cand.short} {quoted(cand.subject)}")
         if self.steps:
             lines.append("  steps:")
             lines += [f"    {s.n:>3} {s.short} {s.verdict:<4} {s.reason}{_where(s)}" for s in self.steps]
@@ -298,7 +300,10 @@ class StartResult(BaseModel):
     bad: str
     submodule: str | None
     level1_commits: int = Field(description="first-parent commits in good..bad, the bad end included")
-    expected_steps: int = Field(description="about log2 of the range, plus the two end checks when verify_ends")
+    expected_steps: int = Field(
+        description="the upper end of the start estimate: the end checks, halving, the confirmation runs, and a "
+        "level 2 inside the largest pointer move (the message gives the range)"
+    )
     settings: BisectSettings
     state_dir: str
     message: str

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from perfkit import gitrepo
-from perfkit.bisect import report
+from perfkit.bisect import noise_plan, report
 from perfkit.bisect.devices import workers_dir
 from perfkit.bisect.models import StepRecord
 from perfkit.bisect.noise_plan import noise_on
@@ -100,10 +100,14 @@ def likely_points(planner: Planner, points: list[Point], d: int, budget: int) ->
     marks = planner.marks(ph)
     picks = [p.index for p in search if p.index is not None]
     out = [linear_point(planner, ph, i) for i in likely_next(len(ph.items), marks, picks, d, budget)]
+    ends = [(lo, hi) for lo, hi in answers(len(ph.items), marks, picks) if hi - lo == 1 and hi < len(ph.items)]
+    if not planner.decide(ph).noisy:  # an answer that ends the halving: the culprit and its parent run again
+        for lo, hi in ends:  # (a point of this round stays built in the slot that runs it)
+            again = (linear_point(planner, ph, i) for i in (hi, lo) if i >= 0)
+            out += [q for q in again if q not in out and q not in points]
     if ph.name == "level1" and planner.sub_path and len(out) < budget:
-        for lo, hi in answers(len(ph.items), marks, picks):
-            if hi - lo == 1 and hi < len(ph.items):
-                out += [q for q in _level2_opening(planner, hi, d) if q not in out]
+        for _, hi in ends:
+            out += [q for q in _level2_opening(planner, hi, d) if q not in out]
     return out[:budget]
 
 
@@ -149,12 +153,18 @@ def choose(planner: Planner, first: Point, d: int) -> list[Point]:
         if planner.decide(ph).noisy:  # the noise model picked where the evidence is weakest: keep it first
             rest = [i for i in ksection(len(ph.items), planner.marks(ph), d) if i != first.index][: d - 1]
             return [first, *(linear_point(planner, ph, i) for i in rest)]
-        return [linear_point(planner, ph, i) for i in ksection(len(ph.items), planner.marks(ph), d)] or [first]
+        split = [linear_point(planner, ph, i) for i in ksection(len(ph.items), planner.marks(ph), d)]
+        if split:
+            return split
+        again = [i for i in planner.decide(ph).test if i >= 0][:d]  # the confirmation: culprit and parent at once
+        return [first, *(linear_point(planner, ph, i) for i in again if i != first.index)][:d]
     points = [first]
     if noise_on(st.settings):  # under noise an end may be re-run on the evidence so far: one at a time
         return points
     if first.phase == "verify_good":
-        points.append(Point("verify_bad", None, st.bad, planner.ptr(st.bad)))
+        other = Point("verify_bad", None, st.bad, planner.ptr(st.bad))
+        if _answered(st, other) is None:  # not again when only the good end is run once more
+            points.append(other)
     elif first.phase == "split_pointer":
         c, m = planner.culprit_and_move()
         points.append(Point("split_source", None, c.commit, m.old))
@@ -207,7 +217,8 @@ def settle(eng: Engine) -> Point | None:
         if q is None:
             return None
         # under noise the planner reads every run of an end from the steps and may ask for it again
-        known = _answered(st, q) if q.phase not in LINEAR and not noise_on(st.settings) else None
+        rerun = noise_on(st.settings) or noise_plan.end_needs_rerun(st, q.phase)
+        known = _answered(st, q) if q.phase not in LINEAR and not rerun else None
         if known is None:
             n = next_n(st)
             known = eng.memory.recall_step(q, n, _label(eng, q), st.steps)
@@ -304,7 +315,12 @@ class Rounds:
         if not s.build_ahead or not eng.ahead or not (s.install or s.install_submodule):
             return []
         likely = likely_points(eng.planner, points, len(s.devices), s.build_ahead)
-        return [p for p in likely if eng.memory.recall(p.superproject, p.submodule) is None]
+        ran = {(r.superproject, r.submodule) for r in eng.st.steps}  # a repeat runs: memory does not answer it
+        return [
+            p
+            for p in likely
+            if (p.superproject, p.submodule) in ran or eng.memory.recall(p.superproject, p.submodule) is None
+        ]
 
     def _remembered(self, points: list[Point]) -> bool:
         """Answer the round's search points the verdict memory knows (from an earlier bisect); whether any was."""

@@ -44,7 +44,8 @@ from perfkit.bisect.workers.slot import device_settings
 from perfkit.bisect.worktree import Checkout
 from perfkit.errors import ToolFailure
 
-_URL = re.compile(r"^[a-z][a-z0-9+.-]*://|^[^/]+@[^/]+:")
+# scp-like "host@name:path": the first '@' past the first character is the only one worth trying.
+_URL = re.compile(r"^[a-z][a-z0-9+.-]*://|^[^/][^/@]*+@[^/]+:")
 
 
 class DeviceActor:
