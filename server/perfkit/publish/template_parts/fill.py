@@ -1,0 +1,428 @@
+"""Render a parsed template: every part in order, each kept, answered, ticked or replaced by its answer.
+
+Rules, by kind: a question's prompt text is replaced by the answer (or one placeholder) at the place
+of its first prompt, so nothing of the prompt stays beside the answer or under the next heading;
+process notes, bot blocks and reviewer tags are kept verbatim with nothing under them; a covered
+heading goes, with its prompts, unless the repo's checks look for it, then it stays with a one-line
+pointer; an option list is answered when the draft backs one option; link lines get the issue.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from perfkit.publish import template_lines as tl
+from perfkit.publish.draft_model import Checkbox
+from perfkit.publish.models import CheckboxOutcome, FilledHow, PolicyConflict, TemplatePart
+from perfkit.publish.template_parts import keys, links, options, roles
+from perfkit.publish.template_parts.kinds import Box, Part
+
+_POLICY_WHY = (
+    "the box asserts the PR is not written with AI or agent help; it stays unticked, so tell the user before they post"
+)
+_AI_VALUE_WHY = (
+    "the template asks whether AI was used; answered YES because an agent drafted this description: "
+    "the user confirms before posting"
+)
+_SHORT = 300
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= _SHORT else text[: _SHORT - 3] + "..."
+
+
+@dataclass
+class Filled:
+    lines: list[str]
+    parts: list[TemplatePart]
+    boxes: list[CheckboxOutcome]
+    conflicts: list[PolicyConflict]
+    kept: list[str]
+    skipped: list[tuple[str, int, str]]  # (heading, 1-based line, reason)
+
+
+@dataclass
+class _Ctx:
+    parts: list[Part]
+    res: keys.Resolved
+    decisions: list[Checkbox]
+    placeholder: str
+    issue: str
+    enforced: set[str]
+    source: str
+    offset: int  # template line of parts' line 0, 0-based
+    out: list[str] = field(default_factory=list)
+    report: list[TemplatePart] = field(default_factory=list)
+    boxes: list[CheckboxOutcome] = field(default_factory=list)
+    conflicts: list[PolicyConflict] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+    skipped: list[tuple[str, int, str]] = field(default_factory=list)
+
+    def ph(self, what: str) -> str:
+        return self.placeholder.format(what=what)
+
+    def emit(self, p: Part, lines: list[str]) -> None:
+        if p.gap and self.out and self.out[-1].strip():
+            self.out.append("")
+        self.out += lines
+
+    def block(self, lines: list[str]) -> None:
+        """An answer: its own paragraph."""
+        if self.out and self.out[-1].strip():
+            self.out.append("")
+        self.out += lines
+        self.out.append("")
+
+    def line(self, p: Part) -> int:
+        return self.offset + p.start + 1
+
+
+def fill(
+    parts: list[Part],
+    res: keys.Resolved,
+    decisions: list[Checkbox],
+    placeholder: str,
+    issue: str,
+    enforced: set[str],
+    source: str,
+    is_policy_box: Callable[[str], bool],
+) -> Filled:
+    ctx = _Ctx(parts, res, decisions, placeholder, issue, enforced, source, 0)
+    heads = {p.id: p for p in parts if p.kind == "heading"}
+    _route_list_answers(parts, heads, res)
+    slots = _slots(parts, heads, res)
+    done: set[str] = set()
+    for p in parts:
+        owner = heads.get(p.owner) if p.owner else None
+        if p.kind == "heading":
+            if slots.get("preamble") == "end" and "preamble" not in done:
+                done.add("preamble")
+                _answer_end(ctx)
+            _heading(ctx, p, slots)
+            continue
+        role = owner.role if owner else _preamble_role(parts, p)
+        key = owner.id if owner else "preamble"
+        if slots.get(key) == p.id and key not in done:
+            done.add(key)
+            _answer_at(ctx, p, owner, key)
+            continue
+        _part(ctx, p, owner, role, is_policy_box)
+    if slots.get("preamble") == "end" and "preamble" not in done:
+        _answer_end(ctx)
+    while ctx.out and not ctx.out[-1].strip():
+        ctx.out.pop()
+    return Filled(ctx.out, ctx.report, ctx.boxes, ctx.conflicts, ctx.kept, ctx.skipped)
+
+
+def _answer_end(ctx: _Ctx) -> None:
+    value = ctx.res.answers["preamble"]
+    text = value if isinstance(value, str) else "\n".join(f"- {v}" for v in value)
+    ctx.block(text.strip().split("\n"))
+
+
+def _route_list_answers(parts: list[Part], heads: dict[str, Part], res: keys.Resolved) -> None:
+    """An answer keyed by a heading that holds one list and asks nothing else goes to that list."""
+    for hid in [k for k in res.answers if k in heads]:
+        h = heads[hid]
+        if h.role == "question":
+            continue
+        lists = [p for p in parts if p.owner == hid and (p.options or p.boxes)]
+        if len(lists) == 1 and (isinstance(res.answers[hid], list) or lists[0].kind == "options"):
+            res.answers[lists[0].id] = res.answers.pop(hid)
+
+
+def _preamble_role(parts: list[Part], p: Part) -> str | None:
+    return p.role if p.kind == "prompt" else None
+
+
+def _slots(parts: list[Part], heads: dict[str, Part], res: keys.Resolved) -> dict[str, str]:
+    """Where each question's answer goes: an empty code fence under it, else its first prompt, else right
+    after the heading (the heading's own id)."""
+    slots: dict[str, str] = {}
+    for p in parts:
+        if p.kind == "heading":
+            continue
+        key = p.owner or "preamble"
+        owner = heads.get(p.owner) if p.owner else None
+        asks = (
+            (owner.role == "question" or key in res.answers) if owner else (p.role == "question" or key in res.answers)
+        )
+        if not asks or key in slots and not (p.kind == "code" and _empty_fence(p)):
+            continue
+        if p.kind == "prompt" or (p.kind == "code" and _empty_fence(p)):
+            if owner is None and p.role == "covered" and key not in res.answers:
+                continue
+            slots[key] = p.id
+    for h in heads.values():
+        if h.id not in slots and (h.role == "question" or h.id in res.answers) and h.role not in ("covered", "process"):
+            slots[h.id] = h.id
+    if "preamble" in res.answers and "preamble" not in slots:
+        slots["preamble"] = "end"
+    return slots
+
+
+def _empty_fence(p: Part) -> bool:
+    return p.kind == "code" and len(p.lines) >= 2 and not any(ln.strip() for ln in p.lines[1:-1])
+
+
+def _needs_placeholder(h: Part, parts: list[Part]) -> bool:
+    if h.inline_kind == "link":
+        return False
+    under = [p for p in parts if p.owner == h.id]
+    has_prompt = h.inline_kind == "prompt" or any(p.kind == "prompt" for p in under)
+    has_link = any(p.kind in ("link", "ai-value") for p in under)
+    return has_prompt or not has_link
+
+
+def _heading(ctx: _Ctx, h: Part, slots: dict[str, str]) -> None:
+    title = h.title or ""
+    under = [p for p in ctx.parts if p.owner == h.id]
+    prompt = roles.prompts_of(h, under) or None
+    base = dict(id=h.id, kind="heading", role=h.role, line=ctx.line(h), template=_short(h.text), prompt=prompt)
+    if h.role == "covered":
+        pointer = roles.covered_by(title) or roles.SUMMARY_POINTER
+        if title in ctx.enforced:
+            lines = [
+                f"{h.lines[0].split(':')[0]}:" if h.style == "label" and ":" in h.lines[0] else ln for ln in h.lines
+            ]
+            if h.style == "label":
+                lines = [_label_only(h)]
+            ctx.emit(h, lines)
+            ctx.block([f"See {pointer} above."])
+            ctx.kept.append(title)
+            ctx.report.append(
+                TemplatePart(
+                    **base,
+                    filled="pointer",
+                    value=f"See {pointer} above.",
+                    why=f"{h.role_why}; kept because the repo's checks look for this heading in the PR body",
+                )
+            )
+            return
+        ctx.skipped.append((title, ctx.line(h), h.role_why))
+        if h.id in ctx.res.answers:
+            ctx.res.unused_answers.append(h.id)
+        ctx.report.append(TemplatePart(**base, filled="dropped", why=f"{h.role_why}; its prompts go with it"))
+        return
+    ctx.kept.append(title)
+    if h.style == "label" and h.inline_kind in ("prompt", "link", "ai-value"):
+        line = _label_only(h)
+        if h.inline_kind == "link":
+            m = links.inline_link(h.lines[0])
+            line = (
+                (h.lines[0][: m.start()] + re.sub(r"#.*$", f"#{ctx.issue}", m.group(0)))
+                if m
+                else line + f" #{ctx.issue}"
+            )
+        elif h.inline_kind == "ai-value":
+            line = tl.ai_value(h.lines[0]) or (line + " " + tl.AI_ANSWER)
+            ctx.conflicts.append(
+                PolicyConflict(source=ctx.source, line=ctx.line(h), text=h.lines[0].strip(), why=_AI_VALUE_WHY)
+            )
+        ctx.emit(h, [line])
+    else:
+        ctx.emit(h, list(h.lines))
+    if slots.get(h.id) == h.id:
+        value, filled, why = _answer_value(ctx, h, h.id, under)
+        if value is not None:
+            ctx.block(value.split("\n"))
+        ctx.report.append(TemplatePart(**base, filled=filled, value=_short(value) if value else None, why=why))
+        return
+    filled: FilledHow = "link" if h.inline_kind == "link" else "kept"
+    why = h.role_why
+    if h.role == "question" and slots.get(h.id):
+        filled, why = "kept", "its answer replaces the prompt below it (see the prompt part)"
+    ctx.report.append(TemplatePart(**base, filled=filled, why=why))
+
+
+def _label_only(h: Part) -> str:
+    """The label line without the template's inline prompt: '**Collection**: [Note which ...]' -> '**Collection**:'."""
+    ln = h.lines[0]
+    cut = ln.rfind(h.inline) if h.inline else -1
+    return ln[:cut].rstrip() if cut > 0 else ln.rstrip()
+
+
+def _answer_value(ctx: _Ctx, h: Part | None, key: str, under: list[Part]) -> tuple[str | None, FilledHow, str]:
+    """(text to put, filled, why) for a question or an answered heading."""
+    value = ctx.res.answers.get(key)
+    if value is not None:
+        text = value if isinstance(value, str) else "\n".join(f"- {v}" for v in value)
+        return text.strip(), "answer", "draft.template_answers"
+    if h is not None and not _needs_placeholder(h, ctx.parts):
+        return None, "link", "its issue link is the answer"
+    name = (h.title if h else None) or "the template"
+    return ctx.ph(f"answer '{name}'"), "placeholder", "the template asks the author; the draft has no answer yet"
+
+
+def _answer_at(ctx: _Ctx, p: Part, owner: Part | None, key: str) -> None:
+    under = [q for q in ctx.parts if q.owner == (owner.id if owner else None)]
+    value, filled, why = _answer_value(ctx, owner, key, under)
+    if p.kind == "code" and _empty_fence(p):
+        ctx.emit(p, [p.lines[0], *(value.split("\n") if value else []), p.lines[-1]])
+        ctx.report.append(_rep(ctx, p, owner, filled, value, f"{why}; written inside the template's block"))
+        return
+    if value is not None:
+        if p.gap and ctx.out and ctx.out[-1].strip():
+            ctx.out.append("")
+        ctx.block(value.split("\n"))
+    ctx.report.append(_rep(ctx, p, owner, "replaced", value, f"the prompt is replaced by the answer ({why})"))
+
+
+def _rep(ctx: _Ctx, p: Part, owner: Part | None, filled: FilledHow, value: str | None, why: str) -> TemplatePart:
+    return TemplatePart(
+        id=p.id,
+        kind=p.kind,
+        line=ctx.line(p),
+        heading=owner.title if owner else None,
+        template=_short(p.text),
+        options=list(p.options),
+        filled=filled,
+        value=_short(value) if value else None,
+        why=why,
+    )
+
+
+def _part(ctx: _Ctx, p: Part, owner: Part | None, role: str | None, is_policy_box: Callable[[str], bool]) -> None:
+    if p.kind == "prompt":
+        if p.hidden and role not in ("question", "covered"):
+            ctx.emit(p, list(p.lines))
+            ctx.report.append(
+                _rep(ctx, p, owner, "kept", None, "a comment under a heading that asks nothing: left as it is")
+            )
+        else:
+            ctx.report.append(_rep(ctx, p, owner, "dropped", None, "template prompt text: replaced, never left in"))
+        return
+    if p.kind == "link":
+        line = links.fill(p.lines[0], ctx.issue)
+        ctx.emit(p, [line, *p.lines[1:]])
+        ctx.report.append(
+            _rep(ctx, p, owner, "link", line, "the issue this PR goes with (draft.issue_number, else a placeholder)")
+        )
+        return
+    if p.kind == "ai-value":
+        found = tl.ai_value(p.lines[0])
+        answered = (
+            found
+            if found is not None
+            else re.sub(r"\s*<!--.*?(?:-->|$)", "", p.text, flags=re.S).rstrip() + " " + tl.AI_ANSWER
+        )
+        ctx.conflicts.append(
+            PolicyConflict(source=ctx.source, line=ctx.line(p), text=p.lines[0].strip(), why=_AI_VALUE_WHY)
+        )
+        ctx.emit(p, [answered])
+        ctx.report.append(_rep(ctx, p, owner, "answer", answered, _AI_VALUE_WHY))
+        return
+    if p.kind in ("checklist", "options") and p.boxes:
+        _boxes(ctx, p, owner, is_policy_box)
+        return
+    if p.kind == "options":
+        _comment_options(ctx, p, owner)
+        return
+    ctx.emit(p, list(p.lines))
+    why = {
+        "process": "for reviewers, CI or bots: kept verbatim, nothing asked",
+        "details": "the template's markup, kept",
+        "code": "the template's block, kept",
+    }.get(p.kind, "the template's own words, kept")
+    ctx.report.append(_rep(ctx, p, owner, "kept", None, why))
+
+
+def _chosen(ctx: _Ctx, p: Part, owner: Part | None) -> tuple[list[int], str]:
+    for key in (p.id, owner.id if owner else None):
+        if key and key in ctx.res.answers and (key == p.id or owner is not None and _only_list(ctx, owner, p)):
+            value = ctx.res.answers.pop(key)
+            return keys.pick_options(p, value, f"draft.template_answers['{key}']"), "draft.template_answers"
+    return options.backed(p.options) if p.kind == "options" else ([], "")
+
+
+def _only_list(ctx: _Ctx, owner: Part, p: Part) -> bool:
+    lists = [q for q in ctx.parts if q.owner == owner.id and q.kind == "options"]
+    return lists == [p]
+
+
+def _comment_options(ctx: _Ctx, p: Part, owner: Part | None) -> None:
+    picked, why = _chosen(ctx, p, owner)
+    if picked:
+        values = [p.options[k] for k in picked]
+        slash = all(v.startswith("/") for v in values)
+        lines = values if slash else [", ".join(values)]
+        ctx.emit(p, lines)
+        ctx.report.append(_rep(ctx, p, owner, "option", "\n".join(lines), why))
+        return
+    ctx.emit(p, list(p.lines))
+    ctx.block([ctx.ph("pick from the options listed above")])
+    ctx.report.append(
+        _rep(ctx, p, owner, "placeholder", None, "no option is backed by the draft; the agent picks one by id")
+    )
+
+
+def _boxes(ctx: _Ctx, p: Part, owner: Part | None, policy: Callable[[str], bool]) -> None:
+    lines = list(p.lines)
+    picked, why = _chosen(ctx, p, owner) if p.kind == "options" or p.id in ctx.res.answers else ([], "")
+    one_of = p.kind == "options" or why == "draft.template_answers"
+    for b in p.boxes:
+        _box(ctx, p, b, lines, picked, one_of, policy, why)
+    ctx.emit(p, lines)
+    if p.kind == "options" and not picked and not any(ctx.res.boxes.get((p.id, b.index)) is not None for b in p.boxes):
+        ctx.block([ctx.ph("tick the option that applies")])
+        filled: FilledHow = "placeholder"
+    else:
+        filled = "boxes"
+    ctx.report.append(
+        _rep(ctx, p, owner, filled, None, why or ("one to pick" if one_of else "each box decided on its own"))
+    )
+
+
+def _box(
+    ctx: _Ctx,
+    p: Part,
+    b: Box,
+    lines: list[str],
+    picked: list[int],
+    one_of: bool,
+    is_policy: Callable[[str], bool],
+    why: str,
+) -> None:
+    k = b.line - p.start
+    m = keys_box(lines[k])
+    if m is None:
+        return
+    j = ctx.res.boxes.get((p.id, b.index))
+    d = ctx.decisions[j] if j is not None else None
+    tick = d.tick if d else b.index in picked
+    reason = d.reason if d else None
+    note = None
+    if m.group("mark") in "xX" and not tick:
+        note = "the template had it ticked; unticked because the draft does not back it"
+    line_no = ctx.line(p) + k
+    if is_policy(b.text):
+        if tick:
+            note = "the draft asked to tick it; left unticked: the description is drafted with an agent"
+        tick = False
+        ctx.conflicts.append(PolicyConflict(source=ctx.source, line=line_no, text=b.text, why=_POLICY_WHY))
+    if tick and d is None and picked:
+        note = why
+    lines[k] = m.group("lead") + ("x" if tick else " ") + m.group("close") + m.group("text")
+    end = b.end - p.start
+    if not tick and (reason or not one_of):
+        lines[end] = lines[end].rstrip() + (
+            f" ({reason})" if reason else f" {ctx.ph('tick if true, else say why not')}"
+        )
+    ctx.boxes.append(
+        CheckboxOutcome(
+            text=b.text,
+            line=line_no,
+            ticked=tick,
+            reason=reason if not tick else None,
+            note=note,
+            id=f"{p.id}.{b.index + 1}",
+        )
+    )
+
+
+def keys_box(line: str) -> re.Match[str] | None:
+    from perfkit.templatetext import BOX_RE
+
+    return BOX_RE.match(line)
