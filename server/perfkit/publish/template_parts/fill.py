@@ -18,6 +18,7 @@ from perfkit.publish.draft_model import Checkbox
 from perfkit.publish.models import CheckboxOutcome, FilledHow, PolicyConflict, TemplatePart
 from perfkit.publish.template_parts import keys, links, options, roles
 from perfkit.publish.template_parts.kinds import Box, Part
+from perfkit.templatetext import norm_heading
 
 _POLICY_WHY = (
     "the box asserts the PR is not written with AI or agent help; it stays unticked, so tell the user before they post"
@@ -27,6 +28,10 @@ _AI_VALUE_WHY = (
     "the user confirms before posting"
 )
 _SHORT = 300
+_OURS = {"summary", "speedup result", "correctness verification"}  # our own headings satisfy a check for them
+_ISSUE_TITLE = re.compile(
+    r"\b(?:issues?|related (?:issues?|prs?|to)|references?|linked|fixes|closes|resolves|tickets?)\b", re.I
+)
 
 
 def _short(text: str) -> str:
@@ -168,12 +173,10 @@ def _empty_fence(p: Part) -> bool:
 
 
 def _needs_placeholder(h: Part, parts: list[Part]) -> bool:
+    """A question answered by its own issue link (or AI-use line) needs nothing more from the agent."""
     if h.inline_kind == "link":
         return False
-    under = [p for p in parts if p.owner == h.id]
-    has_prompt = h.inline_kind == "prompt" or any(p.kind == "prompt" for p in under)
-    has_link = any(p.kind in ("link", "ai-value") for p in under)
-    return has_prompt or not has_link
+    return not any(p.kind in ("link", "ai-value") for p in parts if p.owner == h.id)
 
 
 def _heading(ctx: _Ctx, h: Part, slots: dict[str, str]) -> None:
@@ -183,7 +186,7 @@ def _heading(ctx: _Ctx, h: Part, slots: dict[str, str]) -> None:
     base = dict(id=h.id, kind="heading", role=h.role, line=ctx.line(h), template=_short(h.text), prompt=prompt)
     if h.role == "covered":
         pointer = roles.covered_by(title) or roles.SUMMARY_POINTER
-        if title in ctx.enforced:
+        if title in ctx.enforced and norm_heading(title) not in _OURS:
             lines = [
                 f"{h.lines[0].split(':')[0]}:" if h.style == "label" and ":" in h.lines[0] else ln for ln in h.lines
             ]
@@ -230,11 +233,11 @@ def _heading(ctx: _Ctx, h: Part, slots: dict[str, str]) -> None:
             ctx.block(value.split("\n"))
         ctx.report.append(TemplatePart(**base, filled=filled, value=_short(value) if value else None, why=why))
         return
-    filled: FilledHow = "link" if h.inline_kind == "link" else "kept"
-    why = h.role_why
+    how: FilledHow = "link" if h.inline_kind == "link" else "kept"
+    note = h.role_why
     if h.role == "question" and slots.get(h.id):
-        filled, why = "kept", "its answer replaces the prompt below it (see the prompt part)"
-    ctx.report.append(TemplatePart(**base, filled=filled, why=why))
+        how, note = "kept", "its answer replaces the prompt below it (see the prompt part)"
+    ctx.report.append(TemplatePart(**base, filled=how, why=note))
 
 
 def _label_only(h: Part) -> str:
@@ -252,6 +255,8 @@ def _answer_value(ctx: _Ctx, h: Part | None, key: str, under: list[Part]) -> tup
         return text.strip(), "answer", "draft.template_answers"
     if h is not None and not _needs_placeholder(h, ctx.parts):
         return None, "link", "its issue link is the answer"
+    if h is not None and _ISSUE_TITLE.search(h.title or ""):
+        return f"Related to #{ctx.issue}", "link", "it asks for the issue: the companion issue (draft.issue_number)"
     name = (h.title if h else None) or "the template"
     return ctx.ph(f"answer '{name}'"), "placeholder", "the template asks the author; the draft has no answer yet"
 

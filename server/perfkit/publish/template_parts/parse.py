@@ -117,7 +117,7 @@ def _label(line: str) -> tuple[str, str] | None:
     after = re.match(r"^\s*(?:[*_]?\([^)\n]{0,200}\)[*_]?\s*)?:\s*(.*)$", rest)
     if after:
         return title, after.group(1).strip()
-    if not rest.strip() and len(title) <= 80 and not words.is_prompt(title):
+    if not rest.strip() and len(title) <= 60 and "://" not in title and not words.is_prompt(title):
         return title, ""
     return None
 
@@ -305,7 +305,10 @@ def _options_from_boxes(parts: list[Part]) -> None:
                 and words.is_kind_title(norm_heading(owner.title or ""))
                 and all(len(b.text.split()) <= 8 for b in p.boxes)
             )
-            if said or titled or (owner is not None and words.asks_one_of(owner.title or "")):
+            yes_no = [b for b in p.boxes if re.match(r"^\W*(?:yes|no)\b", b.text, re.I)]
+            if said and prev is not None:
+                prev.kind = "text"  # 'Select one of the following.' leads its list: structure, kept with it
+            if said or titled or len(yes_no) >= 2 or (owner is not None and words.asks_one_of(owner.title or "")):
                 p.kind = "options"
                 p.options = [b.text for b in p.boxes]
         prev = p

@@ -25,7 +25,8 @@ _SUMMARY = re.compile(
     r"(?: why (?:do |is )?(?:we|it) need(?:ed)? it)?|"
     r"what this (?:pr|pull request|change) does(?: why we need it)?|"
     r"what (?:is|was) (?:changed|the change)|what changed|what changes were proposed.*|proposed changes?|"
-    r"changes?(?: made| proposed| introduced| in this pr)?|description of (?:the )?changes?|"
+    r"changes?(?: made| proposed| introduced| in this pr)?|modifications?|changelog|change ?log|"
+    r"description of (?:the )?changes?|"
     r"(?:summary|description) of (?:the )?(?:pr|pull request|change)s?|about|details|the change|"
     r"what does this (?:implement|pr implement)(?: fix)?.*|what does this implement fix.*|"
     r"problem|problem statement|issue|what problem does this (?:pr|change) solve)$"
@@ -110,9 +111,13 @@ def _empty_fence(p: Part) -> bool:
 
 def _preamble_role(preamble: list[Part]) -> None:
     """A template without headings: its prompts ask for the description itself when they say so."""
+    lists = any(p.kind in ("checklist", "options") for p in preamble)
     for p in preamble:
         if p.kind == "prompt":
-            p.role = "covered" if _DESCRIPTION_ASK.search(p.text) else "question"
+            if _DESCRIPTION_ASK.search(p.text):
+                p.role = "covered"
+            elif not lists and words.asks_to_write(p.text):
+                p.role = "question"  # with boxes, the instructions are about the boxes
 
 
 def prompts_of(h: Part, under: list[Part]) -> str:

@@ -11,13 +11,14 @@ import re
 _ASK_START = re.compile(
     r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:[_*]+\s*)?(?:\(\s*)?(?:please\b|pls\b|kindly\b|describe|explain|list\b|add\b|provide|"
     r"include|paste|link\b|attach|summari[sz]e|tell|give|write|share|mention|show|fill|replace|remove|delete|"
-    r"complete|enter|insert|put|select|choose|pick|tick|check the|mark|uncomment|note\b|e\.g\.|eg\b|for example|"
+    r"complete|enter|insert|put|do the following|follow these|make sure|ensure|remember|select|choose|pick|tick|"
+    r"check the|mark|uncomment|note\b|e\.g\.|eg\b|for example|"
     r"example:|optional|if (?:this|the|you|applicable|it|your|any)|why\b|what\b|how\b|which\b|where\b|when\b|"
     r"does\b|do you|did you|is this|are there|was\b|were\b|who\b|briefly|short description|"
     r"a (?:short|brief|one[- ]line)|"
     r"one[- ]line|your (?:description|summary|answer|text)|todo\b|tbd\b|xxx|insert|here goes|"
     r"you (?:can|may|should|must|might) (?:\w+ )?(?:add|describe|include|provide|list|link|explain|give|paste|attach|"
-    r"write|mention|also)|(?:before|after) (?:submitting|opening|you))",
+    r"write|mention|also|show|put|use|tag|call)|(?:before|after) (?:submitting|opening|you))",
     re.I,
 )
 _FILL_IN = re.compile(r"\b(?:fill(?:ed)?\s+(?:in|out|this)|(?:replace|delete|remove) (?:this|me|these)|here\W*$)", re.I)
@@ -71,8 +72,26 @@ def is_prompt(text: str) -> bool:
         or _BRACKET.match(first)
         or _FILL_IN.search(text)
         or (_QUESTION_END.search(first) and len(first) < 200)
-        or (first.strip().isupper() and len(first.strip()) > 8 and re.search(r"\b(?:FILL|DESCRI|PLEASE)", first))
+        or (_shouted(first) and len(first.split()) >= 3)
     )
+
+
+def _shouted(line: str) -> bool:
+    """A line in capitals ('PLEASE FILL IN THE DESCRIPTION'): an instruction, however it is worded."""
+    letters = re.sub(r"https?://\S+|[^A-Za-z]", "", line)
+    return len(letters) > 8 and letters.isupper()
+
+
+_WRITE_ASK = re.compile(
+    r"\b(?:describe|explain|fill|write|list|add|provide|include|paste|summari[sz]e|give|tell|link|answer|mention|"
+    r"why|what|how|which)\b",
+    re.I,
+)
+
+
+def asks_to_write(text: str) -> bool:
+    """Whether a prompt asks for words from the author, not only to read or keep something."""
+    return bool(_WRITE_ASK.search(text))
 
 
 def is_bracket(text: str) -> bool:
