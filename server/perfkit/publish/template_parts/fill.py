@@ -58,6 +58,7 @@ class _Ctx:
     enforced: set[str]
     source: str
     offset: int  # template line of parts' line 0, 0-based
+    under: dict[str | None, list[Part]] = field(default_factory=dict)  # owner id -> its parts, built once
     out: list[str] = field(default_factory=list)
     report: list[TemplatePart] = field(default_factory=list)
     boxes: list[CheckboxOutcome] = field(default_factory=list)
@@ -95,8 +96,11 @@ def fill(
     is_policy_box: Callable[[str], bool],
 ) -> Filled:
     ctx = _Ctx(parts, res, decisions, placeholder, issue, enforced, source, 0)
+    for p in parts:
+        if p.kind != "heading":
+            ctx.under.setdefault(p.owner, []).append(p)
     heads = {p.id: p for p in parts if p.kind == "heading"}
-    _route_list_answers(parts, heads, res)
+    _route_list_answers(ctx, heads, res)
     slots = _slots(parts, heads, res)
     done: set[str] = set()
     for p in parts:
@@ -127,13 +131,13 @@ def _answer_end(ctx: _Ctx) -> None:
     ctx.block(text.strip().split("\n"))
 
 
-def _route_list_answers(parts: list[Part], heads: dict[str, Part], res: keys.Resolved) -> None:
+def _route_list_answers(ctx: _Ctx, heads: dict[str, Part], res: keys.Resolved) -> None:
     """An answer keyed by a heading that holds one list and asks nothing else goes to that list."""
     for hid in [k for k in res.answers if k in heads]:
         h = heads[hid]
         if h.role == "question":
             continue
-        lists = [p for p in parts if p.owner == hid and (p.options or p.boxes)]
+        lists = [p for p in ctx.under.get(hid, []) if p.options or p.boxes]
         if len(lists) == 1 and (isinstance(res.answers[hid], list) or lists[0].kind == "options"):
             res.answers[lists[0].id] = res.answers.pop(hid)
 
@@ -172,16 +176,16 @@ def _empty_fence(p: Part) -> bool:
     return p.kind == "code" and len(p.lines) >= 2 and not any(ln.strip() for ln in p.lines[1:-1])
 
 
-def _needs_placeholder(h: Part, parts: list[Part]) -> bool:
+def _needs_placeholder(h: Part, under: list[Part]) -> bool:
     """A question answered by its own issue link (or AI-use line) needs nothing more from the agent."""
     if h.inline_kind == "link":
         return False
-    return not any(p.kind in ("link", "ai-value") for p in parts if p.owner == h.id)
+    return not any(p.kind in ("link", "ai-value") for p in under)
 
 
 def _heading(ctx: _Ctx, h: Part, slots: dict[str, str]) -> None:
     title = h.title or ""
-    under = [p for p in ctx.parts if p.owner == h.id]
+    under = ctx.under.get(h.id, [])
     prompt = roles.prompts_of(h, under) or None
     base = dict(id=h.id, kind="heading", role=h.role, line=ctx.line(h), template=_short(h.text), prompt=prompt)
     if h.role == "covered":
@@ -253,7 +257,7 @@ def _answer_value(ctx: _Ctx, h: Part | None, key: str, under: list[Part]) -> tup
     if value is not None:
         text = value if isinstance(value, str) else "\n".join(f"- {v}" for v in value)
         return text.strip(), "answer", "draft.template_answers"
-    if h is not None and not _needs_placeholder(h, ctx.parts):
+    if h is not None and not _needs_placeholder(h, under):
         return None, "link", "its issue link is the answer"
     if h is not None and _ISSUE_TITLE.search(h.title or ""):
         return f"Related to #{ctx.issue}", "link", "it asks for the issue: the companion issue (draft.issue_number)"
@@ -262,7 +266,7 @@ def _answer_value(ctx: _Ctx, h: Part | None, key: str, under: list[Part]) -> tup
 
 
 def _answer_at(ctx: _Ctx, p: Part, owner: Part | None, key: str) -> None:
-    under = [q for q in ctx.parts if q.owner == (owner.id if owner else None)]
+    under = ctx.under.get(owner.id if owner else None, [])
     value, filled, why = _answer_value(ctx, owner, key, under)
     if p.kind == "code" and _empty_fence(p):
         ctx.emit(p, [p.lines[0], *(value.split("\n") if value else []), p.lines[-1]])
@@ -343,7 +347,7 @@ def _chosen(ctx: _Ctx, p: Part, owner: Part | None) -> tuple[list[int], str]:
 
 
 def _only_list(ctx: _Ctx, owner: Part, p: Part) -> bool:
-    lists = [q for q in ctx.parts if q.owner == owner.id and q.kind == "options"]
+    lists = [q for q in ctx.under.get(owner.id, []) if q.kind == "options"]
     return lists == [p]
 
 

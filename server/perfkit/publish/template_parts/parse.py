@@ -181,7 +181,7 @@ def parse(text: str) -> list[Part]:
             end = _fence_end(lines, i, fm.group(1))
             block = lines[i : end + 1]
             inner = [x.strip() for x in block[1:-1] if x.strip()]
-            asks = inner and all(x.startswith(("#", "//")) for x in inner) and words.is_prompt(inner[0].lstrip("#/ "))
+            asks = bool(inner) and all(x.startswith(("#", "//")) for x in inner)  # only comments: an example to fill
             out.add("prompt" if asks else "code", i, block)
             i, prev_blank = end + 1, False
             continue

@@ -11,7 +11,8 @@ import re
 _ASK_START = re.compile(
     r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:[_*]+\s*)?(?:\(\s*)?(?:please\b|pls\b|kindly\b|describe|explain|list\b|add\b|provide|"
     r"include|paste|link\b|attach|summari[sz]e|tell|give|write|share|mention|show|fill|replace|remove|delete|"
-    r"complete|enter|insert|put|do the following|follow these|make sure|ensure|remember|select|choose|pick|tick|"
+    r"complete|enter|insert|put|read (?:the|our|this)\b|"
+    r"do the following|follow these|make sure|ensure|remember|select|choose|pick|tick|"
     r"check the|mark|uncomment|note\b|e\.g\.|eg\b|for example|"
     r"example:|optional|if (?:this|the|you|applicable|it|your|any)|why\b|what\b|how\b|which\b|where\b|when\b|"
     r"does\b|do you|did you|is this|are there|was\b|were\b|who\b|briefly|short description|"
