@@ -174,6 +174,12 @@ class RenderResult(BaseModel):
         lines.append(f"repo template: {t.path or 'none'}{at} ({t.why})")
         for s in t.skipped_headings:
             lines.append(f"  skipped '{s.heading}': {s.reason}")
+        for h in t.enforced_headings:
+            lines.append(f"  kept '{h}': the repo's checks require it; it points to our part")
+        for part in self.template_parts:
+            if part.filled == "placeholder":
+                first = part.template.split("\n", 1)[0][:70]
+                lines.append(f"  to answer by id: {part.id} ({part.kind}) {first}")
         if t.cut_line:
             lines.append(f"  line {t.cut_line} says a bot removes what follows: the description ends above it")
         if t.title_rule:
