@@ -181,7 +181,10 @@ def parse(text: str) -> list[Part]:
             end = _fence_end(lines, i, fm.group(1))
             block = lines[i : end + 1]
             inner = [x.strip() for x in block[1:-1] if x.strip()]
-            asks = bool(inner) and all(x.startswith(("#", "//")) for x in inner)  # only comments: an example to fill
+            # only comments in a block: an example to fill in, when it names its language or asks in words
+            comments = bool(inner) and all(x.startswith(("#", "//")) for x in inner)
+            labelled = bool(ln.strip()[len(fm.group(1)) :].strip())
+            asks = comments and (labelled or words.is_prompt(inner[0].lstrip("#/ ")))
             out.add("prompt" if asks else "code", i, block)
             i, prev_blank = end + 1, False
             continue
