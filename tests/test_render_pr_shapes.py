@@ -37,7 +37,7 @@ _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _PROCESS_TITLE = re.compile(
     r"(?i)^\W*(?:#+\s*)?(?:\*\*)?(?:who can review|code review|pr review|merge|ci\b|.*\bci\b|.*\bbot\b)"
 )
-_PLACEHOLDER = re.compile(r"<(?:answer|tick the option|pick)[^>]*>")
+_PLACEHOLDER = re.compile(r"<(?:answer|tick|pick)[^>]*>")
 
 
 @pytest.fixture(scope="module")
@@ -211,6 +211,15 @@ def test_bot_lines_bot_help_and_reviewer_tags_are_kept_verbatim(tmp_path, campai
     assert "@reviewbot summary" in text and not [p for p in res.placeholders if "CI Bot" in p.text]
     res2, text2, _ = _render(tmp_path / "b", campaign, SHAPES["agent_policy_box"])
     assert "- kernels: @owner-one @owner-two" in text2 and "<answer 'Who can review?'>" not in text2
+
+
+def test_reviewers_boxes_get_no_placeholder(tmp_path, campaign):
+    res, text, _ = _render(tmp_path, campaign, SHAPES["details_checklist"])
+    review = text[text.index("## PR review") : text.index("## Did you have fun?")]
+    assert "- [ ] The PR is ready (not a draft)\n" in review and "<tick" not in review
+    assert len([b for b in res.checkboxes if "The PR is ready" in b.text]) == 1  # still reported
+    res2, text2, _ = _render(tmp_path / "s", campaign, SHAPES["motivation_modifications"])
+    assert "- [ ] For reviewers: if you only merged main into this PR, remove yourself as co-author.\n" in text2
 
 
 def test_checklists_inside_details_are_seen_and_answered_in_place(tmp_path, campaign):

@@ -56,6 +56,9 @@ def test_headings_setext_headings_and_bold_labels():
         "* You can add a usage example below",
         "Why is this change needed?",
         "Please link the issue here.",
+        "<Describe the change in one paragraph>",
+        "_Explain why the change is needed._",
+        "Replace this text with your notes.",
     ],
 )
 def test_prompt_text_in_every_form(line):
@@ -77,7 +80,10 @@ def test_process_notes_reviewer_tags_and_bot_commands(line):
     assert _kinds(f"## Notes for the team\n\nThe words of the template.\n\n{line}\n")[2][0] == "process"
 
 
-@pytest.mark.parametrize("title", ["Who can review?", "Code review", "Merge", "GitHub Actions CI", "Bot commands"])
+@pytest.mark.parametrize(
+    "title",
+    ["Who can review?", "Code review", "Merge", "GitHub Actions CI", "Bot commands", "For reviewers", "How to merge"],
+)
 def test_process_headings_ask_nothing(title):
     assert _role(f"## {title}\n\n<!-- tag someone -->\n", title) == "process"
 
@@ -145,6 +151,8 @@ def test_checklists_anywhere_including_details_and_wrapped_items():
         "<!-- Resolve --> #xxx",
         "Linked issue: <!-- e.g. Fixes #1234 -->",
         "Closes #1234",
+        "Resolves: #___",
+        "This PR fixes #",
     ],
 )
 def test_link_lines_and_their_fill(line):

@@ -28,6 +28,7 @@ _AI_VALUE_WHY = (
     "the user confirms before posting"
 )
 _SHORT = 300
+_REVIEWER_BOX = re.compile(r"^\W*(?:for )?(?:the )?(?:reviewers?|maintainers?)\b\W", re.I)
 _OURS = {"summary", "speedup result", "correctness verification"}  # our own headings satisfy a check for them
 _ISSUE_TITLE = re.compile(
     r"\b(?:issues?|related (?:issues?|prs?|to)|references?|linked|fixes|closes|resolves|tickets?)\b", re.I
@@ -371,8 +372,9 @@ def _boxes(ctx: _Ctx, p: Part, owner: Part | None, policy: Callable[[str], bool]
     lines = list(p.lines)
     picked, why = _chosen(ctx, p, owner) if p.kind == "options" or p.id in ctx.res.answers else ([], "")
     one_of = p.kind == "options" or why == "draft.template_answers"
+    reviewers = owner is not None and owner.role == "process"
     for b in p.boxes:
-        _box(ctx, p, b, lines, picked, one_of, policy, why)
+        _box(ctx, p, b, lines, picked, one_of or reviewers or bool(_REVIEWER_BOX.match(b.text)), policy, why)
     ctx.emit(p, lines)
     if p.kind == "options" and not picked and not any(ctx.res.boxes.get((p.id, b.index)) is not None for b in p.boxes):
         ctx.block([ctx.ph("tick the option that applies")])
@@ -380,7 +382,16 @@ def _boxes(ctx: _Ctx, p: Part, owner: Part | None, policy: Callable[[str], bool]
     else:
         filled = "boxes"
     ctx.report.append(
-        _rep(ctx, p, owner, filled, None, why or ("one to pick" if one_of else "each box decided on its own"))
+        _rep(
+            ctx,
+            p,
+            owner,
+            filled,
+            None,
+            why
+            or ("boxes for the reviewers: left to them" if reviewers else "")
+            or ("one to pick" if one_of else "each box decided on its own"),
+        )
     )
 
 
@@ -390,7 +401,7 @@ def _box(
     b: Box,
     lines: list[str],
     picked: list[int],
-    one_of: bool,
+    quiet: bool,  # no placeholder on an unticked box: one of a list, or a box for the reviewers
     is_policy: Callable[[str], bool],
     why: str,
 ) -> None:
@@ -415,7 +426,7 @@ def _box(
         note = why
     lines[k] = m.group("lead") + ("x" if tick else " ") + m.group("close") + m.group("text")
     end = b.end - p.start
-    if not tick and (reason or not one_of):
+    if not tick and (reason or not quiet):
         lines[end] = lines[end].rstrip() + (
             f" ({reason})" if reason else f" {ctx.ph('tick if true, else say why not')}"
         )

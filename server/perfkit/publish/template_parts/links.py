@@ -12,7 +12,7 @@ _WORDS = (
 _LEAD = (
     r"(?P<lead>\s*(?:[-*+]\s+)?(?:\*\*|__)?(?:<!--\s*"
     + _WORDS
-    + r"\s*-->\s*|"
+    + r"\s*-->\s*|(?:this (?:pr|pull request|change) )?"
     + _WORDS
     + r")(?:\*\*|__)?\s*:?\s*(?:\*\*|__)?\s*)"
 )

@@ -23,6 +23,10 @@ _ASK_START = re.compile(
     re.I,
 )
 _FILL_IN = re.compile(r"\b(?:fill(?:ed)?\s+(?:in|out|this)|(?:replace|delete|remove) (?:this|me|these)|here\W*$)", re.I)
+# '<Describe the change here>': an angle-bracket blank, not an HTML tag
+_ANGLE = re.compile(
+    r"^\s*(?:[-*+]\s+)?<(?![!/]|(?:details|summary|br|p|div|img|a|sub|sup|b|i|em)\b)[A-Za-z][^<>\n]{2,200}>\s*$"
+)
 _QUESTION_END = re.compile(r"\?\s*(?:[*_)]+\s*)?:?\s*$")
 # bracketed or parenthesised instruction: "[Note which collection ...]", "(*link existing issues*)"
 _BRACKET = re.compile(
@@ -46,7 +50,8 @@ _AUTHOR_ASK = re.compile(
 _PROCESS_HEADING = re.compile(
     r"^(?:who (?:can|should|to|may) review(?: this)?|"
     r"(?:code |pr |pull request )?review(?:ing)?(?: process| guidelines?)?|"
-    r"reviewers?|for reviewers? only|reviewer checklist|merg(?:e|ing)(?: rules| process| policy| checklist)?|"
+    r"reviewers?|for (?:the )?reviewers?(?: only)?|reviewers? checklist|review checklist|maintainers? checklist|"
+    r"(?:how to |when to )?merg(?:e|ing)(?: rules| process| policy| checklist)?|"
     r"(?:\w+ )*ci|continuous integration|(?:\w+ )*jenkins(?: \w+)*|(?:\w+ )*bot(?: \w+)*|(?:\w+ )*commands?|"
     r"for maintainers?|maintainers?(?: only| checklist)?|cc|tag(?:ging)? reviewers|approvals?|release process|"
     r"pinging|ping)$",
@@ -74,6 +79,7 @@ def is_prompt(text: str) -> bool:
         or _FILL_IN.search(text)
         or (_QUESTION_END.search(first) and len(first) < 200)
         or (_shouted(first) and len(first.split()) >= 3)
+        or bool(_ANGLE.match(first))
     )
 
 
