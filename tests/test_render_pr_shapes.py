@@ -253,6 +253,10 @@ def test_link_lines_get_the_issue_number_or_a_clear_placeholder(tmp_path, campai
     assert "Fixes #4711" in text3 and "<answer 'Which issue(s) this PR fixes'>" not in text3
     res4, text4, _ = _render(tmp_path / "m", campaign, SHAPES["release_notes_areas"], draft)
     assert "<!-- Resolve --> #4711" in text4 and "#xxx" not in text4
+    inline = "**Which issue this PR fixes** *(optional, as `fixes #<issue number>`, closes it on merge)*: fixes #\n"
+    res6, text6, repo6 = _render(tmp_path / "i", campaign, {".github/PULL_REQUEST_TEMPLATE.md": inline}, draft)
+    assert "**Which issue this PR fixes**: fixes #4711" in text6 and "closes it on merge" not in text6
+    _clean(res6, repo6, campaign, draft)
     res5, text5, _ = _render(tmp_path / "r", campaign, SHAPES["types_and_breaking"], draft)
     assert "## Related issues\n\nRelated to #4711" in text5 and "#1234" not in _ours(text5)
 

@@ -60,6 +60,7 @@ class _Ctx:
     source: str
     offset: int  # template line of parts' line 0, 0-based
     under: dict[str | None, list[Part]] = field(default_factory=dict)  # owner id -> its parts, built once
+    carry: bool = False  # a dropped part stood apart: the next one kept does too
     out: list[str] = field(default_factory=list)
     report: list[TemplatePart] = field(default_factory=list)
     boxes: list[CheckboxOutcome] = field(default_factory=list)
@@ -71,9 +72,10 @@ class _Ctx:
         return self.placeholder.format(what=what)
 
     def emit(self, p: Part, lines: list[str]) -> None:
-        if p.gap and self.out and self.out[-1].strip():
+        if (p.gap or self.carry) and self.out and self.out[-1].strip():
             self.out.append("")
         self.out += lines
+        self.carry = False
 
     def block(self, lines: list[str]) -> None:
         """An answer: its own paragraph."""
@@ -218,12 +220,9 @@ def _heading(ctx: _Ctx, h: Part, slots: dict[str, str]) -> None:
     if h.style == "label" and h.inline_kind in ("prompt", "link", "ai-value"):
         line = _label_only(h)
         if h.inline_kind == "link":
-            m = links.inline_link(h.lines[0])
-            line = (
-                (h.lines[0][: m.start()] + re.sub(r"#.*$", f"#{ctx.issue}", m.group(0)))
-                if m
-                else line + f" #{ctx.issue}"
-            )
+            m = links.inline_link(h.inline)
+            said = re.sub(r"#.*$", f"#{ctx.issue}", m.group(0)) if m else links.fill(h.inline, ctx.issue)
+            line = f"{_label_head(h)} {said.strip()}"
         elif h.inline_kind == "ai-value":
             line = tl.ai_value(h.lines[0]) or (line + " " + tl.AI_ANSWER)
             ctx.conflicts.append(
@@ -243,6 +242,13 @@ def _heading(ctx: _Ctx, h: Part, slots: dict[str, str]) -> None:
     if h.role == "question" and slots.get(h.id):
         how, note = "kept", "its answer replaces the prompt below it (see the prompt part)"
     ctx.report.append(TemplatePart(**base, filled=how, why=note))
+
+
+def _label_head(h: Part) -> str:
+    """'**Which issue this PR fixes** *(optional, ...)*: fixes #' -> '**Which issue this PR fixes**:'."""
+    m = re.match(r"^(\s*(?:[-*+]\s+)?(\*\*|__).+?\2)", h.lines[0])
+    head = m.group(1) if m else _label_only(h)
+    return head if head.rstrip().endswith(":") else head + ":"
 
 
 def _label_only(h: Part) -> str:
@@ -302,6 +308,7 @@ def _part(ctx: _Ctx, p: Part, owner: Part | None, role: str | None, is_policy_bo
                 _rep(ctx, p, owner, "kept", None, "a comment under a heading that asks nothing: left as it is")
             )
         else:
+            ctx.carry = ctx.carry or p.gap > 0 or bool(ctx.out and ctx.out[-1].strip())
             ctx.report.append(_rep(ctx, p, owner, "dropped", None, "template prompt text: replaced, never left in"))
         return
     if p.kind == "link":

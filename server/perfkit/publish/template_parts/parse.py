@@ -114,7 +114,7 @@ def _label(line: str) -> tuple[str, str] | None:
     if title.endswith((":", "?")):
         return title.rstrip(":").strip(), rest.strip()
     # '**Label**: text', '**Label** *(optional ...)*: fixes #'
-    after = re.match(r"^\s*(?:[*_]?\([^)\n]{0,200}\)[*_]?\s*)?:\s*(.*)$", rest)
+    after = re.match(r"^\s*(?:[*_]?\([^\n]{0,300}?\)[*_]?\s*)?:\s*(.*)$", rest)
     if after:
         return title, after.group(1).strip()
     if not rest.strip() and len(title) <= 60 and "://" not in title and not words.is_prompt(title):
