@@ -197,7 +197,10 @@ def test_please_fill_in_lines_and_shouted_instructions_are_prompts(tmp_path, cam
 
 
 def test_process_headings_and_notes_are_kept_with_nothing_under_them(tmp_path, campaign):
-    res, text, _ = _render(tmp_path, campaign, SHAPES["quoted_prompts"])
+    draft = dict(DRAFT, template_answers={"Merge": "Please merge soon.", "Summary": "x"})
+    res, text, _ = _render(tmp_path, campaign, SHAPES["quoted_prompts"], draft)
+    assert "Please merge soon." not in text
+    assert sorted(w.split("'")[1] for w in res.warnings if "was not placed" in w) == ["Merge", "Summary"]
     assert {p.template for p in _by(res, kind="heading", role="process")} == {"## Code review", "## Merge"}
     assert "## Merge\n\nMaintainers squash-merge once CI is green." in text
     assert "<answer 'Merge'>" not in text and "<answer 'Code review'>" not in text

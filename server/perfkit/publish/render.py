@@ -384,7 +384,9 @@ def _repo_part(
     rule = title_rule.find(sources)
     warnings = list(files.skipped)
     warnings += [
-        f"draft.template_answers['{k}'] matches no heading kept from the repo's template" for k in merged.unused_answers
+        f"draft.template_answers['{k}'] was not placed: it matches no part of the repo's template that asks "
+        "something (a covered heading, a note for reviewers or CI, or no part at all); see template_parts"
+        for k in merged.unused_answers
     ]
     warnings += [f"draft.checkboxes '{t}' matches no box of the repo's template" for t in merged.unused_boxes]
     if rule and d.title_prefix != DEFAULT_PREFIX:

@@ -217,6 +217,8 @@ def _heading(ctx: _Ctx, h: Part, slots: dict[str, str]) -> None:
         ctx.report.append(TemplatePart(**base, filled="dropped", why=f"{h.role_why}; its prompts go with it"))
         return
     ctx.kept.append(title)
+    if h.role == "process" and h.id in ctx.res.answers:
+        ctx.res.unused_answers.append(h.id)  # nothing is asked under a process note
     if h.style == "label" and h.inline_kind in ("prompt", "link", "ai-value"):
         line = _label_only(h)
         if h.inline_kind == "link":
