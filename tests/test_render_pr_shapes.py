@@ -313,6 +313,13 @@ def test_a_release_note_block_receives_the_answer_inside_it(tmp_path, campaign):
     draft = dict(DRAFT, template_answers={"change anything for users": "NONE"})
     res, text, _ = _render(tmp_path, campaign, SHAPES["kind_labels"], draft)
     assert "```release-note\nNONE\n```" in text
+    # the block's own id, as the result lists it with its placeholder, answers too
+    r0, _, _ = _render(tmp_path / "b", campaign, SHAPES["kind_labels"])
+    (block,) = [p.id for p in r0.template_parts if p.kind == "code" and p.filled == "placeholder"]
+    r1, text1, _ = _render(
+        tmp_path / "b", campaign, SHAPES["kind_labels"], dict(DRAFT, template_answers={block: "NONE"})
+    )
+    assert "```release-note\nNONE\n```" in text1 and not r1.warnings
 
 
 def test_nested_select_one_keeps_its_lead_and_the_policy_box_stays_unticked(tmp_path, campaign):

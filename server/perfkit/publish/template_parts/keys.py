@@ -39,7 +39,10 @@ def _pick(field_name: str, key: str, hits: list[tuple[str, str]], what: str) -> 
 def _heading(parts: list[Part], key: str, field_name: str) -> str | None:
     m = _ID.match(key)
     if m and not m.group(2):
-        return m.group(1) if any(p.id == m.group(1) for p in parts) else None
+        hit = next((p for p in parts if p.id == m.group(1)), None)
+        if hit is None or hit.kind == "heading" or hit.boxes or hit.options:
+            return hit.id if hit else None
+        return hit.owner or "preamble"  # a prompt or block answers for the heading it sits under
     want = norm_heading(key)
     if not want:
         return None
@@ -83,10 +86,12 @@ def resolve(parts: list[Part], answers: dict[str, str | list[str]], decisions: l
     """Answers keyed by part id, and the box each decision names (by its index in the draft's list)."""
     res = Resolved()
     for key, value in answers.items():
-        if norm_heading(key) == "preamble":
+        pid = (
+            "preamble" if norm_heading(key) == "preamble" else _heading(parts, key, f"draft.template_answers['{key}']")
+        )
+        if pid == "preamble":
             res.answers["preamble"] = value
             continue
-        pid = _heading(parts, key, f"draft.template_answers['{key}']")
         if pid is None:
             m = _ID.match(key)
             pid = m.group(1) if m and any(p.id == m.group(1) and (p.boxes or p.options) for p in parts) else None
