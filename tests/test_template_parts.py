@@ -100,6 +100,7 @@ def test_notes_for_reviewers_is_a_question_not_a_process_note():
         ("Purpose", roles.SUMMARY_POINTER),
         ("What does this PR do?", roles.SUMMARY_POINTER),
         ("What this PR does / why we need it", roles.SUMMARY_POINTER),
+        ("What does this PR do / why do we need it", roles.SUMMARY_POINTER),
         ("Motivation and Context", roles.SUMMARY_POINTER),
         ("Test Result", roles.RESULT_POINTER),
         ("Benchmarking and Profiling", roles.RESULT_POINTER),
