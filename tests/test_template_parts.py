@@ -74,6 +74,7 @@ def test_prompt_text_in_every_form(line):
         "/ci run",
         "Maintainers squash-merge after two approvals.",
         "> The pipeline starts on its own for members.",
+        "> [!NOTE]\n> PRs are squash-merged by the maintainers.",
     ],
 )
 def test_process_notes_reviewer_tags_and_bot_commands(line):
@@ -105,11 +106,15 @@ def test_notes_for_reviewers_is_a_question_not_a_process_note():
         ("Test Result", roles.RESULT_POINTER),
         ("Benchmarking and Profiling", roles.RESULT_POINTER),
         ("Accuracy Tests", roles.RESULT_POINTER),
+        ("1. Summary", roles.SUMMARY_POINTER),
+        ("📝 Description", roles.SUMMARY_POINTER),
+        ("Summary <!-- required -->", roles.SUMMARY_POINTER),
     ],
 )
 def test_covered_headings(title, pointer):
-    assert roles.covered_by(title) == pointer
-    assert _role(f"## {title}\n\n<!-- x -->\n", title) == "covered"
+    clean = title.split(" <!--")[0]
+    assert roles.covered_by(clean) == pointer
+    assert _role(f"## {title}\n\n<!-- x -->\n", clean) == "covered"
 
 
 def test_questions_groups_and_parents():

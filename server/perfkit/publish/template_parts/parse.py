@@ -90,7 +90,7 @@ def _heading(lines: list[str], i: int, prev_blank: bool) -> tuple[int, str, int]
     """(level, title, line count) when line i starts a heading."""
     hm = _ATX_RE.match(lines[i])
     if hm:
-        return len(hm.group(1)), (hm.group(2) or "").strip(), 1
+        return len(hm.group(1)), re.sub(r"\s*<!--.*?(?:-->|$)", "", hm.group(2) or "").strip(), 1
     ln = lines[i]
     if (
         i + 1 < len(lines)
@@ -151,6 +151,7 @@ def _classify_block(text: str) -> Kind:
         return "prompt"
     if words.is_quote(first):
         inner = re.sub(r"(?m)^\s*>\s?", "", visible)
+        inner = re.sub(r"^\s*\[!\w+\]\s*", "", inner)  # a GitHub alert ('> [!NOTE]') is read by what it says
         if words.is_prompt(inner):
             return "prompt"
         return "process" if words.is_process(inner) else "text"

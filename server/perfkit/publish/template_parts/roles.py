@@ -48,7 +48,7 @@ _DESCRIPTION_ASK = re.compile(
 
 def covered_by(title: str) -> str | None:
     """Which of our parts covers a heading, or None."""
-    name = norm_heading(title)[:300]
+    name = re.sub(r"^(?:\d+(?:\.\d+)*|[a-z]|[ivx]+)\s+(?=\w)", "", norm_heading(title)[:300])  # '1. Summary'
     if _RESULT.match(name):
         return RESULT_POINTER
     if _SUMMARY.match(name):
