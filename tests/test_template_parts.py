@@ -45,6 +45,13 @@ def test_headings_setext_headings_and_bold_labels():
     assert [k for k, _ in _kinds("Some **bold** words in a sentence.\n")] == ["text"]
 
 
+def test_a_table_skeleton_to_fill_is_a_prompt_and_a_filled_table_is_text():
+    skeleton = _parts("## Environment\n\n| item | value |\n|---|---|\n| GPU | |\n| CUDA | |\n")
+    assert [p.kind for p in skeleton] == ["heading", "prompt"] and skeleton[0].role == "question"
+    filled = _parts("## Support\n\n| backend | status |\n|---|---|\n| CUDA | yes |\n")
+    assert [p.kind for p in filled] == ["heading", "text"]
+
+
 @pytest.mark.parametrize(
     "line",
     [

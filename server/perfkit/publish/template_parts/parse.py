@@ -149,6 +149,9 @@ def _classify_block(text: str) -> Kind:
         return "ai-value"  # 'AI usage disclosure: <!-- YES / NO, and how -->'
     if not visible:
         return "prompt"
+    rows = [ln.strip() for ln in text.split("\n") if ln.strip()]
+    if len(rows) >= 2 and all(r.startswith("|") for r in rows) and any(re.search(r"\|\s*\|", r) for r in rows[2:]):
+        return "prompt"  # a table skeleton with empty cells, to be filled in: the answer replaces it
     if words.is_quote(first):
         inner = re.sub(r"(?m)^\s*>\s?", "", visible)
         inner = re.sub(r"^\s*\[!\w+\]\s*", "", inner)  # a GitHub alert ('> [!NOTE]') is read by what it says
