@@ -140,6 +140,13 @@ def test_questions_groups_and_parents():
     }
 
 
+def test_a_question_with_the_template_s_own_words_under_it_still_asks():
+    text = "## Test plan\n\nCI runs the GPU tests nightly.\n\n<!-- List the commands you ran. -->\n\n## Keep\n\n"
+    text += "<!-- Do not delete this section. -->\n\nI agree to the terms.\n"
+    got = {p.title: p.role for p in _parts(text) if p.kind == "heading"}
+    assert got == {"Test plan": "question", "Keep": "group"}
+
+
 def test_checklists_anywhere_including_details_and_wrapped_items():
     text = "## A\n\n<details>\n<summary>Before</summary>\n\n- [ ] one\n- [x] two\n  wrapped\n\n[ ] bare\n</details>\n"
     parts = _parts(text)

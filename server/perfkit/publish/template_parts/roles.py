@@ -87,10 +87,13 @@ def _role(h: Part, under: list[Part], parent: bool) -> tuple[Role, str]:
         return "covered", f"covered by {pointer}"
     if parent:
         return "group", "holds the headings below it"
-    content = [p for p in under if p.kind in ("checklist", "options", "text", "details", "process")]
+    lists = [p for p in under if p.kind in ("checklist", "options")]
+    content = lists + [p for p in under if p.kind in ("text", "details", "process")]
     content += [p for p in under if p.kind == "code" and not _empty_fence(p)]
     if h.inline_kind == "text":
         return "group", "the label carries the template's own words"
+    if not lists and content and any(words.asks_to_write(t) for t in _prompts(h, under)):
+        return "question", "asks the author; the template's own words under it stay"
     if content:
         kinds = sorted({p.kind for p in content})
         return "group", "holds " + ", ".join(kinds) + ": each is answered in place"
