@@ -11,81 +11,23 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from perfkit.publish import template_lines as tl
 from perfkit.publish.draft_model import Checkbox
-from perfkit.publish.models import CheckboxOutcome, FilledHow, PolicyConflict, TemplatePart
-from perfkit.publish.template_parts import keys, links, options, roles
-from perfkit.publish.template_parts.kinds import Box, Part
+from perfkit.publish.models import FilledHow, PolicyConflict, TemplatePart
+from perfkit.publish.template_parts import fill_lists, keys, links, roles
+from perfkit.publish.template_parts.context import Ctx, Filled, rep, short
+from perfkit.publish.template_parts.kinds import Part
 from perfkit.templatetext import norm_heading
 
-_POLICY_WHY = (
-    "the box asserts the PR is not written with AI or agent help; it stays unticked, so tell the user before they post"
-)
 _AI_VALUE_WHY = (
     "the template asks whether AI was used; answered YES because an agent drafted this description: "
     "the user confirms before posting"
 )
-_SHORT = 300
-_REVIEWER_BOX = re.compile(r"^\W*(?:for )?(?:the )?(?:reviewers?|maintainers?)\b\W", re.I)
 _OURS = {"summary", "speedup result", "correctness verification"}  # our own headings satisfy a check for them
 _ISSUE_TITLE = re.compile(
     r"\b(?:issues?|related (?:issues?|prs?|to)|references?|linked|fixes|closes|resolves|tickets?)\b", re.I
 )
-
-
-def _short(text: str) -> str:
-    return text if len(text) <= _SHORT else text[: _SHORT - 3] + "..."
-
-
-@dataclass
-class Filled:
-    lines: list[str]
-    parts: list[TemplatePart]
-    boxes: list[CheckboxOutcome]
-    conflicts: list[PolicyConflict]
-    kept: list[str]
-    skipped: list[tuple[str, int, str]]  # (heading, 1-based line, reason)
-
-
-@dataclass
-class _Ctx:
-    parts: list[Part]
-    res: keys.Resolved
-    decisions: list[Checkbox]
-    placeholder: str
-    issue: str
-    enforced: set[str]
-    source: str
-    offset: int  # template line of parts' line 0, 0-based
-    under: dict[str | None, list[Part]] = field(default_factory=dict)  # owner id -> its parts, built once
-    carry: bool = False  # a dropped part stood apart: the next one kept does too
-    out: list[str] = field(default_factory=list)
-    report: list[TemplatePart] = field(default_factory=list)
-    boxes: list[CheckboxOutcome] = field(default_factory=list)
-    conflicts: list[PolicyConflict] = field(default_factory=list)
-    kept: list[str] = field(default_factory=list)
-    skipped: list[tuple[str, int, str]] = field(default_factory=list)
-
-    def ph(self, what: str) -> str:
-        return self.placeholder.format(what=what)
-
-    def emit(self, p: Part, lines: list[str]) -> None:
-        if (p.gap or self.carry) and self.out and self.out[-1].strip():
-            self.out.append("")
-        self.out += lines
-        self.carry = False
-
-    def block(self, lines: list[str]) -> None:
-        """An answer: its own paragraph."""
-        if self.out and self.out[-1].strip():
-            self.out.append("")
-        self.out += lines
-        self.out.append("")
-
-    def line(self, p: Part) -> int:
-        return self.offset + p.start + 1
 
 
 def fill(
@@ -98,7 +40,7 @@ def fill(
     source: str,
     is_policy_box: Callable[[str], bool],
 ) -> Filled:
-    ctx = _Ctx(parts, res, decisions, placeholder, issue, enforced, source, 0)
+    ctx = Ctx(parts, res, decisions, placeholder, issue, enforced, source, 0)
     for p in parts:
         if p.kind != "heading":
             ctx.under.setdefault(p.owner, []).append(p)
@@ -128,13 +70,13 @@ def fill(
     return Filled(ctx.out, ctx.report, ctx.boxes, ctx.conflicts, ctx.kept, ctx.skipped)
 
 
-def _answer_end(ctx: _Ctx) -> None:
+def _answer_end(ctx: Ctx) -> None:
     value = ctx.res.answers["preamble"]
     text = value if isinstance(value, str) else "\n".join(f"- {v}" for v in value)
     ctx.block(text.strip().split("\n"))
 
 
-def _route_list_answers(ctx: _Ctx, heads: dict[str, Part], res: keys.Resolved) -> None:
+def _route_list_answers(ctx: Ctx, heads: dict[str, Part], res: keys.Resolved) -> None:
     """An answer keyed by a heading that holds one list and asks nothing else goes to that list."""
     for hid in [k for k in res.answers if k in heads]:
         h = heads[hid]
@@ -186,11 +128,11 @@ def _needs_placeholder(h: Part, under: list[Part]) -> bool:
     return not any(p.kind in ("link", "ai-value") for p in under)
 
 
-def _heading(ctx: _Ctx, h: Part, slots: dict[str, str]) -> None:
+def _heading(ctx: Ctx, h: Part, slots: dict[str, str]) -> None:
     title = h.title or ""
     under = ctx.under.get(h.id, [])
     prompt = roles.prompts_of(h, under) or None
-    base = dict(id=h.id, kind="heading", role=h.role, line=ctx.line(h), template=_short(h.text), prompt=prompt)
+    base = dict(id=h.id, kind="heading", role=h.role, line=ctx.line(h), template=short(h.text), prompt=prompt)
     if h.role == "covered":
         pointer = roles.covered_by(title) or roles.SUMMARY_POINTER
         if title in ctx.enforced and norm_heading(title) not in _OURS:
@@ -237,7 +179,7 @@ def _heading(ctx: _Ctx, h: Part, slots: dict[str, str]) -> None:
         value, filled, why = _answer_value(ctx, h, h.id, under)
         if value is not None:
             ctx.block(value.split("\n"))
-        ctx.report.append(TemplatePart(**base, filled=filled, value=_short(value) if value else None, why=why))
+        ctx.report.append(TemplatePart(**base, filled=filled, value=short(value) if value else None, why=why))
         return
     how: FilledHow = "link" if h.inline_kind == "link" else "kept"
     note = h.role_why
@@ -260,7 +202,7 @@ def _label_only(h: Part) -> str:
     return ln[:cut].rstrip() if cut > 0 else ln.rstrip()
 
 
-def _answer_value(ctx: _Ctx, h: Part | None, key: str, under: list[Part]) -> tuple[str | None, FilledHow, str]:
+def _answer_value(ctx: Ctx, h: Part | None, key: str, under: list[Part]) -> tuple[str | None, FilledHow, str]:
     """(text to put, filled, why) for a question or an answered heading."""
     value = ctx.res.answers.get(key)
     if value is not None:
@@ -274,50 +216,36 @@ def _answer_value(ctx: _Ctx, h: Part | None, key: str, under: list[Part]) -> tup
     return ctx.ph(f"answer '{name}'"), "placeholder", "the template asks the author; the draft has no answer yet"
 
 
-def _answer_at(ctx: _Ctx, p: Part, owner: Part | None, key: str) -> None:
+def _answer_at(ctx: Ctx, p: Part, owner: Part | None, key: str) -> None:
     under = ctx.under.get(owner.id if owner else None, [])
     value, filled, why = _answer_value(ctx, owner, key, under)
     if p.kind == "code" and _empty_fence(p):
         ctx.emit(p, [p.lines[0], *(value.split("\n") if value else []), p.lines[-1]])
-        ctx.report.append(_rep(ctx, p, owner, filled, value, f"{why}; written inside the template's block"))
+        ctx.report.append(rep(ctx, p, owner, filled, value, f"{why}; written inside the template's block"))
         return
     if value is not None:
         if p.gap and ctx.out and ctx.out[-1].strip():
             ctx.out.append("")
         ctx.block(value.split("\n"))
-    ctx.report.append(_rep(ctx, p, owner, "replaced", value, f"the prompt is replaced by the answer ({why})"))
+    ctx.report.append(rep(ctx, p, owner, "replaced", value, f"the prompt is replaced by the answer ({why})"))
 
 
-def _rep(ctx: _Ctx, p: Part, owner: Part | None, filled: FilledHow, value: str | None, why: str) -> TemplatePart:
-    return TemplatePart(
-        id=p.id,
-        kind=p.kind,
-        line=ctx.line(p),
-        heading=owner.title if owner else None,
-        template=_short(p.text),
-        options=list(p.options),
-        filled=filled,
-        value=_short(value) if value else None,
-        why=why,
-    )
-
-
-def _part(ctx: _Ctx, p: Part, owner: Part | None, role: str | None, is_policy_box: Callable[[str], bool]) -> None:
+def _part(ctx: Ctx, p: Part, owner: Part | None, role: str | None, is_policy_box: Callable[[str], bool]) -> None:
     if p.kind == "prompt":
         if p.hidden and role not in ("question", "covered"):
             ctx.emit(p, list(p.lines))
             ctx.report.append(
-                _rep(ctx, p, owner, "kept", None, "a comment under a heading that asks nothing: left as it is")
+                rep(ctx, p, owner, "kept", None, "a comment under a heading that asks nothing: left as it is")
             )
         else:
             ctx.carry = ctx.carry or p.gap > 0 or bool(ctx.out and ctx.out[-1].strip())
-            ctx.report.append(_rep(ctx, p, owner, "dropped", None, "template prompt text: replaced, never left in"))
+            ctx.report.append(rep(ctx, p, owner, "dropped", None, "template prompt text: replaced, never left in"))
         return
     if p.kind == "link":
         line = links.fill(p.lines[0], ctx.issue)
         ctx.emit(p, [line, *p.lines[1:]])
         ctx.report.append(
-            _rep(ctx, p, owner, "link", line, "the issue this PR goes with (draft.issue_number, else a placeholder)")
+            rep(ctx, p, owner, "link", line, "the issue this PR goes with (draft.issue_number, else a placeholder)")
         )
         return
     if p.kind == "ai-value":
@@ -331,13 +259,13 @@ def _part(ctx: _Ctx, p: Part, owner: Part | None, role: str | None, is_policy_bo
             PolicyConflict(source=ctx.source, line=ctx.line(p), text=p.lines[0].strip(), why=_AI_VALUE_WHY)
         )
         ctx.emit(p, [answered])
-        ctx.report.append(_rep(ctx, p, owner, "answer", answered, _AI_VALUE_WHY))
+        ctx.report.append(rep(ctx, p, owner, "answer", answered, _AI_VALUE_WHY))
         return
     if p.kind in ("checklist", "options") and p.boxes:
-        _boxes(ctx, p, owner, is_policy_box)
+        fill_lists.boxes(ctx, p, owner, is_policy_box)
         return
     if p.kind == "options":
-        _comment_options(ctx, p, owner)
+        fill_lists.comment_options(ctx, p, owner)
         return
     ctx.emit(p, list(p.lines))
     why = {
@@ -345,113 +273,4 @@ def _part(ctx: _Ctx, p: Part, owner: Part | None, role: str | None, is_policy_bo
         "details": "the template's markup, kept",
         "code": "the template's block, kept",
     }.get(p.kind, "the template's own words, kept")
-    ctx.report.append(_rep(ctx, p, owner, "kept", None, why))
-
-
-def _chosen(ctx: _Ctx, p: Part, owner: Part | None) -> tuple[list[int], str]:
-    for key in (p.id, owner.id if owner else None):
-        if key and key in ctx.res.answers and (key == p.id or owner is not None and _only_list(ctx, owner, p)):
-            value = ctx.res.answers.pop(key)
-            return keys.pick_options(p, value, f"draft.template_answers['{key}']"), "draft.template_answers"
-    return options.backed(p.options) if p.kind == "options" else ([], "")
-
-
-def _only_list(ctx: _Ctx, owner: Part, p: Part) -> bool:
-    lists = [q for q in ctx.under.get(owner.id, []) if q.kind == "options"]
-    return lists == [p]
-
-
-def _comment_options(ctx: _Ctx, p: Part, owner: Part | None) -> None:
-    picked, why = _chosen(ctx, p, owner)
-    if picked:
-        values = [p.options[k] for k in picked]
-        slash = all(v.startswith("/") for v in values)
-        lines = values if slash else [", ".join(values)]
-        ctx.emit(p, lines)
-        ctx.report.append(_rep(ctx, p, owner, "option", "\n".join(lines), why))
-        return
-    ctx.emit(p, list(p.lines))
-    ctx.block([ctx.ph("pick from the options listed above")])
-    ctx.report.append(
-        _rep(ctx, p, owner, "placeholder", None, "no option is backed by the draft; the agent picks one by id")
-    )
-
-
-def _boxes(ctx: _Ctx, p: Part, owner: Part | None, policy: Callable[[str], bool]) -> None:
-    lines = list(p.lines)
-    picked, why = _chosen(ctx, p, owner) if p.kind == "options" or p.id in ctx.res.answers else ([], "")
-    one_of = p.kind == "options" or why == "draft.template_answers"
-    reviewers = owner is not None and owner.role == "process"
-    for b in p.boxes:
-        _box(ctx, p, b, lines, picked, one_of or reviewers or bool(_REVIEWER_BOX.match(b.text)), policy, why)
-    ctx.emit(p, lines)
-    if p.kind == "options" and not picked and not any(ctx.res.boxes.get((p.id, b.index)) is not None for b in p.boxes):
-        ctx.block([ctx.ph("tick the option that applies")])
-        filled: FilledHow = "placeholder"
-    else:
-        filled = "boxes"
-    ctx.report.append(
-        _rep(
-            ctx,
-            p,
-            owner,
-            filled,
-            None,
-            why
-            or ("boxes for the reviewers: left to them" if reviewers else "")
-            or ("one to pick" if one_of else "each box decided on its own"),
-        )
-    )
-
-
-def _box(
-    ctx: _Ctx,
-    p: Part,
-    b: Box,
-    lines: list[str],
-    picked: list[int],
-    quiet: bool,  # no placeholder on an unticked box: one of a list, or a box for the reviewers
-    is_policy: Callable[[str], bool],
-    why: str,
-) -> None:
-    k = b.line - p.start
-    m = keys_box(lines[k])
-    if m is None:
-        return
-    j = ctx.res.boxes.get((p.id, b.index))
-    d = ctx.decisions[j] if j is not None else None
-    tick = d.tick if d else b.index in picked
-    reason = d.reason if d else None
-    note = None
-    if m.group("mark") in "xX" and not tick:
-        note = "the template had it ticked; unticked because the draft does not back it"
-    line_no = ctx.line(p) + k
-    if is_policy(b.text):
-        if tick:
-            note = "the draft asked to tick it; left unticked: the description is drafted with an agent"
-        tick = False
-        ctx.conflicts.append(PolicyConflict(source=ctx.source, line=line_no, text=b.text, why=_POLICY_WHY))
-    if tick and d is None and picked:
-        note = why
-    lines[k] = m.group("lead") + ("x" if tick else " ") + m.group("close") + m.group("text")
-    end = b.end - p.start
-    if not tick and (reason or not quiet):
-        lines[end] = lines[end].rstrip() + (
-            f" ({reason})" if reason else f" {ctx.ph('tick if true, else say why not')}"
-        )
-    ctx.boxes.append(
-        CheckboxOutcome(
-            text=b.text,
-            line=line_no,
-            ticked=tick,
-            reason=reason if not tick else None,
-            note=note,
-            id=f"{p.id}.{b.index + 1}",
-        )
-    )
-
-
-def keys_box(line: str) -> re.Match[str] | None:
-    from perfkit.templatetext import BOX_RE
-
-    return BOX_RE.match(line)
+    ctx.report.append(rep(ctx, p, owner, "kept", None, why))
