@@ -173,6 +173,8 @@ def test_checklists_anywhere_including_details_and_wrapped_items():
         "Closes #1234",
         "Resolves: #___",
         "This PR fixes #",
+        "Fixes <!-- the issue number -->",
+        "Part of #___",
     ],
 )
 def test_link_lines_and_their_fill(line):

@@ -30,7 +30,7 @@ _NEEDS_COLON = re.compile(r"\b(?:issues?|linked|related|refs?|references?)\b[^:]
 def is_link(line: str) -> bool:
     if len(line) > 400:
         return False
-    return bool(_LINK_RE.match(line)) or bool(_EMPTY_RE.match(line) and ":" in line)
+    return bool(_LINK_RE.match(line)) or bool(_EMPTY_RE.match(line) and (":" in line or "<!--" in line))
 
 
 def fill(line: str, number: str) -> str:
