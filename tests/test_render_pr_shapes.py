@@ -275,6 +275,22 @@ def test_option_lists_are_answered_when_the_draft_backs_one(tmp_path, campaign):
     assert opt.filled == "boxes" and "performance PR" in opt.why
 
 
+def test_plain_bullets_after_delete_the_options_keep_the_backed_one(tmp_path, campaign):
+    res, text, _ = _render(tmp_path, campaign, SHAPES["delete_options"])
+    block = text[text.index("## Type of change") : text.index("## How has this been tested?")]
+    assert "- Performance improvement (faster or leaner, same results)" in block
+    assert "Bug fix" not in block and "Please delete" not in block and "<" not in block
+    (opt,) = _by(res, kind="options")
+    assert opt.filled == "option" and len(opt.options) == 4
+    draft = dict(DRAFT, template_answers={opt.id: ["Performance improvement", "Breaking change"]})
+    res2, text2, _ = _render(tmp_path, campaign, SHAPES["delete_options"], draft)
+    assert "- Breaking change (existing users must change something)" in text2 and "Bug fix" not in text2
+    # empty fields under a label are what it asks: one answer replaces them
+    assert "**Test configuration**:\n\n<answer 'Test configuration'>" in text and "* Toolkit:" not in text
+    label = next(p for p in res.template_parts if p.template.startswith("**Test configuration**"))
+    assert label.role == "question" and "* Hardware:" in (label.prompt or "")
+
+
 def test_an_unbacked_option_list_gets_one_placeholder_not_one_per_box(tmp_path, campaign):
     res, text, _ = _render(tmp_path, campaign, SHAPES["types_and_breaking"])
     block = text[text.index("## Types of change") : text.index("## Checklist")]

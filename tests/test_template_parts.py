@@ -66,6 +66,7 @@ def test_a_table_skeleton_to_fill_is_a_prompt_and_a_filled_table_is_text():
         "<Describe the change in one paragraph>",
         "_Explain why the change is needed._",
         "Replace this text with your notes.",
+        "* GPU model:",
     ],
 )
 def test_prompt_text_in_every_form(line):

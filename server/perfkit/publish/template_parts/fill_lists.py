@@ -35,12 +35,18 @@ def comment_options(ctx: Ctx, p: Part, owner: Part | None) -> None:
     if picked:
         values = [p.options[k] for k in picked]
         slash = all(v.startswith("/") for v in values)
-        lines = values if slash else [", ".join(values)]
+        lines = (
+            [p.lines[k] for k in picked]  # bullets: the chosen ones stay, as written
+            if not p.hidden
+            else values
+            if slash
+            else [", ".join(values)]
+        )
         ctx.emit(p, lines)
         ctx.report.append(rep(ctx, p, owner, "option", "\n".join(lines), why))
         return
     ctx.emit(p, list(p.lines))
-    ctx.block([ctx.ph("pick from the options listed above")])
+    ctx.block([ctx.ph("pick from the options listed above" if p.hidden else "delete the options that do not apply")])
     ctx.report.append(
         rep(ctx, p, owner, "placeholder", None, "no option is backed by the draft; the agent picks one by id")
     )

@@ -27,6 +27,7 @@ _MARKUP = re.compile(
     r"^\s*(?:</?details\b[^>]*>|<summary\b.*?</summary\s*>|</?p>|<br\s*/?>|<a name=[^>]*>\s*</a>|<hr\s*/?>)+\s*$", re.I
 )
 _LABEL_LEVEL = 7
+_FIELD = re.compile(r"^\s*(?:[-*+]\s+)?[A-Za-z][^:\n]{0,60}:\s*$")
 _AI_LABEL = re.compile(r"\b(?:ai|a\.i\.|llms?|agents?|copilot|generative)\b", re.I)
 
 
@@ -160,8 +161,8 @@ def _classify_block(text: str) -> Kind:
         return "process" if words.is_process(inner) else "text"
     if words.is_process(visible) and not words.is_bracket(visible):
         return "process"
-    if words.is_prompt(visible):
-        return "prompt"
+    if words.is_prompt(visible) or all(_FIELD.match(ln) for ln in visible.split("\n")):
+        return "prompt"  # '* Hardware:' with nothing after it is a field for the author to fill
     return "text"
 
 
@@ -242,7 +243,7 @@ def parse(text: str) -> list[Part]:
         i = _block(out, lines, i)
         prev_blank = False
     _options_from_boxes(out.parts)
-    return out.parts
+    return _options_from_bullets(out.parts)
 
 
 def _checklist(out: _Parts, lines: list[str], i: int) -> int:
@@ -319,3 +320,38 @@ def _options_from_boxes(parts: list[Part]) -> None:
                 p.kind = "options"
                 p.options = [b.text for b in p.boxes]
         prev = p
+
+
+_BULLET = re.compile(r"^\s*[-*+]\s+(?!\[)(.+?)\s*$")
+
+
+def _options_from_bullets(parts: list[Part]) -> list[Part]:
+    """Plain bullets after 'delete the options that do not apply' are an option list: the answer keeps
+    the chosen bullets. Consecutive one-line bullets are merged into one part (ids renumbered)."""
+    out: list[Part] = []
+    k = 0
+    while k < len(parts):
+        p = parts[k]
+        out.append(p)
+        k += 1
+        if p.kind not in ("prompt", "text") or not words.asks_to_delete_options(p.text):
+            continue
+        run: list[Part] = []
+        while k < len(parts) and parts[k].kind in ("text", "prompt", "process") and len(parts[k].lines) == 1:
+            m = _BULLET.match(parts[k].lines[0])
+            if not m or (run and parts[k].gap > 1):
+                break
+            run.append(parts[k])
+            k += 1
+        if len(run) >= 2:
+            if p.kind == "text":
+                p.kind = "prompt"
+            first = run[0]
+            first.kind, first.lines = "options", [q.lines[0] for q in run]
+            first.options = [_BULLET.match(q.lines[0]).group(1) for q in run]  # type: ignore[union-attr]
+            out.append(first)
+        else:
+            out += run
+    for n, p in enumerate(out, 1):
+        p.id = f"p{n}"
+    return out

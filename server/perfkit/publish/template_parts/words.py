@@ -120,6 +120,18 @@ def is_process_heading(norm: str) -> bool:
     return bool(_PROCESS_HEADING.match(norm)) and not re.search(r"\b(?:notes?|risks?|special)\b", norm)
 
 
+_DELETE_OPTIONS = re.compile(
+    r"\b(?:delete|remove|strike)\b[^.\n]{0,40}\b(?:options?|lines?|items?|ones?)\b[^.\n]{0,30}"
+    r"\b(?:not|n't|don't|do not)\b",
+    re.I,
+)
+
+
+def asks_to_delete_options(text: str) -> bool:
+    """'Please delete options that are not relevant.': the bullets after it are a list to pick from."""
+    return bool(_DELETE_OPTIONS.search(text))
+
+
 def asks_one_of(text: str) -> bool:
     return bool(_ONE_OF.search(text))
 

@@ -1,4 +1,5 @@
 """Fails when the PR body does not follow the template."""
+
 import re
 import sys
 
