@@ -117,12 +117,21 @@ def test_notes_for_reviewers_is_a_question_not_a_process_note():
         ("1. Summary", roles.SUMMARY_POINTER),
         ("📝 Description", roles.SUMMARY_POINTER),
         ("Summary <!-- required -->", roles.SUMMARY_POINTER),
+        ("Benchmark & Profiling", roles.RESULT_POINTER),
+        ("Motivation & Context", roles.SUMMARY_POINTER),
+        ("What and why?", roles.SUMMARY_POINTER),
+        ("Description / Results", f"{roles.SUMMARY_POINTER}, {roles.RESULT_POINTER}"),
     ],
 )
 def test_covered_headings(title, pointer):
     clean = title.split(" <!--")[0]
     assert roles.covered_by(clean) == pointer
     assert _role(f"## {title}\n\n<!-- x -->\n", clean) == "covered"
+
+
+@pytest.mark.parametrize("title", ["Tests and benchmarks", "Risks & motivation", "Test plan", "What could break?"])
+def test_a_heading_only_partly_ours_is_not_covered(title):
+    assert roles.covered_by(title) is None
 
 
 def test_questions_groups_and_parents():

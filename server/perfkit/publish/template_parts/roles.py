@@ -19,7 +19,7 @@ SUMMARY_POINTER = "Summary"
 RESULT_POINTER = "Speedup Result and Correctness Verification"
 
 _SUMMARY = re.compile(
-    r"^(?:pr |pull request )?(?:summary|purpose|motivation|description|overview|context|background|why|"
+    r"^(?:pr |pull request )?(?:summary|purpose|motivation|description|overview|context|background|why|what|"
     r"motivation and context|description and motivation|"
     r"what (?:does )?this (?:pr|pull request|change|patch) (?:do|does)(?: and why)?"
     r"(?: why (?:do |is )?(?:we|it) need(?:ed)? it)?|"
@@ -48,12 +48,24 @@ _DESCRIPTION_ASK = re.compile(
 
 def covered_by(title: str) -> str | None:
     """Which of our parts covers a heading, or None."""
-    name = re.sub(r"^(?:\d+(?:\.\d+)*|[a-z]|[ivx]+)\s+(?=\w)", "", norm_heading(title)[:300])  # '1. Summary'
+    name = _name(title)
     if _RESULT.match(name):
         return RESULT_POINTER
     if _SUMMARY.match(name):
         return SUMMARY_POINTER
-    return None
+    # 'Benchmark & Profiling', 'Motivation and Context': covered when every piece is
+    pieces = [_name(x) for x in re.split(r"\s*(?:&|/|\+|,|\band\b)\s*", title[:300], flags=re.I) if x.strip()]
+    if len(pieces) < 2:
+        return None
+    kinds = {RESULT_POINTER if _RESULT.match(x) else SUMMARY_POINTER if _SUMMARY.match(x) else None for x in pieces}
+    if None in kinds:
+        return None
+    return kinds.pop() if len(kinds) == 1 else f"{SUMMARY_POINTER}, {RESULT_POINTER}"
+
+
+def _name(title: str) -> str:
+    """A heading compared without case, markup or numbering: '1. Summary' -> 'summary'."""
+    return re.sub(r"^(?:\d+(?:\.\d+)*|[a-z]|[ivx]+)\s+(?=\w)", "", norm_heading(title)[:300])
 
 
 def assign(parts: list[Part]) -> None:
