@@ -16,7 +16,7 @@ _BODY = re.compile(
     r"PR description|pull request (?:body|description)",
     re.I,
 )
-_SCRIPT = re.compile(r"(?<![\w$])((?:\.?[\w-]+/)*[\w.-]+\.(?:py|sh|js|cjs|mjs|ts|rb))\b")
+_SCRIPT = re.compile(r"(?<![\w$./-])((?:\.?[\w-]++/)*+[\w.-]*?\.(?:py|sh|js|cjs|mjs|ts|rb))\b")
 MAX_WORKFLOWS = 200
 MAX_SCRIPTS = 40
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from perfkit.publish import template_lines as tl
 from perfkit.publish.draft_model import Checkbox
 from perfkit.publish.models import FilledHow, PolicyConflict, TemplatePart
-from perfkit.publish.template_parts import fill_lists, keys, links, roles
+from perfkit.publish.template_parts import fill_lists, keys, links, roles, words
 from perfkit.publish.template_parts.context import Ctx, Filled, rep, short
 from perfkit.publish.template_parts.kinds import Part
 from perfkit.templatetext import norm_heading
@@ -250,11 +250,7 @@ def _part(ctx: Ctx, p: Part, owner: Part | None, role: str | None, is_policy_box
         return
     if p.kind == "ai-value":
         found = tl.ai_value(p.lines[0])
-        answered = (
-            found
-            if found is not None
-            else re.sub(r"\s*<!--.*?(?:-->|$)", "", p.text, flags=re.S).rstrip() + " " + tl.AI_ANSWER
-        )
+        answered = found if found is not None else words.strip_comments(p.text).rstrip() + " " + tl.AI_ANSWER
         ctx.conflicts.append(
             PolicyConflict(source=ctx.source, line=ctx.line(p), text=p.lines[0].strip(), why=_AI_VALUE_WHY)
         )

@@ -45,4 +45,6 @@ def fill(line: str, number: str) -> str:
 
 def inline_link(text: str) -> re.Match[str] | None:
     """A link at the end of a label's text ('... format)*: fixes #'): its start, for filling in place."""
-    return re.search(r"(?i)\b(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?)\s*#\s*(?:<[^>\n]{0,40}>|x{2,}|_{2,})?\s*$", text)
+    return re.search(
+        r"(?i)\b(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?)\s*+#\s*+(?:<[^>\n]{0,40}+>|x{2,}+|_{2,}+)?\s*+$", text
+    )

@@ -16,7 +16,7 @@ from perfkit.publish.template_parts import links, words
 from perfkit.publish.template_parts.kinds import Box, Kind, Part
 from perfkit.templatetext import BOX_RE, FENCE_RE, norm_heading
 
-_ATX_RE = re.compile(r"^\s{0,3}(#{1,6})(?:\s+(.*?))?\s*#*\s*$")
+_ATX_RE = re.compile(r"^\s{0,3}(#{1,6})(?:\s++(.*))?$")
 _SETEXT_RE = re.compile(r"^\s{0,3}(=+|-+)\s*$")
 _LABEL_RE = re.compile(r"^\s{0,3}(?:[-*+]\s+)?(\*\*|__)(?P<title>[^*_\n]{2,160}?)(?:\1)(?P<rest>.*)$")
 _ITEM_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
@@ -91,7 +91,8 @@ def _heading(lines: list[str], i: int, prev_blank: bool) -> tuple[int, str, int]
     """(level, title, line count) when line i starts a heading."""
     hm = _ATX_RE.match(lines[i])
     if hm:
-        return len(hm.group(1)), re.sub(r"\s*<!--.*?(?:-->|$)", "", hm.group(2) or "").strip(), 1
+        title = words.strip_comments(hm.group(2) or "").rstrip().rstrip("#").strip()
+        return len(hm.group(1)), title, 1
     ln = lines[i]
     if (
         i + 1 < len(lines)
@@ -126,7 +127,7 @@ def _label(line: str) -> tuple[str, str] | None:
 def _inline_kind(rest: str) -> Kind | None:
     if not rest:
         return None
-    visible = re.sub(r"<!--.*?(?:-->|$)", "", rest).strip()
+    visible = words.strip_comments(rest).strip()
     if links.is_link(rest) or links.inline_link(visible):
         return "link"
     if not visible:
@@ -140,7 +141,7 @@ def _inline_kind(rest: str) -> Kind | None:
 
 def _classify_block(text: str) -> Kind:
     """A paragraph or list item outside comments: what it is, from its words."""
-    visible = re.sub(r"<!--.*?(?:-->|$)", "", text, flags=re.S).strip()
+    visible = words.strip_comments(text).strip()
     first = text.lstrip().split("\n", 1)[0]
     if links.is_link(first):
         return "link"
@@ -154,7 +155,7 @@ def _classify_block(text: str) -> Kind:
     if len(rows) >= 2 and all(r.startswith("|") for r in rows) and any(re.search(r"\|\s*\|", r) for r in rows[2:]):
         return "prompt"  # a table skeleton with empty cells, to be filled in: the answer replaces it
     if words.is_quote(first):
-        inner = re.sub(r"(?m)^\s*>\s?", "", visible)
+        inner = re.sub(r"(?m)^[ \t]*+>[ \t]?", "", visible)
         inner = re.sub(r"^\s*\[!\w+\]\s*", "", inner)  # a GitHub alert ('> [!NOTE]') is read by what it says
         if words.is_prompt(inner):
             return "prompt"
@@ -322,7 +323,7 @@ def _options_from_boxes(parts: list[Part]) -> None:
         prev = p
 
 
-_BULLET = re.compile(r"^\s*[-*+]\s+(?!\[)(.+?)\s*$")
+_BULLET = re.compile(r"^[ \t]*+[-*+][ \t]++(?!\[)(.*\S)[ \t]*+$")
 
 
 def _options_from_bullets(parts: list[Part]) -> list[Part]:

@@ -54,7 +54,7 @@ def covered_by(title: str) -> str | None:
     if _SUMMARY.match(name):
         return SUMMARY_POINTER
     # 'Benchmark & Profiling', 'Motivation and Context': covered when every piece is
-    pieces = [_name(x) for x in re.split(r"\s*(?:&|/|\+|,|\band\b)\s*", title[:300], flags=re.I) if x.strip()]
+    pieces = [_name(x) for x in re.split(r"&|/|\+|,|\band\b", title[:300], flags=re.I) if x.strip()]
     if len(pieces) < 2:
         return None
     kinds = {RESULT_POINTER if _RESULT.match(x) else SUMMARY_POINTER if _SUMMARY.match(x) else None for x in pieces}

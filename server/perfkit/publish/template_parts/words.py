@@ -27,10 +27,10 @@ _FILL_IN = re.compile(r"\b(?:fill(?:ed)?\s+(?:in|out|this)|(?:replace|delete|rem
 _ANGLE = re.compile(
     r"^\s*(?:[-*+]\s+)?<(?![!/]|(?:details|summary|br|p|div|img|a|sub|sup|b|i|em)\b)[A-Za-z][^<>\n]{2,200}>\s*$"
 )
-_QUESTION_END = re.compile(r"\?\s*(?:[*_)]+\s*)?:?\s*$")
+_QUESTION_END = re.compile(r"\?\s*+(?:[*_)]++\s*+)?:?\s*+$")
 # bracketed or parenthesised instruction: "[Note which collection ...]", "(*link existing issues*)"
 _BRACKET = re.compile(
-    r"^\s*(?:[-*+]\s+)?[*_]*\s*(?:\[(?!\s*[xX ]?\s*\])[^\]\n]{3,}\](?!\()|\([^)\n]{3,}\))\s*[*_]*\s*[.:]?\s*$"
+    r"^\s*+(?:[-*+]\s++)?[*_]*+\s*+(?:\[(?!\s*+[xX]?\s*+\])[^\]\n]{3,}+\](?!\()|\([^)\n]{3,}+\))\s*+[*_]*+\s*+[.:]?\s*+$"
 )
 _QUOTE = re.compile(r"^\s*>\s?")
 _PROCESS = re.compile(
@@ -66,8 +66,23 @@ _ONE_OF = re.compile(
 _KIND_TITLE = re.compile(
     r"\b(?:type|types|kind|kinds|category|categories|classif\w*|area|areas|component|components|labels?)\b", re.I
 )
-_COMMENT_ONE_OF = re.compile(r"\bone of\s*:?\s*\[([^\]\n]*\|[^\]\n]*)\]", re.I)
+_COMMENT_ONE_OF = re.compile(r"\bone of\s*+:?\s*+\[([^\]\n]*+)\]", re.I)
 _SLASH_OPTION = re.compile(r"^\s*(/[a-z][\w-]*\s+[\w./-]+)\s*$", re.I)
+
+
+def strip_comments(text: str) -> str:
+    """The text without its HTML comments (an unclosed one runs to the end), in one pass with str.find."""
+    out, pos = [], 0
+    while True:
+        start = text.find("<!--", pos)
+        if start < 0:
+            out.append(text[pos:])
+            return "".join(out)
+        out.append(text[pos:start])
+        end = text.find("-->", start + 4)
+        if end < 0:
+            return "".join(out)
+        pos = end + 3
 
 
 def is_prompt(text: str) -> bool:
@@ -143,7 +158,7 @@ def is_kind_title(norm: str) -> bool:
 def comment_options(text: str) -> list[str]:
     """Options a comment lists to pick from: 'One of [ a | b ]', or several '/kind x' lines to uncomment."""
     m = _COMMENT_ONE_OF.search(text)
-    if m:
+    if m and "|" in m.group(1):
         return [o.strip() for o in m.group(1).split("|") if o.strip()]
     slash = [
         m.group(1) for ln in text.split("\n") if (m := _SLASH_OPTION.match(ln.replace("<!--", "").replace("-->", "")))
