@@ -50,7 +50,7 @@ def _runs(values: list[float]) -> str:
 def result_rows(b: BenchmarkSummary, d: Draft, placeholder: str) -> list[Row]:
     """The Speedup Result table: headline, what disappeared, memory, one-time cost, 'of which' rows."""
     unit = d.unit
-    base, pr, cmp = b.arm(b.baseline), b.arm(b.candidate), b.comparison
+    base, pr, cmp = b.arm(b.baseline), b.arm(b.candidate), b.step_comparison()
     rows = [
         Row(
             f"mean {unit} time (per run)",
@@ -113,36 +113,53 @@ def result_rows(b: BenchmarkSummary, d: Draft, placeholder: str) -> list[Row]:
     return rows
 
 
-def _effect(c: Candidate) -> str:
-    text = pct(c.effect_pct)
+def _effect(c: Candidate, b: BenchmarkSummary | None = None) -> str:
+    if b is not None:
+        from perfkit.publish.metric_text import effect
+
+        text = effect(b, c)
+    else:
+        text = pct(c.effect_pct)
     if c.other_baseline and c.baseline:
         text += f" (measured on a different base, `{c.baseline}`)"
     return text
+
+
+def is_setting(c: Candidate) -> bool:
+    """A record marked as an install or setting (kind or type 'setting'): applied to both versions, never
+    the PR's own contribution, so it is neither a per-commit row nor 'tried and not kept'."""
+    return any(str(c.other_fields.get(k, "")).strip().lower() in ("setting", "install") for k in ("kind", "type"))
 
 
 def ships(b: BenchmarkSummary, chosen: list[str]) -> list[Candidate]:
     """The commits this PR ships: the draft's choice (sha prefixes) if it makes one, else those recorded as shipped."""
     if chosen:
         prefixes = [p.strip().lower() for p in chosen if p.strip()]
-        return [c for c in b.candidates if any(c.sha.startswith(p) for p in prefixes)]
-    return [c for c in b.candidates if c.shipped]
+        return [c for c in b.candidates if any(c.sha.startswith(p) for p in prefixes) and not is_setting(c)]
+    return [c for c in b.candidates if c.shipped and not is_setting(c)]
 
 
 def commit_rows(b: BenchmarkSummary, chosen: list[str] | None = None) -> list[dict[str, str]]:
     """The per-commit table: shipped commits with their own measured effect, when there are several."""
+    from perfkit.publish.metric_text import names_metric
+
     shipped = [c for c in ships(b, chosen or []) if c.effect_pct is not None]
     if len(shipped) < 2:
         return []
-    return [{"short": c.sha[:12], "title": c.title, "effect": _effect(c)} for c in shipped]
+    named = b if names_metric(b, b.candidates) else None
+    return [{"short": c.sha[:12], "title": c.title, "effect": _effect(c, named)} for c in shipped]
 
 
 def not_shipped(b: BenchmarkSummary, chosen: list[str] | None = None) -> list[dict[str, str]]:
     """Candidates tried and not in this PR, for the Details block."""
+    from perfkit.publish.metric_text import names_metric
+
     kept = {c.sha for c in ships(b, chosen or [])}
+    named = b if names_metric(b, b.candidates) else None
     return [
-        {"title": c.title, "effect": _effect(c) if c.effect_pct is not None else "not measured"}
+        {"title": c.title, "effect": _effect(c, named) if c.effect_pct is not None else "not measured"}
         for c in b.candidates
-        if c.sha not in kept
+        if c.sha not in kept and not is_setting(c)
     ]
 
 
@@ -166,13 +183,19 @@ def cause(b: BenchmarkSummary, d: Draft) -> dict[str, object] | None:
     """The before and after of the one change the issue is about."""
     i = d.issue
     if i.cause_arm:
-        names = [a.name for a in b.arms if a.name != b.baseline]
+        names = [a for a in b.arm_names or [a.name for a in b.arms] if a != b.baseline]
         if i.cause_arm not in names:
             raise InputError(
                 "draft.issue.cause_arm",
                 f"'{i.cause_arm}' is not an arm of benchmark.csv",
                 f"use one of: {', '.join(names)}",
             )
+        if b.shape != "steps":
+            from perfkit.publish.metric_text import span
+
+            found = [m for m in b.metrics if m.candidate.arm == i.cause_arm and m in b.headline()]
+            found += [m for m in b.metrics_of_which if m.candidate.arm == i.cause_arm]
+            return {"sentence": f"takes {span(found[0])}", "other_base": False} if found else None
         return {
             "before": sig(b.arm(b.baseline).mean.value),
             "after": sig(b.arm(i.cause_arm).mean.value),
@@ -188,14 +211,30 @@ def cause(b: BenchmarkSummary, d: Draft) -> dict[str, object] | None:
             )
         chosen = hits[0]
     else:
+        from perfkit.publish.metric_text import candidate_metric
+
         timed = [
             c
             for c in b.candidates
-            if c.shipped and c.effect_pct is not None and c.before is not None and c.after is not None
+            if c.shipped
+            and not is_setting(c)
+            and c.effect_pct is not None
+            and c.before is not None
+            and c.after is not None
         ]
         if not timed:
             return None
-        chosen = min(timed, key=lambda c: c.effect_pct or 0.0)
-    if chosen.before is None or chosen.after is None or "time" not in chosen.metric:
+
+        def gain(c: Candidate) -> float:  # the largest improvement in the candidate's own direction
+            effect = c.effect_pct or 0.0
+            return effect if candidate_metric(b, c)[1] == "higher" else -effect
+
+        chosen = max(timed, key=gain)
+    if chosen.before is None or chosen.after is None:
         return None
+    if "time" not in chosen.metric or b.shape != "steps":
+        from perfkit.publish.metric_text import cause_sentence
+
+        sentence = cause_sentence(b, chosen)
+        return {"sentence": sentence, "other_base": chosen.other_baseline} if sentence else None
     return {"before": sig(chosen.before), "after": sig(chosen.after), "other_base": chosen.other_baseline}
