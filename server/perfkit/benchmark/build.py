@@ -91,6 +91,7 @@ def build_summary(
     declared = metric_build.read_campaign_metrics(root)
     shape = shape or (declared.shape if declared else None)
     from_campaign = declared.metrics if declared else []
+    infer = declared.infer if declared else True
     bench = campaign.existing(root, campaign.BENCHMARK, campaign.BENCHMARK)
     results = campaign.existing(root, wide_load.RESULTS, wide_load.RESULTS)
     if bench is None and (results is None or shape == "steps"):
@@ -108,7 +109,7 @@ def build_summary(
         else:
             wide = wide_load.read_results(root, columns)
         return _wide_summary(
-            root, wide, baseline, candidate, from_campaign, metrics or [], headline or [], reference_baseline
+            root, wide, baseline, candidate, from_campaign, metrics or [], headline or [], reference_baseline, infer
         )
     file = campaign.BENCHMARK
     table = read_benchmark_csv(bench, file, columns)
@@ -148,6 +149,7 @@ def build_summary(
         from_campaign,
         metrics or [],
         headline or [],
+        [] if infer else table.metrics,
         implicit=_step_spec(table.columns["step_time_s"]),
     )
     values = {
@@ -241,6 +243,7 @@ def _wide_summary(
     from_caller: list[MetricDecl],
     headline: list[str],
     reference_baseline: str | None,
+    infer: bool = True,
 ) -> BenchmarkSummary:
     """The runs and requests shapes: no step times, every figure a metric in its own unit."""
     from perfkit.benchmark.load import ARM, RUN
@@ -255,7 +258,9 @@ def _wide_summary(
     cand = _pick_candidate(names, baseline, candidate, wide.file)
     order = [baseline, cand] + [n for n in names if n not in (baseline, cand)]
     level: Level = "run" if wide.shape == "runs" else "request"
-    model, uninferred = metric_build.build_model(wide.metrics, level, from_campaign, from_caller, headline)
+    declared = {d.column for d in from_campaign + from_caller}
+    skip = [] if infer else [c for c in wide.metrics if c not in declared]
+    model, uninferred = metric_build.build_model(wide.metrics, level, from_campaign, from_caller, headline, skip)
     if not model:
         raise InputError(
             wide.file,

@@ -32,6 +32,7 @@ class CampaignMetrics(BaseModel):
 
     shape: Shape | None = Field(None, description="steps, runs or requests; default: read from benchmark.csv")
     metrics: list[MetricDecl] = Field(default_factory=list)
+    infer: bool = Field(True, description="false: only the declared metrics, no column is inferred")
 
 
 def read_campaign_metrics(root: Path) -> CampaignMetrics | None:

@@ -10,6 +10,7 @@ from benchmark.csv; percentiles are computed from it per run and pooled per arm.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -167,7 +168,10 @@ def read_results(root: Path, columns: dict[str, str] | None) -> WideTable:
     import pandas as pd
 
     base = campaign.inside(root, RESULTS, RESULTS)
-    files = sorted(p for p in base.rglob("*") if p.suffix in (".json", ".jsonl") and p.is_file())
+    files = sorted(
+        (p for p in base.rglob("*") if p.suffix in (".json", ".jsonl") and p.is_file()),
+        key=lambda p: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", p.relative_to(base).as_posix())],
+    )
     arm_key = (columns or {}).get("arm", "arm")
     run_key = (columns or {}).get("run", "run")
     rows: list[dict[str, Any]] = []

@@ -83,7 +83,8 @@ def _label(m: MetricComparison, shape: str) -> str:
 def _cell(m: MetricComparison, side: str) -> str:
     arm = m.baseline if side == "baseline" else m.candidate
     runs = ", ".join(sig(v) for v in arm.per_run)
-    return f"{with_unit(arm.estimate.value, m.unit)} ({runs})"
+    value = sig(arm.estimate.value) if is_rate(m.unit) else with_unit(arm.estimate.value, m.unit)
+    return f"{value} ({runs})"
 
 
 def result_rows(b: BenchmarkSummary, d: Draft, placeholder: str) -> list[Row]:
@@ -172,8 +173,10 @@ def per_run_words(b: BenchmarkSummary) -> str:
     samples = [m.baseline.samples for m in heads[:1]] + [m.candidate.samples for m in heads[:1]]
     if not samples:
         return ""
-    return f"{min(samples):,} to {max(samples):,} requests per version" if len(set(samples)) > 1 else (
-        f"{samples[0]:,} requests per version over {counts[0]} runs"
+    return (
+        f"{min(samples):,} to {max(samples):,} requests per version"
+        if len(set(samples)) > 1
+        else (f"{samples[0]:,} requests per version over {counts[0]} runs")
     )
 
 
@@ -187,21 +190,21 @@ def chart(b: BenchmarkSummary) -> dict[str, Any] | None:
             ("this PR, mean", [r.mean_s for r in pr.per_run]),
             ("this PR, median", [r.median_s for r in pr.per_run]),
         ]
-        title, axis = "step time per run", "s"
+        title, axis = "Step time per run", "s"
     else:
         heads = b.headline()
         if not heads:
             return None
         m = heads[0]
         lines = [("baseline", m.baseline.per_run), ("this PR", m.candidate.per_run)]
-        title, axis = f"{m.name} per run", m.unit or m.name
+        title, axis = f"{m.name[:1].upper()}{m.name[1:]} per run", m.unit or m.name
     runs = max(len(v) for _, v in lines)
     return {
         "title": title,
         "axis": axis,
         "runs": ", ".join(f'"{i}"' for i in range(1, runs + 1)),
         "legend": "; ".join(f"line {i}: {name}" for i, (name, _) in enumerate(lines, 1)),
-        "lines": [", ".join(sig(v) for v in values) for _, values in lines],
+        "lines": [", ".join(sig(v).replace(",", "") for v in values) for _, values in lines],
     }
 
 

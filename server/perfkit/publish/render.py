@@ -221,7 +221,7 @@ def _details(b: Any, d: Draft, campaign: Path) -> dict[str, Any]:
     from perfkit.publish import cells
 
     x = d.details
-    common = {
+    common: dict[str, Any] = {
         "hardware": _or(x.hardware, "hardware and environment"),
         "model": _or(x.model, "model and job"),
         "data": _or(x.data, "data preparation"),
