@@ -67,12 +67,13 @@ def read_benchmark(
         ),
     ] = None,
     metrics: Annotated[
-        list[dict[str, Any]] | None,
+        list[dict[str, Any] | str] | None,
         Field(
             description="Metric declarations, each {column, name, unit, direction: lower|higher, level: "
             "step|request|run, stat: mean|median|p90|p95|p99, headline}; they win over the campaign's metrics.yaml. "
             "Undeclared columns are inferred only when the name is unambiguous (*_tok_s, throughput: higher; "
-            "*_ms, *_s, ttft, itl, tpot, latency: lower); see metric_model and uninferred in the result."
+            "*_ms, *_s, ttft, itl, tpot, latency: lower); see metric_model and uninferred in the result. Each "
+            "declaration is an object or its JSON text (on the command line, repeat --metrics '{...}')."
         ),
     ] = None,
     headline: Annotated[
@@ -105,7 +106,7 @@ def read_benchmark(
     )
 
 
-def _declarations(metrics: list[dict[str, Any]] | None) -> list[Any]:
+def _declarations(metrics: list[dict[str, Any] | str] | None) -> list[Any]:
     from pydantic import ValidationError
 
     from perfkit.benchmark.metric_spec import MetricDecl
@@ -113,6 +114,10 @@ def _declarations(metrics: list[dict[str, Any]] | None) -> list[Any]:
 
     out = []
     for i, m in enumerate(metrics or []):
+        if isinstance(m, str):
+            from perfkit import limits
+
+            m = limits.load_json(m, f"metrics[{i}]", "give each declaration as a JSON object")
         try:
             out.append(MetricDecl.model_validate(m))
         except ValidationError as exc:

@@ -69,9 +69,13 @@ def facts_from(dump: dict[str, Any]) -> list[Fact]:
         )
     cmp = dump.get("comparison")
     if cmp:
-        for key, names in (("change_mean_pct", ["step time", "step"]), ("peak_mem_change_pct", ["peak memory"])):
+        steps: list[tuple[str, list[str]]] = [
+            ("change_mean_pct", ["step time", "step"]),
+            ("peak_mem_change_pct", ["peak memory"]),
+        ]
+        for key, words in steps:
             if isinstance(cmp.get(key), (int, float)):
-                out.append(Fact(names, float(cmp[key]), "lower", f"{names[0]} {cmp[key]:+.1f}% (lower is better)"))
+                out.append(Fact(words, float(cmp[key]), "lower", f"{words[0]} {cmp[key]:+.1f}% (lower is better)"))
         for mc in cmp.get("metrics") or []:
             if isinstance(mc.get("change_pct"), (int, float)):
                 n = str(mc["name"]).lower()
@@ -82,7 +86,7 @@ def facts_from(dump: dict[str, Any]) -> list[Fact]:
 
 
 def _near(written: float, decimals: int, actual: float) -> bool:
-    return abs(abs(written) - abs(actual)) <= 0.5 * 10 ** (-decimals) + 1e-9
+    return bool(abs(abs(written) - abs(actual)) <= 0.5 * 10 ** (-decimals) + 1e-9)
 
 
 def _facts_in(clause: str, facts: list[Fact]) -> list[Fact]:
