@@ -299,3 +299,18 @@ def test_step_campaign_chart_is_optional_and_from_the_same_summary(tmp_path):
         text.replace(text[text.index("Step time per run (") : text.index("```\n\n", text.index("```mermaid")) + 5], "")
         == plain
     )
+
+
+def test_the_demo_publishes_the_serving_example_too(tmp_path):
+    import io
+
+    from perfkit.demo.publish_act import serving_act
+
+    out = io.StringIO()
+    assert serving_act(tmp_path / "serving", build_target(tmp_path / "repo"), out)
+    text = out.getvalue()
+    assert "output throughput 2,387 to 2,789 output tokens/s, +16.8%, better (higher is better)" in text
+    assert "TTFT p99 1,583 to 707.2 ms, -55.3%, better (lower is better)" in text
+    assert "lint_wording findings (serving): 0" in text
+    pr = (tmp_path / "serving" / "campaign" / "proposed-pr-description.md").read_text()
+    assert pr.startswith("# [perf] Llama-3.1-70B serving on 8 H100: 2,387 to 2,789 output tokens/s")

@@ -6,11 +6,14 @@ way render_pr did without loading a publish draft.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from perfkit.benchmark.metric_spec import MetricDecl
+
+if TYPE_CHECKING:
+    from perfkit.benchmark.models import BenchmarkSummary
 
 
 class BenchmarkOptions(BaseModel):
@@ -40,16 +43,19 @@ class BenchmarkOptions(BaseModel):
         default_factory=list, description="The metrics the title and the result table lead with (key, column or name)."
     )
 
-    def read_kwargs(self) -> dict[str, object]:
-        """Everything read_benchmark takes, as its keyword arguments."""
-        return {
-            "baseline": self.baseline,
-            "candidate": self.candidate,
-            "warmup_steps": self.warmup_steps,
-            "slow_threshold_s": self.slow_threshold_s,
-            "columns": self.columns,
-            "reference_baseline": self.reference_baseline,
-            "shape": self.shape,
-            "metrics": [m.model_dump(exclude_none=True) for m in self.metrics] or None,
-            "headline": self.headline or None,
-        }
+    def read(self, campaign_dir: str) -> BenchmarkSummary:
+        """read_benchmark with every option of this block: render_pr and lint_wording read the same way."""
+        from perfkit.benchmark.read import read_benchmark
+
+        return read_benchmark(
+            campaign_dir,
+            baseline=self.baseline,
+            candidate=self.candidate,
+            warmup_steps=self.warmup_steps,
+            slow_threshold_s=self.slow_threshold_s,
+            columns=self.columns,
+            reference_baseline=self.reference_baseline,
+            shape=self.shape,
+            metrics=[m.model_dump(exclude_none=True) for m in self.metrics] or None,
+            headline=self.headline or None,
+        )

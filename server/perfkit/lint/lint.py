@@ -88,18 +88,11 @@ def repo_context(
 
 def campaign_figures(campaign_dir: str, draft: dict[str, Any] | str | None = None) -> Any:
     """Every figure the campaign backs, read with the same read_benchmark options render_pr used."""
-    from perfkit.benchmark.read import read_benchmark
     from perfkit.lint.figures import FigureSet
     from perfkit.lint.options import bench_options
 
     o = bench_options(draft, campaign_dir)
-    bench = read_benchmark(
-        campaign_dir,
-        baseline=o.baseline,
-        candidate=o.candidate,
-        warmup_steps=o.warmup_steps,
-        slow_threshold_s=o.slow_threshold_s,
-    )
+    bench = o.read(campaign_dir)  # the same options as render_pr
     return FigureSet.from_campaign(campaign_dir, bench)
 
 

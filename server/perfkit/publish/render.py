@@ -347,9 +347,7 @@ def _load(draft: dict[str, Any] | str | None, campaign: Path) -> Draft:
 
 def _read(campaign: Path, d: Draft) -> tuple[BenchmarkSummary, list[str]]:
     """read_benchmark with the draft's options; the draft's arms and shipped commits checked against it."""
-    from perfkit.benchmark.read import read_benchmark
-
-    b = read_benchmark(str(campaign), **d.benchmark.read_kwargs())  # type: ignore[arg-type]
+    b = d.benchmark.read(str(campaign))
     arms = set(b.arm_names)
     for c in d.changes:
         if c.arm and c.arm not in arms:
