@@ -69,6 +69,7 @@ PLANTS: dict[str, list[tuple[str, str]]] = {
     ],
     "unrequested-section": [("## Notes for reviewers", "## Notes for reviewers")],
     "unbacked-number": [("The loader waits 3.7 s per batch.", "3.7 s")],
+    "direction": [("On 8 B200 the loader runs 0.92x faster.", "0.92x faster")],
 }
 
 

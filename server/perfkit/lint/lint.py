@@ -142,8 +142,9 @@ def lint_wording(
     """Check the wording of a PR description or issue: em and en dashes, sales and filler words, review
     words aimed at the repo, campaign vocabulary and test-function names, stray bold, speedups without
     the hardware, scope wider than measured, the same number in two sections, sections the description
-    leaves out, the title form, the description's structure and, given the campaign, numbers the data
-    does not back. Each finding has a rule id, line, column, excerpt and a one-line fix. Reads only."""
+    leaves out, the title form, the description's structure, words of change the figures contradict ('0.86x
+    faster') and, given the campaign, numbers the data does not back and directions it contradicts ('throughput
+    fell' when it rose). Each finding has a rule id, line, column, excerpt and a one-line fix. Reads only."""
     if (path is None) == (text is None):
         raise InputError("path", "give exactly one of path and text", "pass the file to check, or its text")
     source = "<text>"
