@@ -1,46 +1,18 @@
 """read_benchmark's figures turned into the cells of the description's tables.
 
-This is the only place figures are formatted. Each is rounded to three significant digits (times,
-memory), one decimal (percentages) or two (speedup factors), which is also the rounding the
+Figures are formatted by perfkit.publish.numfmt (re-exported here): three significant digits
+(times, memory), one decimal (percentages) or two (speedup factors), which is also the rounding the
 truthfulness rule allows when it checks the rendered text against the data.
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
-
 from perfkit.benchmark.models import BenchmarkSummary, Candidate, Comparison
 from perfkit.errors import InputError
 from perfkit.publish.draft_model import Draft
+from perfkit.publish.numfmt import Row, factor, pct, sig
 
-
-def sig(v: float | None, digits: int = 3) -> str:
-    if v is None or not math.isfinite(v):
-        return "n/a"
-    a = abs(v)
-    if a >= 10 ** (digits - 1):
-        return f"{v:,.0f}"
-    if a == 0:
-        return "0"
-    d = max(0, digits - 1 - math.floor(math.log10(a)))
-    return f"{v:.{d}f}"
-
-
-def pct(v: float | None) -> str:
-    return "n/a" if v is None else f"{v:+.1f}%"
-
-
-def factor(v: float) -> str:
-    return f"{v:.2f}"
-
-
-@dataclass
-class Row:
-    label: str
-    baseline: str
-    pr: str
-    change: str
+__all__ = ["Row", "factor", "pct", "sig"]
 
 
 def _runs(values: list[float]) -> str:

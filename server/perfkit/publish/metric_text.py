@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from perfkit.benchmark.metric_spec import better, infer
-from perfkit.publish.cells import Row, pct, sig
+from perfkit.publish.numfmt import Row, pct, sig
 
 if TYPE_CHECKING:
     from perfkit.benchmark.metric_models import MetricComparison
