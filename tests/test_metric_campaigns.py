@@ -314,3 +314,91 @@ def test_the_demo_publishes_the_serving_example_too(tmp_path):
     assert "lint_wording findings (serving): 0" in text
     pr = (tmp_path / "serving" / "campaign" / "proposed-pr-description.md").read_text()
     assert pr.startswith("# [perf] Llama-3.1-70B serving on 8 H100: 2,387 to 2,789 output tokens/s")
+
+
+def _slow_step_campaign(root: Path) -> Path:
+    """A training campaign whose PR arm is slower, renamed columns, a throughput column, no warm-up left out."""
+    rng = np.random.default_rng(5)
+    rows = []
+    for run in range(1, 5):
+        for arm, t in (("baseline", 0.80), ("pr", 0.96)):
+            for step in range(1, 41):
+                v = t * rng.normal(1, 0.01)
+                rows.append({"variant": arm, "trial": run, "step": step, "iter_s": v, "train_tok_s": 8192 / v})
+    root.mkdir(parents=True)
+    pd.DataFrame(rows).to_csv(root / "benchmark.csv", index=False)
+    return root
+
+
+def test_a_slower_step_campaign_is_worded_as_slower(tmp_path):
+    from perfkit.publish.render import render_pr
+
+    campaign = _slow_step_campaign(tmp_path / "c")
+    draft = {
+        "job": "ResNet-50 training",
+        "gpu": "A100",
+        "gpu_count": 4,
+        "parallelism": "DDP 4",
+        "benchmark": {"columns": {"arm": "variant", "run": "trial", "step_time_s": "iter_s"}, "warmup_steps": 0},
+    }
+    result = render_pr(str(campaign), str(build_target(tmp_path / "repo")), draft=draft, out_dir=str(tmp_path / "o"))
+    text = Path(result.pr_path).read_text()
+    frame = pd.read_csv(campaign / "benchmark.csv")
+    means = frame.groupby("variant")["iter_s"].mean()
+    slower = means["pr"] / means["baseline"]
+    assert f"**{slower:.2f}x slower** on the mean" in text and "x faster" not in text
+    assert f"{sig(means['baseline'])} s to {sig(means['pr'])} s per step at DDP 4, mostly" in result.pr_title
+    assert "one-time cost" not in text  # no warm-up: step 1 is part of the steady state
+    tok = frame.groupby("variant")["train_tok_s"].mean()
+    change = (tok["pr"] - tok["baseline"]) / tok["baseline"] * 100
+    assert "| train throughput, tokens/s (mean per step, higher is better) |" in text and f"{change:+.1f}%" in text
+    assert [f for f in result.lint_pr if f.rule in ("direction", "unbacked-number")] == []
+
+
+def test_settings_named_by_the_draft_are_not_the_prs_contribution(tmp_path):
+    from perfkit.publish.render import render_pr
+
+    campaign = tmp_path / "campaign"
+    shutil.copytree(SERVING / "campaign", campaign)
+    lines = (campaign / "records" / "candidates.jsonl").read_text().splitlines()
+    plain = [json.loads(x) for x in lines]
+    for r in plain:
+        r.pop("kind", None)  # not marked in the records: the draft's shared settings still say it
+    (campaign / "records" / "candidates.jsonl").write_text("".join(json.dumps(r) + "\n" for r in plain))
+    draft = json.loads((SERVING / "draft.json").read_text())
+    result = render_pr(str(campaign), str(build_target(tmp_path / "repo")), draft=draft, out_dir=str(tmp_path / "o"))
+    text = Path(result.pr_path).read_text()
+    assert "Set NCCL_P2P_LEVEL=NVL in the launcher" not in text
+    assert "`3b9e1f0c7a2d`" in text and "`8d2c6a4e0f1b`" in text
+
+
+def test_render_pr_on_the_cli_for_the_serving_example(tmp_path):
+    campaign = tmp_path / "campaign"
+    shutil.copytree(SERVING / "campaign", campaign)
+    repo = build_target(tmp_path / "repo")
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "perfkit.cli",
+            "render-pr",
+            str(campaign),
+            str(repo),
+            "--draft",
+            str(SERVING / "draft.json"),
+            "--out-dir",
+            str(tmp_path / "o"),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    b, c, _ = _expected(campaign, "output_throughput")
+    assert out["pr_title"].startswith(f"[perf] Llama-3.1-70B serving on 8 H100: {sig(b)} to {sig(c)} output tokens/s")
+    assert out["lint_pr"] == [] and out["lint_issue"] == []
+    assert (tmp_path / "o" / "proposed-pr-description.md").read_text() == (
+        SERVING / "pr-description.example.md"
+    ).read_text()

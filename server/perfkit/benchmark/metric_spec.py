@@ -89,6 +89,15 @@ def pretty(column: str) -> str:
     return re.sub(r"_+", " ", column).strip()
 
 
+_RATE_SUFFIX = re.compile(r"_?(?:(?:tok(?:en)?s?|samples?)_(?:per_)?s(?:ec)?|throughput)$")
+
+
+def _rate_name(column: str) -> str:
+    """'train_tok_s' -> 'train throughput'; 'tokens_per_s' -> 'throughput'."""
+    stem = pretty(_RATE_SUFFIX.sub("", column))
+    return f"{stem} throughput" if stem else "throughput"
+
+
 def _stat_label(stat: str) -> str:
     return {"median": "p50"}.get(stat, stat)
 
@@ -101,7 +110,7 @@ def infer(column: str) -> tuple[MetricDecl, str] | str:
     for rx, name, unit in _RATES:
         if rx.search(low):
             return (
-                MetricDecl(column=column, name=name or pretty(column), unit=unit, direction="higher"),
+                MetricDecl(column=column, name=name or _rate_name(low), unit=unit, direction="higher"),
                 f"'{column}' names a rate (throughput, tokens or requests per second): higher is better",
             )
     m = _STAT_PREFIX.match(low)

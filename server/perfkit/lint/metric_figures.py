@@ -44,6 +44,11 @@ def metric_values(dump: dict[str, Any]) -> list[tuple[str, float]]:
         if isinstance(b, (int, float)) and isinstance(c, (int, float)) and b and c:
             out += [("ratio", b / c), ("ratio", c / b), (kind, (c - b) * factor)]
         out += [("pct", float(m["change_pct"]))] if isinstance(m.get("change_pct"), (int, float)) else []
+    for cmp in [dump.get("comparison") or {}] + list(dump.get("of_which") or []):
+        for key in ("speedup_mean", "speedup_median"):  # '1.20x slower' is the speedup the other way up
+            v = cmp.get(key)
+            if isinstance(v, (int, float)) and v:
+                out.append(("ratio", 1 / v))
     for cand in dump.get("candidates") or []:
         unit = units.get(str(cand.get("metric") or ""), "")
         if not unit:

@@ -7,6 +7,8 @@ truthfulness rule allows when it checks the rendered text against the data.
 
 from __future__ import annotations
 
+import re
+
 from perfkit.benchmark.models import BenchmarkSummary, Candidate, Comparison
 from perfkit.errors import InputError
 from perfkit.publish.draft_model import Draft
@@ -49,10 +51,15 @@ def result_rows(b: BenchmarkSummary, d: Draft, placeholder: str) -> list[Row]:
                 f"{cmp.slow_steps_candidate - cmp.slow_steps_baseline:+,}",
             )
         )
+    specs = {s.column: s for s in b.metric_model}
     for m in cmp.metrics:
-        rows.append(
-            Row(f"{m.name.replace('_', ' ')} per {unit} (mean)", sig(m.baseline), sig(m.candidate), pct(m.change_pct))
+        spec = specs.get(m.name)
+        label = (
+            f"{spec.name}{f', {spec.unit}' if spec.unit else ''} (mean per {unit}, {spec.direction} is better)"
+            if spec
+            else f"{m.name.replace('_', ' ')} per {unit} (mean)"
         )
+        rows.append(Row(label, sig(m.baseline), sig(m.candidate), pct(m.change_pct)))
     if cmp.peak_mem_baseline_gb is not None and cmp.peak_mem_candidate_gb is not None:
         rows.append(
             Row(
@@ -62,7 +69,7 @@ def result_rows(b: BenchmarkSummary, d: Draft, placeholder: str) -> list[Row]:
                 pct(cmp.peak_mem_change_pct),
             )
         )
-    if cmp.first_step_baseline_s is not None and cmp.first_step_candidate_s is not None:
+    if b.warmup_steps and cmp.first_step_baseline_s is not None and cmp.first_step_candidate_s is not None:
         rows.append(
             Row(
                 f"first {unit}, one-time cost",
@@ -97,41 +104,64 @@ def _effect(c: Candidate, b: BenchmarkSummary | None = None) -> str:
     return text
 
 
-def is_setting(c: Candidate) -> bool:
-    """A record marked as an install or setting (kind or type 'setting'): applied to both versions, never
-    the PR's own contribution, so it is neither a per-commit row nor 'tried and not kept'."""
-    return any(str(c.other_fields.get(k, "")).strip().lower() in ("setting", "install") for k in ("kind", "type"))
+def _setting_words(settings: list[str]) -> set[str]:
+    """The code a setting names ('`NCCL_P2P_LEVEL=NVL`'), and its variable alone ('NCCL_P2P_LEVEL')."""
+    words: set[str] = set()
+    for text in settings:
+        for code in re.findall(r"`([^`]+)`", text):
+            code = code.strip()
+            words.add(code)
+            name = code.split("=", 1)[0].strip()
+            if "=" in code and len(name) >= 4:
+                words.add(name)
+    return words
 
 
-def ships(b: BenchmarkSummary, chosen: list[str]) -> list[Candidate]:
-    """The commits this PR ships: the draft's choice (sha prefixes) if it makes one, else those recorded as shipped."""
+def is_setting(c: Candidate, settings: list[str] | None = None) -> bool:
+    """An install or setting (recorded with kind or type 'setting', or naming the code of a setting the draft
+    applies to both versions): never the PR's own contribution, so neither a per-commit row nor 'tried and
+    not kept'."""
+    if any(str(c.other_fields.get(k, "")).strip().lower() in ("setting", "install") for k in ("kind", "type")):
+        return True
+    return any(w in c.title for w in _setting_words(settings or []))
+
+
+def ships(b: BenchmarkSummary, chosen: list[str], settings: list[str] | None = None) -> list[Candidate]:
+    """The commits this PR ships: the draft's choice (sha prefixes) if it makes one, else those recorded as
+    shipped; settings left out."""
     if chosen:
         prefixes = [p.strip().lower() for p in chosen if p.strip()]
-        return [c for c in b.candidates if any(c.sha.startswith(p) for p in prefixes) and not is_setting(c)]
-    return [c for c in b.candidates if c.shipped and not is_setting(c)]
+        picked = [c for c in b.candidates if any(c.sha.startswith(p) for p in prefixes)]
+    else:
+        picked = [c for c in b.candidates if c.shipped]
+    return [c for c in picked if not is_setting(c, settings)]
 
 
-def commit_rows(b: BenchmarkSummary, chosen: list[str] | None = None) -> list[dict[str, str]]:
+def commit_rows(
+    b: BenchmarkSummary, chosen: list[str] | None = None, settings: list[str] | None = None
+) -> list[dict[str, str]]:
     """The per-commit table: shipped commits with their own measured effect, when there are several."""
     from perfkit.publish.metric_text import names_metric
 
-    shipped = [c for c in ships(b, chosen or []) if c.effect_pct is not None]
+    shipped = [c for c in ships(b, chosen or [], settings) if c.effect_pct is not None]
     if len(shipped) < 2:
         return []
     named = b if names_metric(b, b.candidates) else None
     return [{"short": c.sha[:12], "title": c.title, "effect": _effect(c, named)} for c in shipped]
 
 
-def not_shipped(b: BenchmarkSummary, chosen: list[str] | None = None) -> list[dict[str, str]]:
+def not_shipped(
+    b: BenchmarkSummary, chosen: list[str] | None = None, settings: list[str] | None = None
+) -> list[dict[str, str]]:
     """Candidates tried and not in this PR, for the Details block."""
     from perfkit.publish.metric_text import names_metric
 
-    kept = {c.sha for c in ships(b, chosen or [])}
+    kept = {c.sha for c in ships(b, chosen or [], settings)}
     named = b if names_metric(b, b.candidates) else None
     return [
         {"title": c.title, "effect": _effect(c, named) if c.effect_pct is not None else "not measured"}
         for c in b.candidates
-        if c.sha not in kept and not is_setting(c)
+        if c.sha not in kept and not is_setting(c, settings)
     ]
 
 
@@ -189,7 +219,7 @@ def cause(b: BenchmarkSummary, d: Draft) -> dict[str, object] | None:
             c
             for c in b.candidates
             if c.shipped
-            and not is_setting(c)
+            and not is_setting(c, d.details.shared_settings)
             and c.effect_pct is not None
             and c.before is not None
             and c.after is not None

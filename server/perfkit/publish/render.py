@@ -134,9 +134,11 @@ def _title(b: BenchmarkSummary, d: Draft, rule: TitleRule | None = None) -> str:
             return title_rule.apply(rule, summary)
         return f"{d.title_prefix.strip()} {summary}" if d.title_prefix.strip() else summary
     ws = d.world_size or d.gpu_count
+    at = d.parallelism.strip() if d.parallelism and d.parallelism.strip() else None
+    at = at or f"world size {ws if ws else _ph('world size')}"
     summary = (
         f"{_or(d.job, 'job')} on {_hardware(d)}: {sig(b.arm(b.baseline).mean.value)} s to "
-        f"{sig(b.arm(b.candidate).mean.value)} s per {d.unit} at world size {ws if ws else _ph('world size')}, "
+        f"{sig(b.arm(b.candidate).mean.value)} s per {d.unit} at {at}, "
         f"mostly from {_or(d.largest_cause, 'largest cause')}"
     )
     if rule is not None and d.title_prefix == DEFAULT_PREFIX:
@@ -158,7 +160,7 @@ def _changes(b: Any, d: Draft) -> list[dict[str, str]]:
         ]
     from perfkit.publish.cells import ships
 
-    shipped = [c.title for c in ships(b, d.ships)] or [_ph("change name")]
+    shipped = [c.title for c in ships(b, d.ships, d.details.shared_settings)] or [_ph("change name")]
     return [
         {
             "name": t,
@@ -230,7 +232,7 @@ def _details(b: Any, d: Draft, campaign: Path) -> dict[str, Any]:
         "command_baseline": _or(x.command_baseline, "full command, baseline"),
         "command_pr": _or(x.command_pr, "full command, this PR"),
         "rejected": list(x.rejected),
-        "not_shipped": cells.not_shipped(b, d.ships),
+        "not_shipped": cells.not_shipped(b, d.ships, x.shared_settings),
         "traces": _traces(b, d, campaign),
         "chart": None,
     }
@@ -442,7 +444,7 @@ def _pr_view(b: BenchmarkSummary, d: Draft, campaign: Path, part: _RepoPart) -> 
             "unit": d.unit,
             "changes": _changes(b, d),
             "rows": [r.__dict__ for r in metric_text.result_rows(b, d, PH)],
-            "commits": cells.commit_rows(b, d.ships),
+            "commits": cells.commit_rows(b, d.ships, d.details.shared_settings),
             "check": _check_view(d),
             "repo_sections": "\n".join(part.merged.lines).strip(),
             "repo_tail": "\n".join(part.tpl.tail).strip(),
@@ -458,12 +460,16 @@ def _pr_view(b: BenchmarkSummary, d: Draft, campaign: Path, part: _RepoPart) -> 
         "hardware": _hardware(d),
         "unit": d.unit,
         "headline_sentence": "",
-        "speedup_mean": cells.factor(cmp.speedup_mean),
-        "speedup_median": cells.factor(cmp.speedup_median),
+        "speedup_mean": cells.factor(cmp.speedup_mean if cmp.speedup_mean >= 1 else 1 / cmp.speedup_mean),
+        "speedup_median": cells.factor(cmp.speedup_median if cmp.speedup_median >= 1 else 1 / cmp.speedup_median),
+        "faster_mean": "faster" if cmp.speedup_mean >= 1 else "slower",
+        "faster_median": ""
+        if (cmp.speedup_median >= 1) == (cmp.speedup_mean >= 1)
+        else (" faster" if cmp.speedup_median >= 1 else " slower"),
         "show_median": cmp.show_mean_and_median,
         "changes": _changes(b, d),
         "rows": [r.__dict__ for r in cells.result_rows(b, d, PH)],
-        "commits": cells.commit_rows(b, d.ships),
+        "commits": cells.commit_rows(b, d.ships, d.details.shared_settings),
         "check": _check_view(d),
         "repo_sections": "\n".join(part.merged.lines).strip(),
         "repo_tail": "\n".join(part.tpl.tail).strip(),
