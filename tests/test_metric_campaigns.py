@@ -402,3 +402,65 @@ def test_render_pr_on_the_cli_for_the_serving_example(tmp_path):
     assert (tmp_path / "o" / "proposed-pr-description.md").read_text() == (
         SERVING / "pr-description.example.md"
     ).read_text()
+
+
+def _result(**values) -> str:
+    return json.dumps({"backend": "vllm", "completed": 100, **values})
+
+
+@pytest.mark.parametrize(
+    "files,field,words",
+    [
+        ({"results/baseline/r.json": "[1, 2]"}, "results/baseline/r.json", ["not a JSON object"]),
+        (
+            {"results/baseline/r.jsonl": _result(output_throughput=1.0) + "\n{oops\n"},
+            "results/baseline/r.jsonl line 2",
+            ["not JSON"],
+        ),
+        ({"results/r.json": _result(output_throughput=1.0)}, "results/r.json result 1", ["names no arm"]),
+        ({"results/baseline/r.json": "[" * 200 + "]" * 200}, "results/baseline/r.json", ["levels deep"]),
+        ({"results/baseline/r.json": _result(output_throughput="fast")}, "candidate", ["only the baseline"]),
+        (
+            {
+                "results/baseline/r.json": _result(output_throughput=1e300),
+                "results/pr/r.json": _result(output_throughput=2.0),
+            },
+            "results column 'output_throughput'",
+            ["magnitudes"],
+        ),
+    ],
+)
+def test_bad_results_files_name_the_file(tmp_path, files, field, words):
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    with pytest.raises(InputError) as err:
+        read_benchmark(str(tmp_path))
+    assert err.value.field == field, str(err.value)
+    for w in words:
+        assert w in str(err.value), str(err.value)
+
+
+def test_results_with_arm_keys_nan_and_a_link_outside(tmp_path):
+    lines = [
+        _result(
+            arm=arm,
+            run=run,
+            output_throughput=base * (1 + 0.01 * run),
+            p99_ttft_ms=float("nan") if run == 2 else 900.0 / base,
+        )
+        for arm, base in (("baseline", 100.0), ("pr", 120.0))
+        for run in (1, 2, 3, 4)
+    ]
+    (tmp_path / "c" / "results").mkdir(parents=True)
+    (tmp_path / "c" / "results" / "all.jsonl").write_text("\n".join(lines) + "\n")
+    s = read_benchmark(str(tmp_path / "c"))
+    thr = next(m for m in s.metrics if m.key == "output_throughput")
+    assert thr.baseline.run_ids == [1, 2, 3, 4] and thr.change_pct == pytest.approx(20.0)
+    ttft = next(m for m in s.metrics if m.key == "p99_ttft_ms")
+    assert ttft.baseline.run_ids == [1, 3, 4]  # NaN: a run without the value, not a number
+    (tmp_path / "secret.json").write_text(_result(output_throughput=5.0))
+    (tmp_path / "c" / "results" / "x.json").symlink_to(tmp_path / "secret.json")
+    with pytest.raises(InputError) as err:
+        read_benchmark(str(tmp_path / "c"))
+    assert "outside the campaign folder" in err.value.problem

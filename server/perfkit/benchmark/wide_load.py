@@ -137,14 +137,29 @@ def _table(
     return WideTable(table, names, mapping, metrics, ignored, file, shape)
 
 
+def _parse(text: str, where: str) -> Any:
+    """One JSON value, its nesting measured before parsing and huge integers refused (limits' rules)."""
+    depth = limits.json_depth(text)
+    if depth > limits.MAX_JSON_DEPTH:
+        raise InputError(where, f"nests {depth:,} levels deep, more than the {limits.MAX_JSON_DEPTH} perfkit reads")
+    try:
+        return json.loads(text, parse_int=limits._int)
+    except json.JSONDecodeError:
+        raise
+    except (ValueError, RecursionError) as exc:
+        raise InputError(where, f"is not valid JSON ({exc})", "fix the result") from None
+
+
 def _objects(path: Path, rel: str) -> list[dict[str, Any]]:
-    """The JSON objects of one results file: one object (vLLM), or one per line (SGLang's JSONL)."""
+    """The JSON objects of one results file: one object (vLLM), or one per line (SGLang's JSONL).
+
+    NaN is read as a missing value (Python's json writes it for a metric with no data)."""
     text = limits.read_regular_text(path, rel, MAX_RESULT_BYTES, "keep one benchmark result per file or line")
     stripped = text.strip()
     if not stripped:
         return []
     try:
-        whole = json.loads(stripped)
+        whole = _parse(stripped, rel)
         docs = whole if isinstance(whole, list) else [whole]
     except json.JSONDecodeError:
         docs = []
@@ -152,7 +167,7 @@ def _objects(path: Path, rel: str) -> list[dict[str, Any]]:
             if not line.strip():
                 continue
             try:
-                docs.append(json.loads(line))
+                docs.append(_parse(line, f"{rel} line {n}"))
             except json.JSONDecodeError as exc:
                 raise InputError(
                     f"{rel} line {n}", f"is not JSON ({exc.msg})", "write one JSON object per line"
