@@ -464,3 +464,21 @@ def test_results_with_arm_keys_nan_and_a_link_outside(tmp_path):
     with pytest.raises(InputError) as err:
         read_benchmark(str(tmp_path / "c"))
     assert "outside the campaign folder" in err.value.problem
+
+
+def test_requests_campaign_renders_its_percentiles_lint_clean(tmp_path):
+    from perfkit.publish.render import render_pr
+
+    campaign = _requests_campaign(tmp_path / "c")
+    draft = {"job": "Qwen2-7B serving", "gpu": "L40S", "gpu_count": 1, "chart": True}
+    draft["benchmark"] = {"headline": ["ttft_ms@p99", "itl_ms@p50"]}
+    result = render_pr(str(campaign), str(build_target(tmp_path / "repo")), draft=draft, out_dir=str(tmp_path / "o"))
+    text = Path(result.pr_path).read_text()
+    frame = pd.read_csv(campaign / "benchmark.csv")
+    q = frame.groupby("arm")["ttft_ms"].quantile(0.99)
+    assert result.pr_title.startswith(f"[perf] Qwen2-7B serving on 1 L40S: TTFT p99 {sig(q['baseline'])} ms to ")
+    assert "; above it: 10 of 1,000 requests and 10 of 1,000 |" in text
+    assert "interleaved, 200 requests per run." in text and "the difference is not significant" not in text[:200]
+    per_run = frame[frame.arm == "pr"].groupby("run")["ttft_ms"].quantile(0.99)
+    assert "line [" + ", ".join(sig(v).replace(",", "") for v in per_run) + "]" in text
+    assert result.lint_pr == [] and result.lint_issue == []

@@ -25,6 +25,9 @@ class ArmMetric(BaseModel):
     per_run: list[float] = Field(description="the metric per run, in run order")
     run_ids: list[int] = Field(description="the run indices of per_run")
     samples: int = Field(description="values behind the estimate: runs, steady steps, or requests pooled")
+    run_samples: list[int] = Field(
+        default_factory=list, description="values per run: 1 for a per-run metric, else steady steps or requests"
+    )
     tail_samples: int | None = Field(
         default=None, description="for a high percentile: pooled requests above it (what the figure rests on)"
     )

@@ -57,6 +57,7 @@ def _run_mean_estimate(per_run: list[float], what: str) -> MetricEstimate:
 def arm_metric(spec: MetricSpec, arm: str, runs: list[tuple[int, np.ndarray]]) -> ArmMetric:
     """runs: (run id, that run's values of the metric's column, NaN dropped, for steps the steady rows)."""
     ids = [r for r, v in runs if len(v)]
+    counts = [len(v) for _, v in runs if len(v)]
     if spec.level == "run":
         per_run = [float(v[0]) for _, v in runs if len(v)]
         return ArmMetric(
@@ -65,6 +66,7 @@ def arm_metric(spec: MetricSpec, arm: str, runs: list[tuple[int, np.ndarray]]) -
             per_run=per_run,
             run_ids=ids,
             samples=len(per_run),
+            run_samples=[1] * len(per_run),
         )
     if spec.level == "step":
         per_run = [float(v.mean()) for _, v in runs if len(v)]
@@ -75,6 +77,7 @@ def arm_metric(spec: MetricSpec, arm: str, runs: list[tuple[int, np.ndarray]]) -
             per_run=per_run,
             run_ids=ids,
             samples=total,
+            run_samples=counts,
         )
     stat = spec.stat or "mean"
     sorted_runs = [np.sort(v) for _, v in runs if len(v)]
@@ -107,7 +110,14 @@ def arm_metric(spec: MetricSpec, arm: str, runs: list[tuple[int, np.ndarray]]) -
                 f"(at least {per:,} requests) rests on about {max(0, math.floor(per * (1 - q))):,}"
             )
     return ArmMetric(
-        arm=arm, estimate=est, per_run=per_run, run_ids=ids, samples=n, tail_samples=tail, tail_note=tail_note
+        arm=arm,
+        estimate=est,
+        per_run=per_run,
+        run_ids=ids,
+        samples=n,
+        run_samples=counts,
+        tail_samples=tail,
+        tail_note=tail_note,
     )
 
 

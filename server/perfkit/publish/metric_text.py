@@ -156,11 +156,12 @@ def significance(b: BenchmarkSummary) -> str:
         side = {
             "better": "in favour of this PR",
             "worse": "against this PR",
-            "not_significant": "not a significant difference",
+            "not_significant": "the difference is not significant",
         }[m.verdict]
+        sep = ":" if m.verdict == "not_significant" else ","
         out.append(
-            f"A Mann-Whitney U test over the per-run {m.name} ({n_b} and {n_c} runs) gives p = {sig(m.p_value)}, "
-            f"{side}."
+            f"A Mann-Whitney U test over the per-run {m.name} ({n_b} and {n_c} runs) gives p = {sig(m.p_value)}"
+            f"{sep} {side}."
         )
     return " ".join(out)
 
@@ -169,15 +170,13 @@ def per_run_words(b: BenchmarkSummary) -> str:
     if b.shape == "runs":
         return "one benchmark result per run"
     heads = b.headline() or b.metrics
-    counts = sorted({len(v) for m in heads[:1] for v in (m.baseline.per_run, m.candidate.per_run)})
-    samples = [m.baseline.samples for m in heads[:1]] + [m.candidate.samples for m in heads[:1]]
-    if not samples:
+    if not heads:
         return ""
-    return (
-        f"{min(samples):,} to {max(samples):,} requests per version"
-        if len(set(samples)) > 1
-        else (f"{samples[0]:,} requests per version over {counts[0]} runs")
-    )
+    counts = sorted({n for m in heads[:1] for n in m.baseline.run_samples + m.candidate.run_samples})
+    what = "request" if b.shape == "requests" else "step"
+    if len(counts) == 1:
+        return f"{counts[0]:,} {what}{'' if counts[0] == 1 else 's'} per run"
+    return f"{counts[0]:,} to {counts[-1]:,} {what}s per run"
 
 
 def chart(b: BenchmarkSummary) -> dict[str, Any] | None:
