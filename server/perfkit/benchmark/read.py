@@ -46,7 +46,8 @@ def read_benchmark(
         dict[str, str] | None,
         Field(
             description='Map roles to differently named columns, for example {"step_time_s": "iter_time", '
-            '"run": "trial"}. Roles: arm, run, step, step_time_s, peak_mem_gb.'
+            '"run": "trial"}. Roles: arm, run, step, step_time_s, peak_mem_gb (the runs and requests shapes use '
+            "arm and run; in results JSON they name the keys)."
         ),
     ] = None,
     reference_baseline: Annotated[
