@@ -482,3 +482,19 @@ def test_requests_campaign_renders_its_percentiles_lint_clean(tmp_path):
     per_run = frame[frame.arm == "pr"].groupby("run")["ttft_ms"].quantile(0.99)
     assert "line [" + ", ".join(sig(v).replace(",", "") for v in per_run) + "]" in text
     assert result.lint_pr == [] and result.lint_issue == []
+
+
+def test_pipes_in_place_of_campaign_files_are_refused_without_blocking(tmp_path):
+    import os
+
+    for rel in ("metrics.yaml", "benchmark.csv", "results/pr/run1.json"):
+        campaign = tmp_path / rel.replace("/", "_")
+        shutil.copytree(SERVING / "campaign", campaign)
+        (campaign / rel).unlink(missing_ok=True)
+        os.mkfifo(campaign / rel)
+        if rel == "results/pr/run1.json":  # a pipe among results is not a result: the other four runs are read
+            assert len(read_benchmark(str(campaign)).metrics[0].candidate.per_run) == 4
+            continue
+        with pytest.raises(InputError) as err:
+            read_benchmark(str(campaign))
+        assert "pipe" in str(err.value) and rel in err.value.field

@@ -207,6 +207,10 @@ def _step_runs(arm: ArmData, column: str, time_column: str) -> list[tuple[int, n
 def _wide(bench: Path, columns: dict[str, str] | None) -> bool:
     import pandas as pd  # type: ignore[import-untyped]
 
+    from perfkit.benchmark.load import MAX_BYTES
+
+    # a pipe, a folder or an oversized file is refused before anything opens it for reading
+    campaign.check_text_file(bench, campaign.BENCHMARK, MAX_BYTES, "write one CSV row per step, run or request")
     try:
         header = pd.read_csv(bench, nrows=0, skipinitialspace=True)
     except Exception:  # the steps reader names what is wrong with the file
