@@ -22,17 +22,23 @@ from perfkit.lint import numbers as nums
 from perfkit.lint.markdown import Doc
 from perfkit.lint.models import Finding
 
-UP = r"rose|rises|risen|rising|increase[sd]?|increasing|grew|grows|grown|higher|gains?|gained|went up|raises|raised"
-DOWN = (
-    r"fell|falls|fallen|falling|drop(?:s|ped)?|decrease[sd]?|decreasing|declined?|declines|lower(?:s|ed)?|"
-    r"shrank|shrinks|loss(?:es)?|lost|went down|cuts?"
+# up, down, good and bad words of change, in that order of groups (one literal, so the audit times it)
+_WORD = re.compile(
+    r"(?<![\w-])(?:"
+    r"(?P<up>rose|rises|risen|rising|increase[sd]?|increasing|grew|grows|grown|higher|gains?|gained|went up|"
+    r"raises|raised)"
+    r"|(?P<down>fell|falls|fallen|falling|drop(?:s|ped)?|decrease[sd]?|decreasing|declined?|declines|"
+    r"lower(?:s|ed)?|shrank|shrinks|loss(?:es)?|lost|went down|cuts?)"
+    r"|(?P<good>faster|quicker|speed-?ups?|improve[sd]?|improving|improvements?|better)"
+    r"|(?P<bad>slower|slowdowns?|regress(?:ed|es|ions?)?|worse|degrade[sd]?|degradations?)"
+    r")(?![\w-])",
+    re.I,
 )
-GOOD = r"faster|quicker|speed-?ups?|improve[sd]?|improving|improvements?|better"
-BAD = r"slower|slowdowns?|regress(?:ed|es|ions?)?|worse|degrade[sd]?|degradations?"
-_WORD = re.compile(rf"(?<![\w-])(?:(?P<up>{UP})|(?P<down>{DOWN})|(?P<good>{GOOD})|(?P<bad>{BAD}))(?![\w-])", re.I)
 _DIRECTION_PHRASE = re.compile(r"\b(?:higher|lower) is better\b|\bbetter\)", re.I)
-_CLAUSE = re.compile(r"[;,]\s+|\s+(?:and|but|while|whereas)\s+|(?<=[.!?])\s+")
-_FROM_TO = re.compile(r"from\s+(?P<a>\d[\d,]*(?:\.\d+)?)\s*(?P<ua>[A-Za-zµ/%]*)\s+to\s+(?P<b>\d[\d,]*(?:\.\d+)?)", re.I)
+_CLAUSE = re.compile(r"[;,]\s+|(?<!\s)\s+(?:and|but|while|whereas)\s+|(?<=[.!?])\s+")
+_FROM_TO = re.compile(
+    r"\bfrom\s+(?P<a>\d[\d,]*(?:\.\d+)?)(?:\s*(?P<ua>[A-Za-zµ/%]+))?\s+to\s+(?P<b>\d[\d,]*(?:\.\d+)?)", re.I
+)
 _EXPANSIONS = {"ttft": "time to first token", "itl": "inter-token latency", "tpot": "time per output token"}
 
 
@@ -89,13 +95,26 @@ def _near(written: float, decimals: int, actual: float) -> bool:
     return bool(abs(abs(written) - abs(actual)) <= 0.5 * 10 ** (-decimals) + 1e-9)
 
 
+def _named_at(low: str, name: str) -> bool:
+    """Whether name occurs in low as a whole word (no letter, digit, '_' or '-' on either side)."""
+    start = low.find(name)
+    while start >= 0:
+        end = start + len(name)
+        before = low[start - 1] if start else " "
+        after = low[end] if end < len(low) else " "
+        if not (before.isalnum() or before in "_-") and not (after.isalnum() or after in "_-"):
+            return True
+        start = low.find(name, start + 1)
+    return False
+
+
 def _facts_in(clause: str, facts: list[Fact]) -> list[Fact]:
     """The facts a clause names; the longest name wins where names overlap ('TTFT p99' over 'TTFT')."""
     low = clause.lower()
     best, found = 0, []
     for f in facts:
         for n in f.names:
-            if n and re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", low):
+            if n and _named_at(low, n):
                 if len(n) > best:
                     best, found = len(n), [f]
                 elif len(n) == best:
@@ -118,18 +137,19 @@ def _finding(doc: Doc, line: int, start: int, end: int, fix: str) -> Finding:
 
 def _internal(doc: Doc, i: int, text: str, off: int) -> list[Finding]:
     out = []
+    factors = [m for m in nums.NUMBER_RE.finditer(text) if nums.unit_of(m.group("unit") or "") == "x"]
     for w in _WORD.finditer(text):
-        if w.group("good"):
-            before = text[max(0, w.start() - 12) : w.start()]
-            m = re.search(r"(\d+(?:\.\d+)?)\s?[x×]\s*$", before)
-            if m and float(m.group(1)) < 1:
+        if not w.group("good"):
+            continue
+        for m in factors:
+            if m.end() <= w.start() and not text[m.end() : w.start()].strip() and float(m.group("num")) < 1:
                 out.append(
                     _finding(
                         doc,
                         i,
-                        off + w.start() - len(before) + m.start(),
+                        off + m.start(),
                         off + w.end(),
-                        f"a factor of {m.group(1)} is below 1: it is a slowdown, not '{w.group(0)}'; "
+                        f"a factor of {m.group('num')} is below 1: it is a slowdown, not '{w.group(0)}'; "
                         "write the factor the other way up and the word that matches it",
                     )
                 )
