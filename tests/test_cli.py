@@ -78,21 +78,3 @@ def test_cli_names_commands_where_mcp_names_tools(tmp_path):
     message = anyio.run(over_mcp)
     assert "bisect_run" in message and "perfkit bisect-run" not in message
     bisect_reset(p.path)
-
-
-def test_progress_bar_never_counts_backwards():
-    import io
-    import re
-
-    from perfkit.progressbar import ProgressBar
-
-    out = io.StringIO()
-    bar = ProgressBar(stream=out, width=20)
-    for done, total in [(0, 10), (3, 10), (5, 10), (5, 30), (6, 30), (20, 40), (40, 40)]:
-        bar(done, total, f"step {done}")
-    lines = out.getvalue().splitlines()
-    filled = [line.split("]")[0].count("#") for line in lines]
-    assert filled == sorted(filled) and filled[-1] == 20
-    assert lines[2].startswith("[##########..........] 5/10 ")  # exact while the total holds
-    assert re.search(r"\] 5/about 30 ", lines[3]) and re.search(r"\] 6/about 30 ", lines[4])
-    assert "/about 40" in lines[-1]

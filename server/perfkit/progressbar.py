@@ -3,6 +3,10 @@
 A bisect's total is an estimate that grows when a point is skipped or a second level starts. A bar that
 shrinks reads as lost work, so the filled part never goes back, and once the total has changed it is
 shown as "about N".
+
+On a terminal the bar redraws in place. Anywhere else (a log file, CI, a pipe) each redraw would be a
+new line, so there a line is written only when the count moves: one per item or step, never one per
+message or per second of a long step.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ class ProgressBar:
         self._filled = 0
         self._total: float | None = None
         self._estimate = False
+        self._written_done = 0.0
 
     def _counts(self, done: float, total: float) -> str:
         if self._total is not None and total != self._total:
@@ -41,6 +46,10 @@ class ProgressBar:
         line = f"{bar} {elapsed:5.0f}s {message or ''}".rstrip()
         if line == self._last:
             return
+        if not self.tty:
+            if done <= self._written_done:
+                return
+            self._written_done = done
         self._last = line
         if self.tty:
             self.stream.write("\r\x1b[2K" + line[:200])
