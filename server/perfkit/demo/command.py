@@ -44,6 +44,11 @@ def _finished_bisect(compiler: Path) -> tuple[str, list[str]]:
     if not status.good:
         return "", []
     gitrepo.git(compiler, "tag", "-f", "good", status.good)
+    # the culprits get a name too, so the README's evaluate-culprit lines explain what the bisect found
+    if status.culprit:
+        gitrepo.git(compiler, "tag", "-f", "culprit", status.culprit.commit)
+    if status.submodule_culprit and (compiler / "runtime" / ".git").exists():
+        gitrepo.git(compiler / "runtime", "tag", "-f", "culprit", status.submodule_culprit.commit)
     explain = []
     if status.culprit:
         explain.append(f"perfkit evaluate-culprit {q(str(compiler))} {status.culprit.commit[:12]} --submodule runtime")
@@ -86,7 +91,7 @@ def _report_kept(root: Path, out: TextIO) -> None:
     if draft.is_file():
         out.write(f"Open first: {draft} (the PR description the demo drafted)\n")
     for rel, what in (
-        ("bisect/pypto", "compiler repo with the runtime submodule; settings in perfkit.toml; tag `good`"),
+        ("bisect/pypto", "compiler repo with the runtime submodule; settings in perfkit.toml; tags good, culprit"),
         ("bisect/python-env", "the demo's stand-in for a Python environment (DEMO_ENV)"),
         ("publish/campaign", "the campaign folder, with the drafts render_pr wrote"),
         ("publish/target-repo", "the target repository; its delivery branch starts at main"),
