@@ -218,7 +218,9 @@ class BisectStatus(BaseModel):
             lines.append(f"  candidate  {cand.short} {cand.subject}")
         if self.steps:
             lines.append("  steps:")
-            lines += [f"    {s.n:>3} {s.short} {s.verdict:<4} {s.reason}" for s in self.steps]
+            for rec in self.steps:  # a skip's cause is in its log: say where
+                where = f" (log {rec.log})" if rec.verdict == "skip" and rec.log else ""
+                lines.append(f"    {rec.n:>3} {rec.short} {rec.verdict:<4} {rec.reason}{where}")
         lines.append(
             f"  runs {self.runs}, installs {self.installs} (saved {self.installs_saved}), "
             f"steps {len(self.steps)} of about {max(self.expected_steps, len(self.steps))}"
@@ -282,7 +284,10 @@ class StepResult(BaseModel):
     status: BisectStatus
 
     def human(self) -> str:
-        return self.line if not self.status.done else self.line + "\n" + self.status.human()
+        line = self.line
+        if self.step is not None and self.step.verdict == "skip" and self.step.log:
+            line += f"\n  log: {self.step.log}"
+        return line if not self.status.done else line + "\n" + self.status.human()
 
 
 class ResetResult(BaseModel):
