@@ -598,7 +598,7 @@ def test_two_bisects_of_one_repository_at_once(bench):
     results = [(s.wait(60), s.stderr.read()) for s in starts]
     assert sorted(rc for rc, _ in results) == [0, 2], results
     refused = next(err for rc, err in results if rc == 2)
-    assert refused.startswith("perfkit: error: repo: ") and (
+    assert refused.startswith("perfkit: error: REPO: ") and (
         "already in progress" in refused or "another perfkit call" in refused
     ), refused
     b.bisect_id = statefile.load(statefile.state_dir(p.sup.path)).id

@@ -22,3 +22,14 @@ def mcp_words(text: str, spec: ToolSpec | None, specs: list[ToolSpec]) -> list[s
             found += re.findall(rf"(?<![\w\-./$])({re.escape(p.name)}) ?=(?=[\[{{\"'\w])", text)
             found += re.findall(rf"`({re.escape(p.name)})`", text)
     return found
+
+
+def cli_field(field: str, tool: str) -> str:
+    """A field as the CLI's errors spell it: --flag for an option, NAME for a positional, others as they are."""
+    from perfkit.cli_render import flag
+    from perfkit.registry import all_tools
+
+    spec = next(s for s in all_tools() if s.name == tool)
+    head, sep, rest = field.partition(".")
+    params = {p.name: p for p in spec.parameters()}
+    return flag(params[head]) + sep + rest if head in params else field
