@@ -157,11 +157,11 @@ class Installing:
         threading.Thread(target=pump, daemon=True).start()
         _write(self.out, {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
         while True:
-            line = inbox.get()
-            if line is None:
+            message = inbox.get()
+            if message is None:
                 break
             try:
-                proc.stdin.write(line)
+                proc.stdin.write(message)
                 proc.stdin.flush()
             except BrokenPipeError:
                 break
