@@ -92,10 +92,12 @@ def test_input_errors_name_flags_on_the_cli_and_arguments_over_mcp():
         cli_error(err, start, SPECS)
         == "--build-ahead: needs devices; list the free devices too, e.g. --devices 0 --devices 1"
     )
-    err = InputError("install_submodule", "runs nosuchcmd", "with worker_env 'venv' see bisect_status")
+    err = InputError("run_cwd", "leads out of install_submodule's folder", "with worker_env 'venv' see bisect_status")
     assert cli_error(err, start, SPECS) == (
-        "--install-submodule: runs nosuchcmd; with --worker-env 'venv' see perfkit bisect-status"
+        "--run-cwd: leads out of --install-submodule's folder; with --worker-env 'venv' see perfkit bisect-status"
     )
+    err = InputError("install_submodule", "runs nosuchcmd", "fix it")  # a list option: one value per flag
+    assert cli_error(err, start, SPECS).endswith("repeat it for several: --install-submodule A --install-submodule B)")
     assert cli_error(InputError("repo", "is not a git repository"), start, SPECS) == "REPO: is not a git repository"
     # words that only look like arguments stay: a column, a path, a metric pattern
     kept = "step_time_s in runs/run_1.csv; max_abs_err=(\\S+)"
@@ -152,6 +154,8 @@ def test_devices_are_given_as_the_help_says(tmp_path):
     proc = perfkit("bisect-start", str(repo.path), good, "--run", "true", "--submodule", "", "--devices", "0", "1")
     assert proc.returncode == 2
     assert "repeat it for several: --devices 0 --devices 1" in proc.stderr, proc.stderr
+    proc = perfkit("bisect-start", str(repo.path), good, "--run", "true", "--submodule", "", "--devices", "0,1")
+    assert proc.returncode == 2 and "repeat it for several: --devices A --devices B" in proc.stderr, proc.stderr
     for devices in (["--devices", "0", "--devices", "1"], ["--devices", '["0", "1"]']):
         proc = perfkit("bisect-start", str(repo.path), good, "--run", "true", "--submodule", "", *devices, "--json")
         assert proc.returncode == 0, proc.stderr

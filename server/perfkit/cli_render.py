@@ -126,13 +126,16 @@ def cli_text(text: str, spec: ToolSpec | None, specs: list[ToolSpec]) -> str:
 
 def cli_error(exc: InputError, spec: ToolSpec | None, specs: list[ToolSpec]) -> str:
     """An InputError for the command line: the field as its flag, the text in the CLI's words."""
-    field = exc.field
+    field, repeat = exc.field, ""
     if spec is not None:
         params = {p.name: p for p in spec.parameters()}
         head = re.split(r"[.\[]", field, maxsplit=1)[0]
         if head in params:
             field = flag(params[head]) + field[len(head) :]
+            if _is_list(params[head].annotation) and field.startswith("--"):
+                # one value per flag: "0,1" or "0 1" is one odd value to the core
+                repeat = f" ({field} takes one value; repeat it for several: {field} A {field} B)"
     text = f"{field}: {cli_text(exc.problem, spec, specs)}"
     if exc.fix:
         text += f"; {cli_text(exc.fix, spec, specs)}"
-    return text
+    return text + (repeat if repeat and "repeat" not in text else "")
