@@ -302,7 +302,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     ns, extras = parser.parse_known_args(args)
     if extras:
-        print(f"perfkit: error: {extra_arguments_hint(args, extras, ns)}", file=sys.stderr)
+        print(f"perfkit: error: {extra_arguments_hint(args, extras, ns, parser)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     if ns.command is None:
         parser.print_help()

@@ -10,7 +10,6 @@ import argparse
 import difflib
 import os
 import shlex
-from typing import Any
 
 
 def _commands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
@@ -43,20 +42,23 @@ def unknown_command_hint(args: list[str], parser: argparse.ArgumentParser) -> st
     return f"unknown command {word!r}; `perfkit --help` lists the commands"
 
 
-def extra_arguments_hint(args: list[str], extras: list[str], ns: argparse.Namespace) -> str:
+def extra_arguments_hint(
+    args: list[str], extras: list[str], ns: argparse.Namespace, parser: argparse.ArgumentParser
+) -> str:
     """Arguments the command did not take, with the flag that would take them."""
-    spec: Any = getattr(ns, "_spec", None)
-    command = spec.cli_name if spec is not None else (ns.command or "")
+    command = ns.command or ""
+    sub = _commands(parser).get(command)
     word = extras[0]
     help_line = f"`perfkit {command} --help` lists its arguments" if command else "`perfkit --help` lists the commands"
-    parser_options = _options_of(spec)
+    options = [a for a in sub._actions if a.option_strings and a.dest not in ("help", "json", "quiet")] if sub else []
+    flags = [a.option_strings[0] for a in options]
     if word.startswith("-"):
-        close = difflib.get_close_matches(word.replace("_", "-"), [o for o, _ in parser_options], n=1, cutoff=0.6)
+        close = difflib.get_close_matches(word.replace("_", "-"), flags, n=1, cutoff=0.6)
         if close:
             return f"unknown option {word}; did you mean {close[0]}? {help_line}"
         return f"unknown option {word}; {help_line}"
     at = args.index(word) if word in args else -1
-    lists = {o for o, is_list in parser_options if is_list}
+    lists = {a.option_strings[0] for a in options if isinstance(a, argparse._AppendAction)}
     previous = args[at - 2] if at >= 2 else ""
     if previous in lists or (at >= 1 and args[at - 1].split("=", 1)[0] in lists and "=" in args[at - 1]):
         flag = previous if previous in lists else args[at - 1].split("=", 1)[0]
@@ -65,37 +67,12 @@ def extra_arguments_hint(args: list[str], extras: list[str], ns: argparse.Namesp
             f"unexpected argument {word!r}; {flag} takes one value, so repeat it for several: "
             f"{flag} {shlex.quote(value)} {flag} {shlex.quote(word)}. {help_line}"
         )
-    if spec is not None:
-        looks_like_path = os.path.exists(word) or "/" in word or "." in word
-        paths = [o for o, _ in parser_options if _metavar(spec, o) == "PATH"]
-        candidates = (paths if looks_like_path and paths else []) or [o for o, _ in parser_options]
-        if candidates:
-            quoted = shlex.quote(word)
-            return (
-                f"unexpected argument {word!r}: perfkit {command} takes it with a flag, "
-                f"for example `perfkit {command} {candidates[0]} {quoted}`; {help_line}"
-            )
+    looks_like_path = os.path.exists(word) or "/" in word or "." in word
+    paths = [a.option_strings[0] for a in options if a.metavar == "PATH"]
+    candidates = (paths if looks_like_path and paths else []) or flags
+    if candidates:
+        return (
+            f"unexpected argument {word!r}: perfkit {command} takes it with a flag, "
+            f"for example `perfkit {command} {candidates[0]} {shlex.quote(word)}`; {help_line}"
+        )
     return f"unexpected argument {word!r}; {help_line}"
-
-
-def _options_of(spec: Any) -> list[tuple[str, bool]]:
-    """The command's --flags with whether each takes a list (repeat the flag)."""
-    if spec is None:
-        return []
-    from perfkit.cli_render import _is_list, flag
-
-    out = []
-    for p in spec.parameters():
-        name = flag(p)
-        if name.startswith("--"):
-            out.append((name, _is_list(p.annotation)))
-    return out
-
-
-def _metavar(spec: Any, option: str) -> str:
-    from perfkit.cli import _unwrap, metavar
-
-    for p in spec.parameters():
-        if "--" + p.name.replace("_", "-") == option:
-            return metavar(p.name, _unwrap(p.annotation)[0])
-    return ""
