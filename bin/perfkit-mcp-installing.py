@@ -55,9 +55,24 @@ class Installing:
                     return "ready"
         except OSError:
             pass
-        if os.path.isdir(self.lock_dir):
+        if os.path.isdir(self.lock_dir) and self._builder_alive():
             return "installing"
         return "failed"
+
+    def _builder_alive(self) -> bool:
+        """The lock names its builder; one killed without cleaning up (kill -9, a reboot) is not installing."""
+        try:
+            with open(os.path.join(self.lock_dir, "pid")) as f:
+                pid = int(f.read().strip())
+        except (OSError, ValueError):
+            return True  # the pid is written just after the lock: a builder still starting
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
 
     def text(self) -> str:
         waited = time.monotonic() - self.started
@@ -154,7 +169,8 @@ class Installing:
                     sys.stdout.write(reply)
                     sys.stdout.flush()
 
-        threading.Thread(target=pump, daemon=True).start()
+        pumping = threading.Thread(target=pump, daemon=True)
+        pumping.start()
         _write(self.out, {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
         while True:
             message = inbox.get()
@@ -166,7 +182,9 @@ class Installing:
             except BrokenPipeError:
                 break
         proc.stdin.close()
-        return proc.wait()
+        code = proc.wait()
+        pumping.join(timeout=5)  # the server's last answers reach the client before this exits
+        return code
 
 
 def main(argv: list[str]) -> int:

@@ -134,3 +134,21 @@ def test_one_data_folder_however_the_plugin_was_added(tmp_path):
         [str(LAUNCHER), "--version"], env=env | {"PERFKIT_HOME": str(tmp_path / "pk")}, capture_output=True, text=True
     )
     assert f"{tmp_path / 'pk' / 'venv'}" in custom.stdout
+
+
+def test_a_builder_killed_without_cleaning_up_is_not_installing(tmp_path):
+    """A lock left by a builder that died (kill -9, a reboot) must not read as installing forever."""
+    params, _, log, lock = _params(tmp_path)
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    (lock / "pid").write_text(f"{dead.pid}\n")
+
+    async def go():
+        with anyio.fail_after(30):
+            async with stdio_client(params) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    return await session.call_tool("perfkit_installing", {})
+
+    res = anyio.run(go)
+    assert f"could not be installed; the install log is {log}" in res.content[0].text
