@@ -244,8 +244,8 @@ def build_parser(specs: list[ToolSpec]) -> argparse.ArgumentParser:
         prog="perfkit",
         formatter_class=_OneLineEach,
         description="Publish performance campaigns and bisect precision regressions.",
-        epilog="`perfkit COMMAND --help` describes a command. Every tool command accepts --json to print the "
-        "tool's structured result exactly as MCP returns it.",
+        epilog="`perfkit COMMAND --help` describes a command, with examples. Every tool command accepts --json "
+        "to print the tool's structured result exactly as MCP returns it.",
     )
     parser.add_argument("--version", action="version", version=f"perfkit {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
