@@ -174,3 +174,40 @@ def test_the_mcp_descriptions_keep_the_argument_names():
     assert '["0", "1", "2", "3"]' in mcp and start.cli.params["devices"] != mcp
     assert "`install_submodule`" in start.description
     assert inspect.signature(start.func).parameters["devices"].default is None
+
+
+def _input_errors() -> list[tuple[str, int, str, list[str]]]:
+    """Every `InputError(field, problem, fix)` in the core: file, line, the field if literal, its texts."""
+    import ast
+
+    found = []
+    for path in sorted((ROOT / "server" / "perfkit").rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "InputError" and node.args:
+                first = node.args[0]
+                field = first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else ""
+                texts = [
+                    c.value
+                    for arg in node.args[1:]
+                    for c in ast.walk(arg)
+                    if isinstance(c, ast.Constant) and isinstance(c.value, str)
+                ]
+                found.append((str(path.relative_to(ROOT)), node.lineno, field, texts))
+    return found
+
+
+def test_every_input_error_in_the_core_reads_right_on_the_cli():
+    """Static walk of every InputError the core raises: no words aimed at an agent, and, rendered for each
+    command whose argument it names, no MCP argument name left (the table above runs the reachable ones)."""
+    errors = _input_errors()
+    assert len(errors) > 100
+    for where, line, field, texts in errors:
+        text = " ".join(texts)
+        agent = [w for w in mcp_words(text, None, []) if w]
+        assert not agent, f"{where}:{line}: {agent}"
+        for spec in SPECS:
+            if field in {p.name for p in spec.parameters()}:
+                rendered = cli_error(InputError(field, text), spec, SPECS)
+                left = mcp_words(rendered, spec, SPECS)
+                assert not left, f"{where}:{line} as `perfkit {spec.cli_name}`: {left} in {rendered!r}"
