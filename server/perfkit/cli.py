@@ -320,7 +320,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"perfkit: error: {cli_error(exc, getattr(ns, '_spec', None), specs)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except ToolFailure as exc:
-        print(f"perfkit: failed: {cli_words(str(exc), specs)}", file=sys.stderr)
+        print(f"perfkit: failed: {cli_text(str(exc), getattr(ns, '_spec', None), specs)}", file=sys.stderr)
         return EXIT_FAILURE
     except KeyboardInterrupt:
         print("perfkit: interrupted", file=sys.stderr)
