@@ -486,7 +486,7 @@ def test_disk_full_mid_step(bench):
     if not _mount("-t", "tmpfs", "-o", "size=700k", "tmpfs", str(sdir)):
         sdir.rmdir()
         pytest.skip(
-            "fills a 700 KB tmpfs, and mounting one needs root and `mount`: run the suite as root (CI does, or in "
+            "fills a 700 KB tmpfs, and mounting one needs root and `mount`: run the suite as root (for example in "
             "a container) to include it; test_read_only_state_folder covers the rest"
         )
     try:
