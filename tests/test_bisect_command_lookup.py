@@ -27,6 +27,10 @@ from perfkit.errors import InputError
         ("export A=1; bash -c 'nosuch'", ["bash"]),
         ("echo 'unclosed", []),
         ("(cd sub && ctest) || true", ["ctest"]),
+        # past a command substitution the parts cannot be told apart without a shell: not judged
+        ('make && s=$(cut -d")" -f2 /proc/$(cat p)/stat) && [ "$s" != Z ] && nosuch', ["make"]),
+        ("ok=`nosuch` ; other", []),
+        ("diff <(sort a) b", []),
     ],
 )
 def test_programs_are_the_first_words_of_each_part(command, expected):

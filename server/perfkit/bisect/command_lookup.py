@@ -40,7 +40,17 @@ _SEPARATORS = {"&&", "||", ";", "|", "&", "(", ")", ";;", "|&", "\n"}
 
 
 def programs(command: str) -> list[str]:
-    """The first word of each part of a shell command; [] when it cannot be read without a shell."""
+    """The first word of each part of a shell command; [] when it cannot be read without a shell.
+
+    Past a command substitution (`$(...)`, backticks, `<(...)`) the parts cannot be told apart without
+    a shell, so only the parts before the first one are read.
+    """
+    cut = min((i for i in (command.find(m) for m in ("$(", "`", "<(", ">(")) if i >= 0), default=-1)
+    if cut >= 0:
+        head = command[:cut]
+        # the part the substitution sits in is not judged: keep only the parts that ended before it
+        ends = [head.rfind(sep) for sep in ("&&", "||", ";", "|", "\n")]
+        command = head[: max(ends)] if max(ends) >= 0 else ""
     lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
     lexer.whitespace_split = True
     try:
