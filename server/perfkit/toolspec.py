@@ -39,13 +39,15 @@ class CliText:
 
     The MCP descriptions (docstring, Field descriptions) speak to an agent. The CLI help renders the
     same texts in its own words (cli_render), and takes these instead where the words alone are not
-    enough: `params` replaces one parameter's help line, `description` the command's description.
-    `examples` are whole command lines, a comment after `#` saying what each shows.
+    enough: `params` replaces one parameter's help line, `description` the command's description, and
+    `more` is a paragraph added after it. `examples` are whole command lines, a comment after `#`
+    saying what each shows.
     """
 
     examples: tuple[str, ...] = ()
     params: Mapping[str, str] = field(default_factory=dict)
     description: str | None = None
+    more: str = ""
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,6 @@ work is in session.py, imported on the first call so that listing tools stays ch
 
 from __future__ import annotations
 
-import inspect
-from dataclasses import replace
 from typing import Annotated
 
 from pydantic import Field
@@ -244,15 +242,32 @@ def bisect_reset(repo: RepoArg) -> ResetResult:
 
 
 SPECS = [
-    ToolSpec(bisect_start, read_only=False, idempotent=False, title="Start a precision bisect", cli=cli_text.START),
-    ToolSpec(bisect_step, read_only=False, idempotent=False, title="Test one bisect point", cli=cli_text.STEP),
+    ToolSpec(
+        bisect_start,
+        read_only=False,
+        destructive=False,
+        idempotent=False,
+        title="Start a precision bisect",
+        cli=cli_text.START,
+    ),
+    ToolSpec(
+        bisect_step,
+        read_only=False,
+        destructive=False,
+        idempotent=False,
+        title="Test one bisect point",
+        cli=cli_text.STEP,
+    ),
     ToolSpec(
         bisect_run,
         read_only=False,
+        destructive=False,
         idempotent=False,
         title="Run a bisect to the end",
-        cli=replace(cli_text.RUN, description=inspect.cleandoc(bisect_run.__doc__ or "") + cli_text.RUN_SETTINGS_NOTE),
+        cli=cli_text.RUN,
     ),
     ToolSpec(bisect_status, read_only=True, title="Show the bisect's status", cli=cli_text.STATUS),
-    ToolSpec(bisect_reset, read_only=False, idempotent=True, title="Reset the bisect", cli=cli_text.RESET),
+    ToolSpec(
+        bisect_reset, read_only=False, destructive=False, idempotent=True, title="Reset the bisect", cli=cli_text.RESET
+    ),
 ]
