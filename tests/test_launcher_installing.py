@@ -116,6 +116,9 @@ def test_version_answers_without_building(tmp_path):
     data = Path(env["HOME"]) / ".local" / "share" / "perfkit"
     assert proc.stdout.startswith("perfkit 0.") and f"its own environment {data / 'venv'}, not built yet" in proc.stdout
     assert not (data / "venv").exists() and not (data / "venv.lock").exists()
+    (data / "venv.lock").mkdir(parents=True)  # another start is building it
+    proc = subprocess.run([str(LAUNCHER), "--version"], env=env, capture_output=True, text=True, timeout=30)
+    assert "being built now" in proc.stdout and not (data / "venv").exists()
 
 
 def test_one_data_folder_however_the_plugin_was_added(tmp_path):
