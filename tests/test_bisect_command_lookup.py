@@ -31,6 +31,9 @@ from perfkit.errors import InputError
         ('make && s=$(cut -d")" -f2 /proc/$(cat p)/stat) && [ "$s" != Z ] && nosuch', ["make"]),
         ("ok=`nosuch` ; other", []),
         ("diff <(sort a) b", []),
+        # functions the command defines are not programs to look up
+        ('in_sup() { git merge-base --is-ancestor "$1" HEAD; }; if in_sup abc; then echo FAIL; fi', ["git"]),
+        ("function check { pytest -q; }; check && nosuch", ["pytest", "nosuch"]),
     ],
 )
 def test_programs_are_the_first_words_of_each_part(command, expected):

@@ -57,10 +57,15 @@ def programs(command: str) -> list[str]:
         tokens = list(lexer)
     except ValueError:  # an unclosed quote: the shell will say so itself
         return []
+    # functions the command defines itself (`name() { ...; }`, `function name`) are not programs
+    defined = {
+        t for i, t in enumerate(tokens[:-1]) if tokens[i + 1 : i + 2] == ["()"] or tokens[i + 1 : i + 3] == ["(", ")"]
+    }
+    defined |= {tokens[i + 1] for i, t in enumerate(tokens[:-1]) if t == "function"}
     out: list[str] = []
     expect = True
     for token in tokens:
-        if token in _SEPARATORS or set(token) <= set("&|;()"):
+        if token in _SEPARATORS or set(token) <= set("&|;()") or token == "{":  # `{` opens a body
             expect = True
             continue
         if not expect:
@@ -68,7 +73,7 @@ def programs(command: str) -> list[str]:
         if _ASSIGNMENT.match(token) or token in KEYWORDS:
             continue
         expect = False
-        if token in BUILTINS or any(c in token for c in "$`{}*?~<>"):
+        if token in BUILTINS or token in defined or any(c in token for c in "$`{}*?~<>"):
             continue
         out.append(token)
     return out
