@@ -34,6 +34,8 @@ from perfkit.errors import InputError
         # functions the command defines are not programs to look up
         ('in_sup() { git merge-base --is-ancestor "$1" HEAD; }; if in_sup abc; then echo FAIL; fi', ["git"]),
         ("function check { pytest -q; }; check && nosuch", ["pytest", "nosuch"]),
+        # a case statement's patterns look like commands: the statement is not judged, what follows is
+        ('case "$STEP" in 1) sleep 1 & ;; 2) yes x | head -c 9 ;; esac; ./check; rc=$?; exit $rc', ["./check"]),
     ],
 )
 def test_programs_are_the_first_words_of_each_part(command, expected):

@@ -64,7 +64,14 @@ def programs(command: str) -> list[str]:
     defined |= {tokens[i + 1] for i, t in enumerate(tokens[:-1]) if t == "function"}
     out: list[str] = []
     expect = True
+    in_case = 0  # case patterns look like commands (`1) ...`): a case statement is not judged
     for token in tokens:
+        if token in ("case", "esac") and (expect or in_case):
+            in_case += 1 if token == "case" else -1
+            expect = token == "esac"
+            continue
+        if in_case > 0:
+            continue
         if token in _SEPARATORS or set(token) <= set("&|;()") or token == "{":  # `{` opens a body
             expect = True
             continue
