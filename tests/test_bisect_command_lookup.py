@@ -25,6 +25,7 @@ from perfkit.errors import InputError
         ("./scripts/check.sh --fast", ["./scripts/check.sh"]),
         ("$HOME/bin/check; {device}/run", []),
         ("export A=1; bash -c 'nosuch'", ["bash"]),
+        ("trap '' TERM; sleep 1", ["sleep"]),  # an empty argument is a word, not a separator
         ("echo 'unclosed", []),
         ("(cd sub && ctest) || true", ["ctest"]),
         # past a command substitution the parts cannot be told apart without a shell: not judged

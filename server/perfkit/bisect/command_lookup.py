@@ -72,7 +72,7 @@ def programs(command: str) -> list[str]:
             continue
         if in_case > 0:
             continue
-        if token in _SEPARATORS or set(token) <= set("&|;()") or token == "{":  # `{` opens a body
+        if token in _SEPARATORS or (token and set(token) <= set("&|;()")) or token == "{":  # `{` opens a body
             expect = True
             continue
         if not expect:
