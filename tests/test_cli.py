@@ -78,3 +78,36 @@ def test_cli_names_commands_where_mcp_names_tools(tmp_path):
     message = anyio.run(over_mcp)
     assert "bisect_run" in message and "perfkit bisect-run" not in message
     bisect_reset(p.path)
+
+
+def test_progress_bar_never_counts_backwards():
+    import io
+    import re
+
+    from perfkit.progressbar import ProgressBar
+
+    out = io.StringIO()
+    bar = ProgressBar(stream=out, width=20)
+    for done, total in [(0, 10), (3, 10), (5, 10), (5, 30), (6, 30), (20, 40), (40, 40)]:
+        bar(done, total, f"step {done}")
+    lines = out.getvalue().splitlines()
+    filled = [line.split("]")[0].count("#") for line in lines]
+    assert filled == sorted(filled) and filled[-1] == 20
+    assert lines[2].startswith("[##########..........] 5/10 ")  # exact while the total holds
+    assert re.search(r"\] 5/about 30 ", lines[3]) and re.search(r"\] 6/about 30 ", lines[4])
+    assert "/about 40" in lines[-1]
+
+
+def test_progress_on_a_non_terminal_writes_one_line_per_step():
+    """Heartbeats (same step, seconds ticking) redraw a terminal but add no line to a log file."""
+    import io
+
+    from perfkit.progressbar import ProgressBar
+
+    out = io.StringIO()
+    bar = ProgressBar(stream=out, width=20)
+    for step in range(3):
+        for second in range(5):
+            bar(step, 3, f"Step {step + 1} of about 3: installing superproject {second}s")
+    bar(3, 3, "done")
+    assert len(out.getvalue().splitlines()) == 4

@@ -208,11 +208,6 @@ SERVE_DESCRIPTION = (
 )
 
 
-def _description(spec: ToolSpec) -> str:
-    text = spec.cli.description or spec.description
-    return f"{text}\n\n{spec.cli.more}" if spec.cli.more else text
-
-
 def _examples(spec: ToolSpec) -> str | None:
     """The Examples section of a command's --help."""
     if not spec.cli.examples:
@@ -266,7 +261,7 @@ def build_parser(specs: list[ToolSpec]) -> argparse.ArgumentParser:
         p = sub.add_parser(
             spec.cli_name,
             help=_summary(spec),
-            description=_raw(cli_text(_description(spec), spec, specs)),
+            description=_raw(cli_text(spec.cli.description or spec.description, spec, specs)),
             epilog=_examples(spec),
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )

@@ -76,9 +76,10 @@ def argument_words(text: str, spec: ToolSpec) -> str:
     if not params:
         return text
     names = "|".join(sorted(map(re.escape, params), key=len, reverse=True))
-    # name=VALUE and name = VALUE (a call or a settings line): the flag with the value, quoted for a shell
+    # name=VALUE (how a call passes it): the flag with the value, quoted for a shell. `name = VALUE` is a
+    # settings-file line, which the command line's user writes the same way: it stays.
     out, pos = [], 0
-    for m in re.finditer(rf"(?<![\w\-./$])({names}) ?= ?(?=[\[{{\"'\w])", text):
+    for m in re.finditer(rf"(?<![\w\-./$])({names})=(?=[\[{{\"'\w])", text):
         if m.start() < pos:
             continue
         p = params[m.group(1)]
@@ -117,10 +118,25 @@ def person_words(text: str) -> str:
     return re.sub(r"\bThe user's\b", "Your", text)
 
 
+def other_arguments(text: str, spec: ToolSpec | None, specs: list[ToolSpec]) -> str:
+    """Another command's argument named in this one's text (`build_ahead` is set at bisect_start): its flag.
+
+    Only names with an underscore: a one-word name (`devices`, `backend`) reads as plain prose too.
+    """
+    own = {p.name for p in spec.parameters()} if spec is not None else set()
+    flags = {p.name: flag(p) for s in specs for p in s.parameters() if "_" in p.name and p.name not in own}
+    flags = {n: f for n, f in flags.items() if f.startswith("--")}
+    if not flags:
+        return text
+    pattern = "|".join(sorted(map(re.escape, flags), key=len, reverse=True))
+    return re.sub(rf"(?<![\w\-./`$])({pattern})(?![\w\-/`(])", lambda m: flags[m.group(1)], text)
+
+
 def cli_text(text: str, spec: ToolSpec | None, specs: list[ToolSpec]) -> str:
     """Help or error text of one command in the command line's terms."""
     if spec is not None:
         text = argument_words(text, spec)
+    text = other_arguments(text, spec, specs)
     return person_words(tool_words(text, specs))
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import re
 
 from perfkit.toolspec import ToolSpec
@@ -14,6 +15,9 @@ def mcp_words(text: str, spec: ToolSpec | None, specs: list[ToolSpec]) -> list[s
     found = [m.group(0) for m in AGENT_WORDS.finditer(text)]
     for s in specs:
         found += re.findall(rf"(?<![\w\-./])({re.escape(s.name)})(?![\w\-])", text)
+        for p in s.parameters():  # any command's option, as MCP spells it
+            if "_" in p.name and p.default is not inspect.Parameter.empty:
+                found += re.findall(rf"(?<![\w\-./`])({re.escape(p.name)})(?![\w\-])", text)
     if spec is not None:
         for p in spec.parameters():
             if "_" in p.name:  # an option's MCP name; the command line spells it --with-dashes

@@ -29,8 +29,6 @@ RUN = CliText(
         f"perfkit bisect-run {DEMO}         # to the end, with a progress bar",
         f"perfkit bisect-run {DEMO} --quiet --json > bisect.json",
     ),
-    more="How many points run at once, where and how often is set at bisect_start, not here: --devices,\n"
-    "--build-ahead, --worker-env, --backend, --noise (see `perfkit bisect-start --help`).",
 )
 STATUS = CliText(examples=(f"perfkit bisect-status {DEMO}", f"perfkit bisect-status {DEMO} --json"))
 RESET = CliText(examples=(f"perfkit bisect-reset {DEMO}      # remove the state, logs and worktree",))

@@ -198,7 +198,7 @@ _REQUIRED_RE = re.compile(r"\b(?:must|required?|requires|mandatory|need to)\b", 
 _STATEMENT_RE = re.compile(
     r"\b(?:descriptions?|statements?|include|state|mention|link|declare|confirm|checklist|template)\b", re.I
 )
-_TITLE_SHAPE_RE = re.compile(r"\b(?:prefix|format|start|convention|tag)\w*\b|\[[^\]]+\]|\w+\(\w+\):", re.I)
+_TITLE_SHAPE_RE = re.compile(r"\b(?:prefix|format|start|convention|tag)\w*+|\[[^\[\]]++\]|(?<!\w)\w++\(\w++\):", re.I)
 
 
 def _note_kind(line: str, from_template: bool) -> NoteKind | None:

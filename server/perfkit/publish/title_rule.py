@@ -12,7 +12,9 @@ import re
 from dataclasses import dataclass
 
 _TITLE_WORD_RE = re.compile(r"\btitles?\b", re.I)
-_BRACKETS_RE = re.compile(r"((?:\[[^\[\]\n]{1,40}\]\s?){1,4})\s*[:\-]?\s*(?:<?[\w ]{1,40}>?)")
+# Possessive spaces around the separator (one pass over a run of them); a bracket followed by a
+# space alone still counts, as it did when the word after could be that space.
+_BRACKETS_RE = re.compile(r"((?:\[[^\[\]\n]{1,40}\]\s?){1,4})(?:\s*+[:\-]?\s*+<?[\w ]{1,40}>?|(?<= ))")
 _CONVENTIONAL_RE = re.compile(r"\b(type|category|kind)(\((?:scope|module|component|area)\))?(!)?:\s*<?\w+>?")
 _TYPE = re.compile(r"^(?:type|kind|category|tag|label|prefix|perf|feat|feature|fix|bug)", re.I)
 _PLACE = {
