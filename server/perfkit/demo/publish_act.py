@@ -26,7 +26,6 @@ def publish_act(root: Path, out: TextIO) -> bool:
     examples = examples_dir()
     campaign = root / "campaign"
     shutil.copytree(examples / "campaign", campaign)
-    shutil.copytree(examples / "publish" / "verify", campaign / "verify")
     repo, base, head = build(root / "target-repo")
 
     bench = read_benchmark(str(campaign))

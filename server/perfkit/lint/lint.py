@@ -147,7 +147,7 @@ def lint_wording(
     faster') and, given the campaign, numbers the data does not back and directions it contradicts ('throughput
     fell' when it rose). Each finding has a rule id, line, column, excerpt and a one-line fix. Reads only."""
     if (path is None) == (text is None):
-        raise InputError("path", "give exactly one of path and text", "pass the file to check, or its text")
+        raise InputError("path", "give exactly one of `path` and `text`", "pass the file to check, or its text")
     source = "<text>"
     if path is not None:
         p = Path(path).expanduser()
