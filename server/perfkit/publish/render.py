@@ -376,7 +376,9 @@ def _repo_part(
 
     files = repofiles.read_repo_files(top, commit)
     tpl = repo_template.select(files, pr_template)
-    merged = merge_template.merge(tpl, d.template_answers, d.checkboxes, PH)
+    enforced = _enforced(top, files.commit, tpl)
+    issue = str(d.issue_number) if d.issue_number else None
+    merged = merge_template.merge(tpl, d.template_answers, d.checkboxes, PH, issue, enforced)
     notes, note_conflicts = repo_template.repo_notes(files, tpl)
     sources = ([(tpl.path, tpl.text)] if tpl.path else []) + [
         (n.source, files.texts.get(n.source, "")) for n in notes if n.kind == "title-rule" and n.source != tpl.path
@@ -384,7 +386,9 @@ def _repo_part(
     rule = title_rule.find(sources)
     warnings = list(files.skipped)
     warnings += [
-        f"draft.template_answers['{k}'] matches no heading kept from the repo's template" for k in merged.unused_answers
+        f"draft.template_answers['{k}'] was not placed: it matches no part of the repo's template that asks "
+        "something (a covered heading, a note for reviewers or CI, or no part at all); see template_parts"
+        for k in merged.unused_answers
     ]
     warnings += [f"draft.checkboxes '{t}' matches no box of the repo's template" for t in merged.unused_boxes]
     if rule and d.title_prefix != DEFAULT_PREFIX:
@@ -393,6 +397,14 @@ def _repo_part(
         )
     forms = issue_forms.pick(files, issue_form)
     return _RepoPart(files, tpl, merged, notes, merged.conflicts + note_conflicts, rule, forms, warnings)
+
+
+def _enforced(top: Path, commit: str | None, tpl: RepoTemplate) -> dict[str, str]:
+    """Covered headings the repo's own checks require in the PR body (read only when there are any)."""
+    from perfkit.publish.template_parts import enforced
+
+    titles = [p.title for p in tpl.parts if p.kind == "heading" and p.role == "covered" and p.title]
+    return enforced.enforced(titles, enforced.check_texts(top, commit)) if titles else {}
 
 
 def _shared_settings(d: Draft) -> tuple[list[str], list[str]]:
@@ -513,11 +525,13 @@ def _result(
             why=tpl.why,
             kept_headings=merged.kept,
             skipped_headings=merged.skipped,
+            enforced_headings=[f"{h} ({p})" for h, p in merged.enforced.items()],
             cut_line=tpl.cut_at + 1 if tpl.cut_at is not None else None,
             title_rule=f"{part.rule.pattern} ({part.rule.source}:{part.rule.line})" if part.rule else None,
         ),
         repo_commit=part.files.commit,
         checkboxes=merged.boxes,
+        template_parts=merged.parts,
         policy_conflicts=part.conflicts,
         repo_notes=part.notes,
         issue_form=issue_use,
