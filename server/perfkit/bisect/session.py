@@ -21,7 +21,7 @@ from types import FrameType
 from typing import Any
 
 from perfkit import gitrepo
-from perfkit.bisect import confine, estimate, noise_plan, seal, shutdown
+from perfkit.bisect import command_lookup, confine, estimate, noise_plan, seal, shutdown
 from perfkit.bisect import lock as lockfile
 from perfkit.bisect import settings as settingsfile
 from perfkit.bisect import state as statefile
@@ -164,6 +164,7 @@ def start(repo: str, good: str, bad: str, explicit: dict[str, Any]) -> StartResu
     path, name = _pick_submodule(top, good_sha, bad_sha, settings.submodule, explicit.get("submodule") is not None)
     settings.submodule = path
     _check_run_cwd(settings, notes)
+    command_lookup.check_settings(settings, notes)
     notes += ahead_notes(settings)
     source = None
     if path is not None:

@@ -72,7 +72,10 @@ class Correctness(_Strict):
 
 
 class Checkbox(_Strict):
-    text: str = Field(description="The checkbox's text in the repo template, or a unique part of it.")
+    text: str = Field(
+        description="The box's id from render_pr's template_parts/checkboxes (e.g. 'p7.2'), its text in the repo "
+        "template, or a unique part of that text."
+    )
     tick: bool = Field(False, description="Tick it only when the work backs the statement.")
     reason: str | None = Field(None, description="Why it stays unticked (shown after the box).")
 
@@ -139,6 +142,16 @@ class Draft(_Strict):
     gpu_count: int | None = Field(None, ge=1, description="How many accelerators the measurement used.")
     world_size: int | None = Field(None, ge=1, description="World size for the title. Default: gpu_count.")
     unit: str = Field("step", description="What one measured row is: 'step', 'iteration', 'batch'.")
+    parallelism: str | None = Field(
+        None,
+        description="How a serving job is split, as the title says it: 'TP 8', 'TP 4 x PP 2'. Runs and requests "
+        "campaigns put it after the metrics ('at TP 8'); they never say 'world size'.",
+    )
+    chart: bool = Field(
+        False,
+        description="Add a Mermaid chart of the headline metric per run, both versions (step time: per-run means "
+        "and medians), to the Details block. GitHub draws it without an upload.",
+    )
     largest_cause: str | None = Field(
         None, description="The largest cause of the speedup, for the title ('mostly from ...')."
     )
@@ -156,10 +169,15 @@ class Draft(_Strict):
         "lists them; every other candidate goes to 'tried and not kept'. Default: those recorded as shipped.",
     )
     correctness: Correctness | None = Field(None, description="The correctness checks.")
-    template_answers: dict[str, str] = Field(
+    template_answers: dict[str, str | list[str]] = Field(
         default_factory=dict,
-        description="Answers for the repo template's headings that stay in the description, "
-        "keyed by heading text (case and punctuation ignored); 'preamble' answers a template without headings.",
+        description="Answers for the repo template's parts, keyed by part id from render_pr's template_parts "
+        "(e.g. 'p3'), by heading or label text (case and punctuation ignored), or by a unique part of it; "
+        "'preamble' answers a template without headings. For an option list or checklist, a list of the "
+        "options to tick (their text or box ids).",
+    )
+    issue_number: int | None = Field(
+        None, ge=1, description="The companion issue's number once filed; fills the template's issue-link lines."
     )
     checkboxes: list[Checkbox] = Field(default_factory=list, description="Decisions on the repo template's boxes.")
     details: Details = Field(default_factory=Details, description="The collapsed Details block.")
