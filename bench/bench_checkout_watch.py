@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from perfkit import gitrepo
-from perfkit.bisect import watch
+from perfkit.bisect.command import watch
 
 ENV = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")} | {"GIT_CONFIG_NOSYSTEM": "1"}
 

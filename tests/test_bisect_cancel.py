@@ -18,7 +18,7 @@ import anyio
 import pytest
 from helpers.bisect_project import build
 from helpers.gitbuild import snapshot
-from perfkit.bisect import state as statefile
+from perfkit.bisect.state import store as statefile
 from test_faults import KERNEL, PLAN, Bench, RawServer, wait_gone
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from helpers.bisect_project import Project, build
-from perfkit.bisect import state as statefile
+from perfkit.bisect.state import store as statefile
 from perfkit.bisect.tool import bisect_reset, bisect_run, bisect_start
 
 PLAN = [("src", "")] * 3 + [("src", "BUG", "bug")] + [("src", "BUG")] * 2

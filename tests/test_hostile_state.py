@@ -26,9 +26,9 @@ from helpers.bisect_project import Project, build
 from helpers.gitbuild import Repo, snapshot
 from helpers.procs import alive, perfkit
 from helpers.tree import changes, tree
-from perfkit.bisect import seal
-from perfkit.bisect import state as statefile
-from perfkit.bisect.runner import owned_by
+from perfkit.bisect.command.runner import owned_by
+from perfkit.bisect.state import seal
+from perfkit.bisect.state import store as statefile
 from perfkit.bisect.tool import bisect_reset, bisect_run, bisect_start, bisect_status, bisect_step
 from perfkit.errors import InputError, ToolFailure
 
@@ -345,7 +345,7 @@ def test_a_planted_build_cache_entry_writes_and_deletes_nothing_outside_the_work
     """A build cache index or archive naming a file outside the worker's environment or checkout (by
     `..`, an absolute path, or a folder of the checkout that links out): the restore refuses (the
     install runs instead) and the file outside stays."""
-    from perfkit.bisect.build_cache import BuildCache
+    from perfkit.bisect.state.build_cache import BuildCache
 
     env, side = tmp_path / "w" / "slot-0" / "env", tmp_path / "w" / "slot-0" / "checkout"
     env.mkdir(parents=True)
@@ -372,7 +372,7 @@ def test_a_planted_build_cache_entry_writes_and_deletes_nothing_outside_the_work
 def test_a_build_cache_archive_replaced_after_it_was_stored_is_not_put_back(tmp_path):
     """An archive perfkit stored, then swapped for another (same name, same index): the environment the
     next run executes receives nothing from it; the real entry is put back before the swap."""
-    from perfkit.bisect.build_cache import BuildCache
+    from perfkit.bisect.state.build_cache import BuildCache
 
     env, side = tmp_path / "env", tmp_path / "checkout"
     (env / "bin").mkdir(parents=True)

@@ -181,7 +181,7 @@ def build_cached_server() -> MCPServer:
 
 def serve() -> None:
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="perfkit %(levelname)s %(message)s")
-    from perfkit.bisect.shutdown import stop_cleanly_on_exit  # SIGTERM, SIGINT, stdin closed: a clean stop
+    from perfkit.bisect.command.shutdown import stop_cleanly_on_exit  # SIGTERM, SIGINT, stdin closed: a clean stop
 
     stop_cleanly_on_exit()
     from perfkit.mcp_flow import run_stdio

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from perfkit.bisect import evidence, reproduce
+from perfkit.bisect import reproduce
 from perfkit.bisect.models import BisectStatus, StepRecord
-from perfkit.bisect.named_files import named_paths
-from perfkit.bisect.point import Point, ref, short
-from perfkit.bisect.state import State
+from perfkit.bisect.search import evidence
+from perfkit.bisect.state.named_files import named_paths
+from perfkit.bisect.state.point import Point, ref, short
+from perfkit.bisect.state.store import State
 
 
 def label(point: Point, repo: Path, sub_repo: Path | None, sub_path: str | None) -> tuple[str, str]:

@@ -26,8 +26,8 @@ import threading
 from pathlib import Path
 
 from perfkit import gitrepo
-from perfkit.bisect import confine, seal
-from perfkit.bisect.state import read_private
+from perfkit.bisect.state import confine, seal
+from perfkit.bisect.state.store import read_private
 from perfkit.errors import ToolFailure
 
 Listing = dict[str, tuple[int, int]]  # relative path -> (size, mtime_ns)

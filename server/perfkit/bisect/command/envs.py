@@ -21,8 +21,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from perfkit.bisect import confine
 from perfkit.bisect.models import BisectSettings
+from perfkit.bisect.state import confine
 from perfkit.errors import ToolFailure
 
 _USER_PTH = "zzz-perfkit-user-env.pth"  # processed last, so the worker's own installs win

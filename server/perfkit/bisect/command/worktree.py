@@ -16,7 +16,7 @@ import threading
 from pathlib import Path
 
 from perfkit import gitrepo
-from perfkit.bisect import confine
+from perfkit.bisect.state import confine
 from perfkit.errors import ToolFailure
 
 _NO_RECURSE = ("-c", "submodule.recurse=false")

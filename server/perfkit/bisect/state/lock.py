@@ -26,7 +26,7 @@ from typing import Any
 import psutil
 
 from perfkit import cancel
-from perfkit.bisect import confine
+from perfkit.bisect.state import confine
 from perfkit.errors import InputError, ToolFailure
 
 Owner = dict[str, Any]

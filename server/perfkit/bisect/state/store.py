@@ -16,7 +16,6 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from perfkit import gitrepo
-from perfkit.bisect import seal
 from perfkit.bisect.models import (
     BisectSettings,
     CommitRef,
@@ -30,6 +29,7 @@ from perfkit.bisect.models import (
     SubmoduleCulprit,
     Verdict,
 )
+from perfkit.bisect.state import seal
 from perfkit.errors import ToolFailure
 
 DIRNAME = "perfkit-bisect"

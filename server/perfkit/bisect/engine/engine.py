@@ -14,21 +14,22 @@ from pathlib import Path
 
 import psutil
 
-from perfkit.bisect import report, runner, watch
-from perfkit.bisect import state as statefile
-from perfkit.bisect.cache import VerdictMemory
-from perfkit.bisect.devices import remove_local_folders, with_device, worker_id, worker_slots
-from perfkit.bisect.envs import restore_devices
+from perfkit.bisect import report
+from perfkit.bisect.command import runner, watch
+from perfkit.bisect.command.envs import restore_devices
+from perfkit.bisect.command.tester import command_env, saved_commands
+from perfkit.bisect.command.worktree import Checkout
+from perfkit.bisect.engine.rounds import Rounds
+from perfkit.bisect.engine.worker import LocalWorker
 from perfkit.bisect.models import StepRecord
-from perfkit.bisect.planner import Planner
-from perfkit.bisect.point import work_paths
-from perfkit.bisect.rounds import Rounds
-from perfkit.bisect.search import DEFAULT, Strategy
-from perfkit.bisect.state import State
-from perfkit.bisect.tester import command_env, saved_commands
-from perfkit.bisect.worker import LocalWorker
+from perfkit.bisect.search.bisection import DEFAULT, Strategy
+from perfkit.bisect.search.planner import Planner
+from perfkit.bisect.state import store as statefile
+from perfkit.bisect.state.point import work_paths
+from perfkit.bisect.state.store import State
+from perfkit.bisect.state.verdict_memory import VerdictMemory
+from perfkit.bisect.workers.devices import remove_local_folders, with_device, worker_id, worker_slots
 from perfkit.bisect.workers.local import remove_slots
-from perfkit.bisect.worktree import Checkout
 from perfkit.errors import ToolFailure
 from perfkit.toolspec import Progress, no_progress
 

@@ -21,20 +21,23 @@ from types import FrameType
 from typing import Any
 
 from perfkit import gitrepo
-from perfkit.bisect import command_lookup, confine, estimate, noise_plan, seal, shutdown
-from perfkit.bisect import lock as lockfile
 from perfkit.bisect import settings as settingsfile
-from perfkit.bisect import state as statefile
-from perfkit.bisect.devices import ahead_notes
-from perfkit.bisect.engine import Engine
-from perfkit.bisect.levels import plural
+from perfkit.bisect.command import lookup as command_lookup
+from perfkit.bisect.command import shutdown
+from perfkit.bisect.command.worktree import Checkout, source_git_dir
+from perfkit.bisect.engine.engine import Engine
 from perfkit.bisect.models import BisectSettings, BisectStatus, ResetResult, StartResult, StepRecord, StepResult
-from perfkit.bisect.planner import Planner
-from perfkit.bisect.point import work_paths
 from perfkit.bisect.report import status_of, step_line
-from perfkit.bisect.state import PhaseData, State
+from perfkit.bisect.search import estimate, noise_plan
+from perfkit.bisect.search.levels import plural
+from perfkit.bisect.search.planner import Planner
+from perfkit.bisect.state import confine, seal
+from perfkit.bisect.state import lock as lockfile
+from perfkit.bisect.state import store as statefile
+from perfkit.bisect.state.point import work_paths
+from perfkit.bisect.state.store import PhaseData, State
+from perfkit.bisect.workers.devices import ahead_notes
 from perfkit.bisect.workers.local import remove_slots
-from perfkit.bisect.worktree import Checkout, source_git_dir
 from perfkit.errors import InputError, ToolFailure
 from perfkit.toolspec import Progress, no_progress
 
