@@ -365,7 +365,10 @@ def test_template_with_bold_lines_for_headings_and_example_values(tmp_path):
         ("Chatbot latency", "Replies take too long", False),
         ("Benchmark results", "Posted by the benchmark job after each release", True),
         ("Regression found", "Filed automatically when the perf dashboard drops", True),
-        ("CI failure", "Something broke on main", True),
+        ("CI failure", "Something broke on main", False),  # a person reports a CI problem: "ci" is not a bot
+        ("Flaky test", "A CI job fails now and then on GitHub Actions", False),
+        ("Nightly regression", "Created by the nightly-perf workflow", True),
+        ("Weekly digest", "Auto-generated every Monday", True),
     ],
 )
 def test_automation_is_told_by_what_files_the_issue(name, about, automated):

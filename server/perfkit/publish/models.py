@@ -69,8 +69,12 @@ class TemplateUse(BaseModel):
 class FormScore(BaseModel):
     path: str
     name: str
-    kind: str = Field(description="performance, question, general, bug, feature, docs or security.")
-    score: int = Field(description="Higher is preferred; 0 for a form meant for automation, never chosen.")
+    kind: str = Field(
+        description="performance, question, feature, general or bug (chosen in that order); refactor, build, docs, "
+        "ci-failure, flaky-test, tracker or security (only when none of those exists); regression (never chosen "
+        "unless named: nothing regressed)."
+    )
+    score: int = Field(description="Higher is preferred; 0 for a form meant for automation or a regression form.")
     reason: str = Field(description="The words that gave the kind, or why the form is meant for automation.")
 
 
