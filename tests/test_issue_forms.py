@@ -28,7 +28,8 @@ FOLDER = ".github/ISSUE_TEMPLATE/"
 OBSERVED = DRAFT["issue"]["observed"]
 LOGS_SAID = DRAFT["issue"]["logs_said"]
 HARDWARE = DRAFT["details"]["hardware"]
-COMMAND = DRAFT["details"]["command_pr"]
+COMMAND = DRAFT["details"]["command_baseline"]  # the issue reproduces what upstream runs
+PR_COMMAND = DRAFT["details"]["command_pr"]
 PR_NOTE = "I opened #<PR> to keep a record of the experiment"
 
 
@@ -67,6 +68,7 @@ def render(tmp_path: Path, files: dict[str, str], draft=DRAFT, **kw):
     repo = make_repo(tmp_path / "repo", files)
     res = render_pr(str(campaign()), str(repo.path), draft=draft, out_dir=str(tmp_path / "out"), **kw)
     issue = Path(res.issue_path).read_text()
+    assert PR_COMMAND not in issue  # the PR's options do not exist upstream yet
     for path in (res.issue_path, res.pr_path):  # both drafts, as lint_wording reads them with repo and campaign
         found = lint_wording(path=path, campaign_dir=str(campaign()), repo=str(repo.path), draft=draft)
         assert found.findings == [], (path, [(f.rule, f.excerpt) for f in found.findings])

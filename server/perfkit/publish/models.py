@@ -85,9 +85,11 @@ class UnreadableForm(BaseModel):
 
 class FieldFill(BaseModel):
     label: str
+    id: str = Field("", description="The key draft.issue.form_answers takes for this field (its label works too).")
     kind: str = Field(description="textarea, input, dropdown, checkboxes, or heading (Markdown template).")
     role: str | None = Field(description="What the field asks for, read from its words; null when they do not say.")
     required: bool = False
+    options: list[str] = Field(default_factory=list, description="A dropdown's options or a checkbox field's boxes.")
     filled_with: list[str] = Field(
         description="What went under it: observed, logs_said, pr_note, environment, reproduce, form_answers, "
         "draft (a value the draft states), option, honest answer, template, placeholder, or empty."

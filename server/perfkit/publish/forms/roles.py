@@ -1,6 +1,7 @@
 """What a field asks for, read from its label, then its id, then its description and placeholder.
 
-Roles, tried in this order so the narrow ones win: `checklist` (the reporter's own promises),
+Roles, tried in this order so the narrow ones win: `ai` (how AI tools took part: the draft's
+ai_disclosure answers it, never our paragraphs), `checklist` (the reporter's own promises),
 `people` (whom to tag), `software` (the name and version of a package: the draft does not know it),
 `regression` (an earlier version that was faster), `reproduce`, `environment`, `expected` (what was
 expected, what the docs said, a suggested solution), `logs`, `context` (anything else) and `problem`
@@ -15,6 +16,11 @@ from perfkit.publish.forms.model import FormField
 from perfkit.publish.forms.rank import norm
 
 ROLES: list[tuple[str, str]] = [
+    (
+        "ai",
+        r"ai|a i|ai (?:use|usage|assistance|assisted|generated|tools?|disclosure)|llms?|generative|copilot|chatgpt|"
+        r"machine generated|(?:coding|ai) agents?",
+    ),
     (
         "checklist",
         r"before submitting|existing issues?|search(?:ed)? before|checklist|willing to submit|code of conduct|"
