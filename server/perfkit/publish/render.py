@@ -370,16 +370,13 @@ def _repo_part(
     top: Path, d: Draft, pr_template: str | None, issue_form: str | None, commit: str | None = None
 ) -> _RepoPart:
     from perfkit import repofiles
-    from perfkit.publish import issue_forms, merge_template, repo_template, title_rule
+    from perfkit.publish import issue_forms, merge_template, repo_notes, repo_template, title_rule
 
     files = repofiles.read_repo_files(top, commit)
     tpl = repo_template.select(files, pr_template)
     merged = merge_template.merge(tpl, d.template_answers, d.checkboxes, PH)
-    notes, note_conflicts = repo_template.repo_notes(files, tpl)
-    sources = ([(tpl.path, tpl.text)] if tpl.path else []) + [
-        (n.source, files.texts.get(n.source, "")) for n in notes if n.kind == "title-rule" and n.source != tpl.path
-    ]
-    rule = title_rule.find(sources)
+    notes, note_conflicts = repo_notes.read(files, tpl.path, tpl.text)
+    rule = title_rule.from_notes([(n.source, n.line, n.text) for n in notes if n.kind == "title-rule"], tpl.path)
     warnings = list(files.skipped)
     warnings += [
         f"draft.template_answers['{k}'] matches no heading kept from the repo's template" for k in merged.unused_answers
