@@ -42,7 +42,7 @@ _AI_TERMS_RE = re.compile(
 _POLICY_VERB_RE = re.compile(
     r"\b(?:must|required?|requires|disclos\w*|declar\w*|state|mention|label|mark|policy|allowed|permitted|"
     r"accept\w*|prohibit\w*|forbid\w*|ban\w*|responsib\w*|review\w*|reject\w*|close[ds]?|please|welcome\w*|"
-    r"encourag\w*|may|can|cannot|should|fine|use|using|used|submit\w*|open\w*)\b",
+    r"encourag\w*|may|can|cannot|should|fine|use|using|used|submit\w*|open\w*|says?|describ\w*)\b",
     re.I,
 )
 _RESTRICT_RE = re.compile(
@@ -59,7 +59,7 @@ _BAN_RE = re.compile(
     re.I,
 )
 _SIGNOFF_RE = re.compile(
-    r"\b(?:signed-off-by|sign[- ]?offs?|signing off|dco|developer certificate of origin|cla|"
+    r"\b(?:signed-off-by|sign[- ]?offs?|signed[- ]off|signing off|dco|developer certificate of origin|cla|"
     r"contributor license agreements?|sign (?:your|all|each|every|the) (?:work|commits?|patch(?:es)?)|"
     r"sign your work|signed commits?)\b|--signoff\b|\bgit commit (?:-\w+ )*-s\b|`-s`|\(-s\)",
     re.I,
@@ -69,7 +69,9 @@ _SIGNOFF_ASK_RE = re.compile(
     r"sign|use|add|run|certify|agree)\b",
     re.I,
 )
-_TITLE_RE = re.compile(r"\btitles?\b", re.I)
+_TITLE_RE = re.compile(
+    r"\btitles?\b|\bnaming of (?:the )?(?:pull|merge) requests?\b|\b(?:pr|pull request|merge request) names?\b", re.I
+)
 _TITLE_SHAPE_RE = re.compile(
     r"\b(?:prefix|format|start|convention|tag|conventional commits?)\w*\b|\[[^\]]+\]|\w+\(\w+\):", re.I
 )
@@ -180,7 +182,7 @@ def _title_kind(s: Sentence) -> bool:
 def kind_of(s: Sentence, from_template: bool) -> NoteKind | None:
     if mentions_ai(s.text) and _POLICY_VERB_RE.search(_plain(s.text)):
         return "ai-policy"
-    if _SIGNOFF_RE.search(s.text) and _SIGNOFF_ASK_RE.search(s.text):
+    if _SIGNOFF_RE.search(s.text) and (s.box or _SIGNOFF_ASK_RE.search(s.text)):  # a box is the ask
         return "sign-off"
     if _title_kind(s):
         return "title-rule"

@@ -14,13 +14,9 @@ import re
 
 from perfkit.publish.forms.model import FormField
 from perfkit.publish.forms.rank import norm
+from perfkit.publish.repo_notes import mentions_ai
 
 ROLES: list[tuple[str, str]] = [
-    (
-        "ai",
-        r"ai|a i|ai (?:use|usage|assistance|assisted|generated|tools?|disclosure)|llms?|generative|copilot|chatgpt|"
-        r"machine generated|(?:coding|ai) agents?",
-    ),
     (
         "checklist",
         r"before submitting|existing issues?|search(?:ed)? before|checklist|willing to submit|code of conduct|"
@@ -32,7 +28,11 @@ ROLES: list[tuple[str, str]] = [
         r"name and version|(?:package|library|framework|model|project) (?:name|version)s?|"
         r"version of (?:the )?(?:package|library|framework|project)",
     ),
-    ("regression", r"regressions?|worked before|previous versions?|last (?:known )?good|bisect\w*"),
+    (
+        "regression",
+        r"regressions?|regressed|worked before|(?:previous|earlier|older|last) (?:versions?|releases?)|"
+        r"than before|used to|last (?:known )?good|first bad(?: commit| version)?|bisect\w*",
+    ),
     ("reproduce", r"reproduc\w*|repro|steps|commands?|scripts?|code|snippets?|minimal example|how to run"),
     (
         "environment",
@@ -48,13 +48,18 @@ ROLES: list[tuple[str, str]] = [
     (
         "problem",
         r"problem|issue|describe|description|bug|what happened|observ\w*|performance|perf|proposals?|propose|"
-        r"motivation|summary|details|question|feature|report|behaviou?r|improve\w*|slow\w*|speed",
+        r"motivation|summary|details|question|feature|report|behaviou?r|improve\w*|slow\w*|speed|faster|ideas?",
     ),
 ]
 _ROLE_RE = [(role, re.compile(rf"\b(?:{rx})\b")) for role, rx in ROLES]
+_AI_USE_RE = re.compile(
+    r"\b(?:use[ds]?|usage|using|assist\w*|help\w*|generat\w*|tools?|disclos\w*|wrote|written)\b", re.I
+)
 
 
 def _match(text: str) -> str | None:
+    if mentions_ai(text) and _AI_USE_RE.search(text):  # "AI assistance", not "Lumen-AI" or "model (an LLM)"
+        return "ai"
     low = norm(text)
     return next((role for role, rx in _ROLE_RE if rx.search(low)), None)
 
