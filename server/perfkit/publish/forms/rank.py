@@ -77,6 +77,9 @@ _TAKES_PERF_RE = re.compile(
     r"\b(?:slower|slow) than expected\b|\bunexpectedly slow\b|\bruns? slow(?:ly)?\b"
 )
 _NEGATED_RE = re.compile(r"\b(?:not|no|except|other than|excluding|instead of|use the|see the)\b(?: \w+){0,4} $")
+_ELSEWHERE_RE = re.compile(  # "for performance problems use the discussion board"
+    r"^ ?(?:\w+ ){0,3}?(?:please )?(?:use|see|go to|belong|post|ask|open|file|head to|visit)\b"
+)
 _EXPR_RE = re.compile(r"\{\{.*?\}\}", re.S)
 _AUTOMATION_RE = (
     re.compile(  # a machine files it; "my training workflow", "CI failure" or "automated tests" is a person
@@ -140,10 +143,10 @@ def automation(form: IssueForm) -> str | None:
 
 
 def takes_performance(about: str) -> str | None:
-    """The words of a form's description that say it takes performance reports, unless negated."""
+    """The words of a form's description that say it takes performance reports, unless it sends them elsewhere."""
     low = norm(about)
     for m in _TAKES_PERF_RE.finditer(low):
-        if not _NEGATED_RE.search(low[: m.start()]):
+        if not _NEGATED_RE.search(low[: m.start()]) and not _ELSEWHERE_RE.match(low[m.end() :]):
             return m.group(0).strip()
     return None
 

@@ -30,7 +30,8 @@ ROLES: list[tuple[str, str]] = [
     ),
     (
         "regression",
-        r"regressions?|regressed|worked before|(?:previous|earlier|older|last) (?:versions?|releases?)|"
+        r"regressions?|regressed|worked before|previous(?:ly)?|(?:earlier|older|last) (?:versions?|releases?)|"
+        r"(?:was|were) faster|"
         r"than before|used to|last (?:known )?good|first bad(?: commit| version)?|bisect\w*",
     ),
     ("reproduce", r"reproduc\w*|repro|steps|commands?|scripts?|code|snippets?|minimal example|how to run"),
