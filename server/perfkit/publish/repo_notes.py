@@ -20,6 +20,7 @@ skipped for titles.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 
 from perfkit.publish.models import NoteKind, PolicyConflict, RepoNote
@@ -118,15 +119,16 @@ def sentences(text: str) -> list[Sentence]:
     def flush() -> None:
         if not para:
             return
-        joined, starts = "", []
-        for n, t in para:
-            starts.append((len(joined), n))
-            joined += t + " "
+        offsets, off = [], 0
+        for _, t in para:
+            offsets.append(off)
+            off += len(t) + 1
+        joined = " ".join(t for _, t in para)
         pos = 0
-        for chunk in _SENTENCE_END_RE.split(joined.strip()):
+        for chunk in _SENTENCE_END_RE.split(joined):
             at = joined.find(chunk, pos)
             pos = at + len(chunk)
-            line = max((n for off, n in starts if off <= at), default=para[0][0])
+            line = para[max(bisect_right(offsets, at) - 1, 0)][0]  # linear: no scan of the lines per sentence
             if chunk.strip():
                 out.append(Sentence(line, chunk.strip(), False, heading))
         para.clear()

@@ -47,7 +47,7 @@ def _checkboxes(f: FormField, answer: Answer | None, key: str, m: Material) -> t
     ticks = _ticks(f, answer, key)
     text = "\n".join(f"- [{'X' if t else ' '}] {o}" for o, t in zip(f.options, ticks, strict=True))
     how = ["form_answers"] if answer is not None else ["template"]
-    must = f.required_options or (f.options if f.required else [])
+    must = set(f.required_options or (f.options if f.required else []))
     if any(not t for o, t in zip(f.options, ticks, strict=True) if o in must):
         text += "\n\n" + m.placeholder.format(what=f"tick what is true in '{f.label}'")
         how.append("placeholder")
