@@ -226,3 +226,33 @@ def test_policies_on_the_cli(tmp_path):
     assert out["pr_title"].startswith("perf: " + DRAFT["job"])
     human = subprocess.run([*cmd, "--out-dir", str(tmp_path / "o2")], capture_output=True, text=True, timeout=120)
     assert human.returncode == 0 and "repo note (sign-off): CONTRIBUTING.md:" in human.stdout
+
+
+# --- the draft's AI disclosure in the PR template ---------------------------------------------------
+
+
+def test_the_ai_disclosure_answers_the_template_s_ai_section_and_its_box(tmp_path):
+    said = "An AI coding agent drafted the code and this text; I reviewed every line and ran every measurement."
+    files = {TEMPLATE: shape("pr_ai_section.md")}
+    res, _ = render(tmp_path / "a", files, draft=dict(DRAFT, ai_disclosure=said))
+    pr = Path(res.pr_path).read_text()
+    section = pr.split("## AI usage disclosure\n", 1)[1].split("\n## ", 1)[0]
+    assert said in section
+    ticks = {b.text: b.ticked for b in res.checkboxes}
+    assert ticks["I described any AI assistance in the disclosure section."] is True
+    assert ticks["This PR contains no AI-generated code."] is False  # a policy box: never ticked for the user
+    assert any("no AI-generated code" in c.text for c in res.policy_conflicts)
+    # without a disclosure nothing is said for the user, and the box stays unticked
+    res2, _ = render(tmp_path / "b", files)
+    assert said not in Path(res2.pr_path).read_text()
+    assert {b.text: b.ticked for b in res2.checkboxes}[
+        "I described any AI assistance in the disclosure section."
+    ] is False
+
+
+def test_an_ai_disclosure_the_template_has_no_place_for_is_reported(tmp_path):
+    said = "No AI tools were used."
+    res, _ = render(tmp_path, {TEMPLATE: shape("pr_title_checklist.md")}, draft=dict(DRAFT, ai_disclosure=said))
+    assert any(w.startswith("draft.ai_disclosure is not placed") and "stays unticked" in w for w in res.warnings)
+    ticks = {b.text: b.ticked for b in res.checkboxes}
+    assert ticks["If AI tools helped, the description says which and how."] is False

@@ -370,14 +370,15 @@ def _repo_part(
     top: Path, d: Draft, pr_template: str | None, issue_form: str | None, commit: str | None = None
 ) -> _RepoPart:
     from perfkit import repofiles
-    from perfkit.publish import issue_forms, merge_template, repo_notes, repo_template, title_rule
+    from perfkit.publish import ai_disclosure, issue_forms, merge_template, repo_notes, repo_template, title_rule
 
     files = repofiles.read_repo_files(top, commit)
     tpl = repo_template.select(files, pr_template)
-    merged = merge_template.merge(tpl, d.template_answers, d.checkboxes, PH)
+    answers, boxes, ai_warnings = ai_disclosure.apply(tpl, d.template_answers, d.checkboxes, d.ai_disclosure)
+    merged = merge_template.merge(tpl, answers, boxes, PH)
     notes, note_conflicts = repo_notes.read(files, tpl.path, tpl.text)
     rule = title_rule.from_notes([(n.source, n.line, n.text) for n in notes if n.kind == "title-rule"], tpl.path)
-    warnings = list(files.skipped)
+    warnings = list(files.skipped) + ai_warnings
     warnings += [
         f"draft.template_answers['{k}'] matches no heading kept from the repo's template" for k in merged.unused_answers
     ]
