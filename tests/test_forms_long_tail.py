@@ -55,6 +55,9 @@ NAMES = {
     "codegen_perf.yml": "codegen.yml",
     "model_bug_first_bad.yml": "011-bug-results.yml",
     "ai_field.yml": "report.yml",
+    "team_tasks.yml": "work-item.yml",
+    "bug_ml_tasks.yml": "bug-report.yml",
+    "env_examples.md": "slow_training.md",
 }
 
 
@@ -199,6 +202,16 @@ def test_regression_fields_of_a_performance_form_stay_empty(tmp_path):
     assert roles["Slower than an earlier release"] == "regression"
 
 
+def test_a_task_table_makes_a_tracker_whatever_its_name_and_a_which_task_field_does_not(tmp_path):
+    s = score_of("team_tasks.yml")
+    assert s.kind == "tracker" and "its field 'Sub-tasks'" in s.reason
+    ml = score_of("bug_ml_tasks.yml")
+    assert ml.kind == "bug"  # "Tasks: text classification" asks which ML task, not for a task list
+    res, issue = render(tmp_path, shapes("team_tasks.yml", "bug_ml_tasks.yml"))
+    assert res.issue_form.path == path_of("bug_ml_tasks.yml") and "| Task | Owner |" not in issue
+    assert under(issue, "### Reproduction").startswith(OBSERVED)
+
+
 # --- facts into the fields that ask -------------------------------------------------------------
 
 
@@ -236,6 +249,20 @@ def test_versions_written_in_the_setup_fill_their_fields_and_nothing_is_carried_
         "- Driver version: <Driver version>",  # the CUDA version does not answer the driver
         "- PyTorch version: torch 2.5.1",  # from the setup's pin
         "- Engine version: <Engine version>",
+    ]
+
+
+def test_field_lines_name_their_software_by_their_example_or_alone(tmp_path):
+    hw = HARDWARE.rstrip(".") + ", driver 550.54.15."
+    draft = dict(DRAFT, details=dict(DRAFT["details"], hardware=hw))
+    res, issue = render(tmp_path, shapes("env_examples.md"), draft=draft)
+    setup = issue.split("**Setup**\n\n", 1)[1].split("\n\n", 1)[0].strip().split("\n")
+    assert setup == [
+        "- Framework version: PyTorch 2.5.1",  # the example names PyTorch; the draft gives its version
+        "- Library version: NCCL 2.21.5",
+        "- Driver: driver 550.54.15",
+        "- CUDA: CUDA 12.4",
+        "- Python: <Python>",  # the draft does not say
     ]
 
 

@@ -26,6 +26,7 @@ _GENERIC = {
     "packages", "software", "project", "backend", "backends", "dependency", "dependencies", "toolkit", "runtime",
     "ep", "main", "relevant", "the", "your", "of", "and", "used", "installed", "current", "which", "what",
 }  # fmt: skip
+_NOT_SOFTWARE = {"os", "hardware", "environment", "system", "model", "command", "gpu", "gpus", "platform"}
 _QUALIFIERS = {"gpu", "nvidia", "amd", "intel", "installed", "your", "the", "current", "system", "host", "local"}
 _VERSION_LABEL_RE = re.compile(
     r" ([a-z][a-z0-9 ]{0,40}?) versions?(?: (?:or|and|of) (?:the )?(?:commit|commit id|sha|hash|branch|tag|build))*"
@@ -102,6 +103,11 @@ class Facts:
             while len(words) > 1 and words[0] in _QUALIFIERS:
                 words = words[1:]
             return self._version(words)
+        bare = low.split()
+        if 0 < len(bare) <= 3 and not all(w in _GENERIC for w in bare) and not _NOT_SOFTWARE.intersection(bare):
+            got = self._version(bare)  # "- CUDA:", "- Driver:": the name alone asks for its version
+            if got:
+                return got
         if re.search(r" (?:os|operating system|platform|distribution|linux distribution)(?: version)? $", low):
             os_m = _OS_RE.search(self.hardware)
             return os_m.group(0) if os_m else None

@@ -81,6 +81,12 @@ _ELSEWHERE_RE = re.compile(  # "for performance problems use the discussion boar
     r"^ ?(?:\w+ ){0,3}?(?:please )?(?:use|see|go to|belong|post|ask|open|file|head to|visit)\b"
 )
 _EXPR_RE = re.compile(r"\{\{.*?\}\}", re.S)
+# a task table ("| Task | Owner | Status |") or a sub-task list: a team's tracker, whatever its name says.
+# A field named "Task" alone is not one: ML forms ask which task (text generation, ...) a bug is about.
+_TASK_TABLE_RE = re.compile(
+    r"^[ \t]*\|[^\n]*\btasks?\b[^\n]*\b(?:owners?|status|assignees?|due|eta)\b[^\n]*\|", re.I | re.M
+)
+_SUBTASK_FIELD_RE = re.compile(r"\b(?:sub ?tasks?|task list|work items?)\b")
 _AUTOMATION_RE = (
     re.compile(  # a machine files it; "my training workflow", "CI failure" or "automated tests" is a person
         r"\b(?:bots?|auto generated|automated (?:reports?|issues?|runs?)|generated automatically|"
@@ -151,6 +157,16 @@ def takes_performance(about: str) -> str | None:
     return None
 
 
+def tracks_tasks(form: IssueForm) -> str | None:
+    """Why the form is a tracker by what it holds, or None."""
+    sub = next((f.label for f in form.fields if _SUBTASK_FIELD_RE.search(norm(f.label))), None)
+    if sub:
+        return f"its field '{sub}'"
+    if _TASK_TABLE_RE.search(form.text):
+        return "its task table"
+    return None
+
+
 def _kind(points: dict[str, int], first: list[str], never: list[str], takes_perf: bool) -> str:
     """The form's kind; `first` holds the kinds in the order the form's name (or title, file name) says them."""
     if never:
@@ -187,6 +203,10 @@ def score(form: IssueForm) -> Score:
             first = sorted(starts, key=lambda k: starts[k])
     takes = takes_performance(form.about)
     kind = _kind(points, first, never, takes is not None)
+    tracks = tracks_tasks(form)
+    if tracks and kind in ("feature", "general", "bug"):
+        kind = "tracker"
+        words["tracker"].append(tracks)
     if kind == "performance" and takes:
         words["performance"].append(f"its description takes '{takes}' reports")
     why = automation(form)
