@@ -368,10 +368,11 @@ def _form_cost(kind: str, n: int) -> tuple[float, object]:
     [("options", 1500), ("deep", 2000), ("open-comment", 20000), ("open-details", 20000), ("contributing", 20000)],
 )
 def test_form_and_guide_readers_take_linear_time_on_hostile_shapes(kind, n):
-    """Four times the input costs about four times the time (best of two runs; quadratic would be 16)."""
-    small = min(_form_cost(kind, n)[0] for _ in range(2))
-    big, got = min((_form_cost(kind, 4 * n) for _ in range(2)), key=lambda r: r[0])
-    assert big < 8 * small + 0.25 and big < 30, (kind, small, big)
+    """Four times the input costs about four times the time (best of three runs, on a shared machine;
+    quadratic would be sixteen)."""
+    small = min(_form_cost(kind, n)[0] for _ in range(3))
+    big, got = min((_form_cost(kind, 4 * n) for _ in range(3)), key=lambda r: r[0])
+    assert big < 10 * small + 0.5 and big < 30, (kind, small, big)
     if kind == "options":
         assert [len(f.options) for f in got.fields] == [4 * n, 4 * n] and "box 5999" in got.body
     elif kind == "deep":
