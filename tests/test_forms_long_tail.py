@@ -266,6 +266,30 @@ def test_field_lines_name_their_software_by_their_example_or_alone(tmp_path):
     ]
 
 
+@pytest.mark.parametrize(
+    "label, hint, expected",
+    [
+        ("PyTorch version", "", "PyTorch 2.5.1"),
+        ("torch version", "", "PyTorch 2.5.1"),
+        ("CUDA version", "", "CUDA 12.4"),
+        ("NVIDIA driver version", "", None),  # the draft names no driver; CUDA's number is not the driver's
+        ("Framework version", "", None),  # names no software and shows no example
+        ("Framework version", "e.g. PyTorch 2.3 or JAX 0.4", "PyTorch 2.5.1"),
+        ("Execution Provider Library Version", "ex. CUDA 11.6 or ROCm 5.1.1", "CUDA 12.4"),
+        ("Library version", "ex. cuDNN 9.1", None),  # the draft does not write cuDNN
+        ("NCCL version or commit", "", "NCCL 2.21.5"),
+        ("World size", "", None),  # not the GPU count: parallelism may differ
+        ("Number of GPUs", "", "8"),
+        ("GPU model", "", "H100"),
+    ],
+)
+def test_a_one_line_field_gets_only_what_the_draft_writes(label, hint, expected):
+    from perfkit.publish.forms.facts import Facts
+
+    facts = Facts(gpu=DRAFT["gpu"], gpu_count=DRAFT["gpu_count"], hardware=HARDWARE)
+    assert facts.value_for(label, hint) == expected
+
+
 def test_the_issue_reproduces_with_the_baseline_s_command(tmp_path):
     res, issue = render(tmp_path, shapes("model_bug_first_bad.yml"))
     repro = under(issue, "### Problem description & steps to reproduce")

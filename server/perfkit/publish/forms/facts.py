@@ -78,9 +78,10 @@ class Facts:
     def _gpu_fact(self, low: str) -> str | None:
         if re.search(r" (?:number of|num|how many|count of) (?:gpus|accelerators|devices) | gpu count ", low):
             return str(self.gpu_count) if self.gpu_count else None
-        if re.search(r" world size ", low):
-            ws = self.world_size or self.gpu_count
-            return str(ws) if ws else None
+        if re.search(
+            r" world size ", low
+        ):  # only when the draft says it: tensor or pipeline parallelism breaks gpu_count
+            return str(self.world_size) if self.world_size else None
         if not self.gpu:
             return None
         if re.search(r" (?:gpu|accelerator|device)s? (?:model|type|name) ", low):
