@@ -354,8 +354,9 @@ def _form_cost(kind: str, n: int) -> tuple[float, object]:
         "deep": lambda: _deep_form(n // 20),
         "open-comment": lambda: "## A\n\n<!--\n" + "- [ ] hidden\n" * n + "## B\n\n- [ ] seen\n",
         "open-details": lambda: "## A\n\n<details>\n" + "- [ ] inside\n" * n + "## B\n\ntext\n",
+        "nested-details": lambda: "## A\n\n" + "<details>\n" * n + "- [ ] deep\n" + "</details>\n" * n + "## B\n",
     }[kind]()
-    md = kind.startswith("open")
+    md = kind.startswith(("open", "nested"))
     form = parse.markdown_template("t.md", text) if md else parse.yaml_form("t.yml", text)
     rank.score(form)
     m = Material({"observed": "o", "logs_said": "l", "pr_note": "p"}, {}, Facts(gpu="H100"), "<{what}>")
@@ -365,7 +366,14 @@ def _form_cost(kind: str, n: int) -> tuple[float, object]:
 
 @pytest.mark.parametrize(
     "kind, n",
-    [("options", 1500), ("deep", 2000), ("open-comment", 20000), ("open-details", 20000), ("contributing", 20000)],
+    [
+        ("options", 1500),
+        ("deep", 2000),
+        ("open-comment", 20000),
+        ("open-details", 20000),
+        ("nested-details", 5000),
+        ("contributing", 20000),
+    ],
 )
 def test_form_and_guide_readers_take_linear_time_on_hostile_shapes(kind, n):
     """Four times the input costs about four times the time (best of three runs, on a shared machine;
@@ -381,6 +389,8 @@ def test_form_and_guide_readers_take_linear_time_on_hostile_shapes(kind, n):
         assert [f.label for f in got.fields] == ["A"] and "- [ ] seen" in got.body
     elif kind == "open-details":  # an unclosed block runs to the end: kept verbatim, nothing lost
         assert got.body.count("- [ ] inside") == 4 * n and "## B" in got.body
+    elif kind == "nested-details":  # closed again: the heading after the blocks is a field of its own
+        assert [f.label for f in got.fields] == ["A", "B"] and got.body.count("<details>") == 4 * n
     else:
         assert len(got) == 8 * n and got[-1].line == 4 * n
 
