@@ -443,6 +443,11 @@ def test_fields_are_answered_by_id_on_the_cli(tmp_path):
     }
     issue = (tmp_path / "o" / "proposed-issue.md").read_text()
     assert "- [X] I can share a profile." in issue and under(issue, "### AI assistance") == "No AI tools were used."
+    human = subprocess.run([*cmd, "--out-dir", str(tmp_path / "o3")], capture_output=True, text=True, timeout=120)
+    assert human.returncode == 0 and "to answer" not in human.stdout  # every field answered
+    path.write_text(json.dumps(DRAFT))
+    human = subprocess.run([*cmd, "--out-dir", str(tmp_path / "o4")], capture_output=True, text=True, timeout=120)
+    assert "  to answer: issue.form_answers['ai-use'] (AI assistance)" in human.stdout.split("\n")
     path.write_text(json.dumps(with_issue(form_answers={"checks": ["I"]})))
     bad = subprocess.run([*cmd, "--out-dir", str(tmp_path / "o2")], capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "draft.issue.form_answers['checks']" in bad.stderr and "3 boxes" in bad.stderr

@@ -151,6 +151,11 @@ class RenderResult(BaseModel):
             f"  {s.score:>4} {s.path}: {s.reason}" for s in self.issue_form.scores if s.path != self.issue_form.path
         ]
         lines += [f"  not read: {u.path}: {u.error}" for u in self.issue_form.unreadable]
+        lines += [  # what the draft could not fill, by the key form_answers takes
+            f"  to answer: issue.form_answers['{f.id or f.label}'] ({f.label})"
+            for f in self.issue_form.fields
+            if "placeholder" in f.filled_with
+        ]
         for n in self.repo_notes:
             lines.append(f"repo note ({n.kind}): {n.source}:{n.line}: {n.text}")
         for c in self.policy_conflicts:
