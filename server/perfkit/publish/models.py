@@ -92,7 +92,7 @@ class FieldFill(BaseModel):
     options: list[str] = Field(default_factory=list, description="A dropdown's options or a checkbox field's boxes.")
     filled_with: list[str] = Field(
         description="What went under it: observed, logs_said, pr_note, environment, reproduce, form_answers, "
-        "draft (a value the draft states), option, honest answer, template, placeholder, or empty."
+        "draft (a value the draft states), ai_disclosure, option, honest answer, template, placeholder, or empty."
     )
 
 
