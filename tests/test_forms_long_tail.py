@@ -311,6 +311,7 @@ def test_form_answers_by_id_by_unique_part_and_lists_of_boxes(tmp_path):
             "checks": ["searched existing", "I ran the latest release."],
             "platform": "Linux",  # an id
             "quantized": "No",  # a unique part of "Is this a quantized model?"
+            "ized model": "Yes",  # not whole words of any label: a warning, never a guess
         }
     )
     files = shapes("ai_field.yml") | {path_of("ep_perf.yml"): (LONGTAIL / "ep_perf.yml").read_text()}
@@ -324,6 +325,7 @@ def test_form_answers_by_id_by_unique_part_and_lists_of_boxes(tmp_path):
         ["I searched existing issues.", "I can share a profile.", "I ran the latest release."]
     ]
     assert any("form_answers['platform']" in w for w in res.warnings)  # not a field of this form: said, not dropped
+    assert any("form_answers['ized model']" in w for w in res.warnings)
     res2, issue2 = render(tmp_path / "b", files, draft=draft, issue_form="05-performance.yml")
     assert under(issue2, "### Platform") == "Linux" and under(issue2, "### Is this a quantized model?") == "No"
 

@@ -56,7 +56,8 @@ def _one_field(fields: list[FormField], key: str) -> int | None:
     for hits in (by_id, by_label):
         if len(hits) == 1:
             return hits[0]
-    parts = [i for i, f in enumerate(fields) if want in norm_heading(f.label)]
+    whole = re.compile(rf"(?<!\w){re.escape(want)}(?!\w)")  # whole words: "quantized", never "ized"
+    parts = [i for i, f in enumerate(fields) if whole.search(norm_heading(f.label))]
     if len(parts) > 1:
         names = ", ".join(f"'{fields[i].label}' (id {field_id(fields[i])})" for i in parts)
         raise InputError(
@@ -109,8 +110,9 @@ def one_text(f: FormField, answer: Answer, key: str = "") -> str:
 def box_for(f: FormField, item: str, key: str) -> int:
     """The box one listed answer names: its text, or a part of one box's text only."""
     want = norm_heading(item)
+    whole = re.compile(rf"(?<!\w){re.escape(want)}(?!\w)")
     exact = [k for k, o in enumerate(f.options) if norm_heading(o) == want]
-    parts = exact or [k for k, o in enumerate(f.options) if want and want in norm_heading(o)]
+    parts = exact or [k for k, o in enumerate(f.options) if want and whole.search(norm_heading(o))]
     if len(parts) == 1:
         return parts[0]
     where = f"draft.issue.form_answers['{key}']"
