@@ -281,12 +281,14 @@ def test_field_lines_name_their_software_by_their_example_or_alone(tmp_path):
         ("World size", "", None),  # not the GPU count: parallelism may differ
         ("Number of GPUs", "", "8"),
         ("GPU model", "", "H100"),
+        ("Triton version", "", "triton 3.1.0"),  # as the setup pins it, "triton-3.1.0"
+        ("Python version", "", None),
     ],
 )
 def test_a_one_line_field_gets_only_what_the_draft_writes(label, hint, expected):
     from perfkit.publish.forms.facts import Facts
 
-    facts = Facts(gpu=DRAFT["gpu"], gpu_count=DRAFT["gpu_count"], hardware=HARDWARE)
+    facts = Facts(gpu=DRAFT["gpu"], gpu_count=DRAFT["gpu_count"], hardware=HARDWARE, details="Built triton-3.1.0.")
     assert facts.value_for(label, hint) == expected
 
 

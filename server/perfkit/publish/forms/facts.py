@@ -61,7 +61,7 @@ class Facts:
         for alias in _ALIASES.get(tuple(words), [words]):
             name = r"[\s_-]?".join(re.escape(w) for w in alias)
             m = re.search(
-                rf"(?<![\w.])(?P<name>{name})(?:\s+version)?\s*(?:==|=|:)?\s*v?(?P<v>\d+(?:\.\d+)+(?:[\w+.-]*\w)?)",
+                rf"(?<![\w.])(?P<name>{name})(?:\s+version)?\s*(?:==|=|:|-)?\s*v?(?P<v>\d+(?:\.\d+)+(?:[\w+.-]*\w)?)",
                 self._said(),
                 re.I,
             )
