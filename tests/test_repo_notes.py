@@ -106,6 +106,21 @@ def test_ai_is_a_word_of_its_own(text, about_ai):
     assert repo_notes.mentions_ai(text) is about_ai
 
 
+@pytest.mark.parametrize(
+    "text, policy",
+    [
+        ("You can use AI models from the hub in every recipe.", False),  # the project's subject, not a rule
+        ("Generative AI examples live in the examples folder; please keep them small.", False),
+        ("AI tools are welcome for drafting tests.", True),
+        ("Please disclose AI assistance in the PR description.", True),
+        ("Using an LLM to look up an API is fine.", True),
+    ],
+)
+def test_ai_policy_is_about_ai_in_contributions(tmp_path, text, policy):
+    notes, _, _ = read(tmp_path, {"CONTRIBUTING.md": f"# Contributing\n\n{text}\n"})
+    assert any(n.kind == "ai-policy" for n in notes) is policy
+
+
 # --- sign-off ------------------------------------------------------------------------------------
 
 

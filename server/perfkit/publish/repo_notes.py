@@ -36,8 +36,16 @@ _NAMED_AI_RE = re.compile(r"[\w.@]-AI\b|\bAI-(?=[A-Z])|@[\w-]*AI\b|[A-Za-z]AI\b|
 _AI_WORD_RE = re.compile(r"(?<![\w-])(?:AI|A\.I\.)(?![\w])")
 _AI_TERMS_RE = re.compile(
     r"\b(?:llms?|large language models?|(?:coding|autonomous|software|ai) agents?|agentic|agent[- ](?:generated|"
-    r"written|authored|driven)|copilot|chatgpt|claude|gpt-?\d\w*|generative|machine[- ]generated|"
+    r"written|authored|driven)|copilot|chatgpt|claude|gpt-?\d\w*|machine[- ]generated|"
     r"(?:code|text|content) generat(?:ors?|ion) tools?)\b",
+    re.I,
+)
+_AI_TOOL_RE = re.compile(
+    r"(?<![\w-])AI[- ](?:generated|assisted|written|authored|tools?|assistance|assistants?|usage)\b"
+)
+_CONTRIBUTING_RE = re.compile(
+    r"\b(?:contribut\w*|pull requests?|prs?|patch(?:es)?|commits?|submi\w*|review\w*|author\w*|disclos\w*|code|"
+    r"descriptions?|tools?|assist\w*|generated|written|write|wrote|usage|policy)\b",
     re.I,
 )
 _POLICY_VERB_RE = re.compile(
@@ -173,6 +181,19 @@ def mentions_ai(text: str) -> bool:
     return bool(_AI_WORD_RE.search(plain) or _AI_TERMS_RE.search(plain))
 
 
+def about_ai_use(text: str) -> bool:
+    """A sentence on AI use in contributions: an AI tool named, or "AI" beside a word about contributing.
+
+    ML projects say "AI" about their own subject ("train AI models on any hardware"); that is not a
+    policy, so a bare "AI" needs a word about contributions (pull request, code, review, disclose,
+    tools, generated) in the same sentence.
+    """
+    plain = _plain(text)
+    if _AI_TERMS_RE.search(plain) or _AI_TOOL_RE.search(plain):
+        return True
+    return bool(_AI_WORD_RE.search(plain) and _CONTRIBUTING_RE.search(plain))
+
+
 def _title_kind(s: Sentence) -> bool:
     if not (_TITLE_RE.search(s.text) and _TITLE_SHAPE_RE.search(s.text)):
         return False
@@ -182,7 +203,7 @@ def _title_kind(s: Sentence) -> bool:
 
 
 def kind_of(s: Sentence, from_template: bool) -> NoteKind | None:
-    if mentions_ai(s.text) and _POLICY_VERB_RE.search(_plain(s.text)):
+    if about_ai_use(s.text) and _POLICY_VERB_RE.search(_plain(s.text)):
         return "ai-policy"
     if _SIGNOFF_RE.search(s.text) and (s.box or _SIGNOFF_ASK_RE.search(s.text)):  # a box is the ask
         return "sign-off"
