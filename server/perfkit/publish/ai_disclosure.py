@@ -12,6 +12,7 @@ nothing changes: perfkit never states AI use for the user.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from perfkit.publish.draft_model import Checkbox
 from perfkit.publish.repo_notes import mentions_ai
@@ -29,14 +30,14 @@ def _asks_ai(text: str) -> bool:
 
 
 def apply(
-    tpl: RepoTemplate, answers: dict[str, str], decisions: list[Checkbox], disclosure: str | None
-) -> tuple[dict[str, str], list[Checkbox], list[str]]:
+    tpl: RepoTemplate, answers: dict[str, Any], decisions: list[Checkbox], disclosure: str | None
+) -> tuple[dict[str, Any], list[Checkbox], list[str]]:
     """(template answers, box decisions, warnings) with the disclosure placed where the template asks."""
     said = (disclosure or "").strip()
     if not said or tpl.path is None:
-        return answers, decisions, []
+        return dict(answers), decisions, []
     answered = {norm_heading(k) for k in answers}
-    out = dict(answers)
+    out = dict(answers)  # template answers are text, or lists where a part takes several
     placed = False
     for s in tpl.sections:
         if s.heading is None or not _asks_ai(s.heading):
