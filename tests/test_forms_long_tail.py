@@ -382,6 +382,15 @@ def test_the_ai_disclosure_answers_the_field_that_asks_about_ai(tmp_path):
     assert OBSERVED not in under(issue2, "### AI assistance")
 
 
+def test_a_markdown_template_s_repeated_headings_get_their_own_ids(tmp_path):
+    text = "---\nname: Slow run\nabout: Training is slow\n---\n\n## Details\n\n## Notes\n\n## Details\n"
+    draft = with_issue(form_answers={"details-2": "Second details answer."})
+    res, issue = render(tmp_path, {FOLDER + "slow.md": text}, draft=draft)
+    assert [f.id for f in res.issue_form.fields] == ["details", "notes", "details-2"]
+    assert issue.rstrip().endswith("## Details\n\nSecond details answer.")
+    assert under(issue, "## Details").startswith(OBSERVED)  # the first one keeps the observation
+
+
 # --- end to end ----------------------------------------------------------------------------------
 
 
