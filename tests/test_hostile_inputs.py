@@ -349,12 +349,21 @@ def _form_cost(kind: str, n: int) -> tuple[float, object]:
     if kind == "contributing":
         got: object = sentences("\n".join(f"Rule {k}: AI agents must not open PRs. Tip {k}." for k in range(n)))
         return time.perf_counter() - started, got
+    if kind == "pr-words":  # one sentence, no full stop: every pattern over it must stay linear
+        from perfkit.publish.repo_notes import Sentence, kind_of
+
+        got = kind_of(Sentence(1, "pull request title " * n + "| task " * n, False, ""), False)
+        return time.perf_counter() - started, got
     text = {
         "options": lambda: _options_form(n),
         "deep": lambda: _deep_form(n // 20),
         "open-comment": lambda: "## A\n\n<!--\n" + "- [ ] hidden\n" * n + "## B\n\n- [ ] seen\n",
         "open-details": lambda: "## A\n\n<details>\n" + "- [ ] inside\n" * n + "## B\n\ntext\n",
         "nested-details": lambda: "## A\n\n" + "<details>\n" * n + "- [ ] deep\n" + "</details>\n" * n + "## B\n",
+        "long-text": lambda: (
+            "name: Bug\ndescription: " + "not performance issues, " * n + "\nbody:\n  - type: input\n    attributes:\n"
+            "      label: Library version\n      placeholder: " + "x" * (20 * n) + " | task " * n + "\n"
+        ),
     }[kind]()
     md = kind.startswith(("open", "nested"))
     form = parse.markdown_template("t.md", text) if md else parse.yaml_form("t.yml", text)
@@ -373,6 +382,8 @@ def _form_cost(kind: str, n: int) -> tuple[float, object]:
         ("open-details", 20000),
         ("nested-details", 5000),
         ("contributing", 20000),
+        ("pr-words", 20000),
+        ("long-text", 5000),
     ],
 )
 def test_form_and_guide_readers_take_linear_time_on_hostile_shapes(kind, n):
@@ -389,6 +400,10 @@ def test_form_and_guide_readers_take_linear_time_on_hostile_shapes(kind, n):
         assert [f.label for f in got.fields] == ["A"] and "- [ ] seen" in got.body
     elif kind == "open-details":  # an unclosed block runs to the end: kept verbatim, nothing lost
         assert got.body.count("- [ ] inside") == 4 * n and "## B" in got.body
+    elif kind == "pr-words":
+        assert got is None  # a title word and no shape: nothing to report
+    elif kind == "long-text":  # the description negates every phrase: a bug form, and no guessed version
+        assert got.fields[0].filled_with == ["empty"]
     elif kind == "nested-details":  # closed again: the heading after the blocks is a field of its own
         assert [f.label for f in got.fields] == ["A", "B"] and got.body.count("<details>") == 4 * n
     else:

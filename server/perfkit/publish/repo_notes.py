@@ -88,11 +88,7 @@ _ISSUE_RE = re.compile(r"\b(?:issues?|bug reports?)\b", re.I)
 _SLOTS_RE = re.compile(r"\[[^\]\n]*\]|<[^>\n]*>|`[^`\n]*`")  # "[ticket]", "<issue>": a pattern's slots
 _PR_WORD_RE = re.compile(r"\b(?:pull requests?|prs?|merge requests?|mrs?|patch(?:es)?|commits?)\b", re.I)
 _ISSUE_HEADING_RE = re.compile(r"\b(?:issues?|bugs?|bug reports?|reporting|questions?|support)\b", re.I)
-_PR_RULE_RE = re.compile(
-    r"\b(?:pull requests?|prs?|merge requests?)\b.*\b(?:must|required?|should|need to|please)\b|"
-    r"\b(?:must|required?|should|need to|please)\b.*\b(?:pull requests?|prs?)\b",
-    re.I,
-)
+_PR_RE = re.compile(r"\b(?:pull requests?|prs?|merge requests?)\b", re.I)  # two searches, no '.*' between
 _REQUIRED_RE = re.compile(r"\b(?:must|required?|requires|mandatory|need to)\b", re.I)
 _STATEMENT_RE = re.compile(
     r"\b(?:descriptions?|statements?|include|state|mention|link|declare|confirm|checklist|template)\b", re.I
@@ -212,7 +208,7 @@ def kind_of(s: Sentence, from_template: bool) -> NoteKind | None:
     if s.box:
         return None
     t = s.text
-    if not from_template and _PR_RULE_RE.search(t) and _REQUIRED_RE.search(t) and _STATEMENT_RE.search(t):
+    if not from_template and _PR_RE.search(t) and _REQUIRED_RE.search(t) and _STATEMENT_RE.search(t):
         return "pr-rule"
     return None
 

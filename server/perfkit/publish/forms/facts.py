@@ -32,7 +32,9 @@ _VERSION_LABEL_RE = re.compile(
     r" ([a-z][a-z0-9 ]{0,40}?) versions?(?: (?:or|and|of) (?:the )?(?:commit|commit id|sha|hash|branch|tag|build))*"
     r"(?: if applicable| optional| used| installed)? $"
 )
-_HINT_NAME_RE = re.compile(r"([A-Za-z][\w+]*(?:-[A-Za-z][\w+]*)*)\s*(?:==|=|:)?\s*v?\d+(?:\.\d+)+")
+_HINT_NAME_RE = re.compile(
+    r"(?<![\w+-])([A-Za-z][\w+]{0,30}(?:-[A-Za-z][\w+]{0,30}){0,3})\s*(?:==|=|:)?\s*v?\d+(?:\.\d+)+"
+)
 _OS_RE = re.compile(
     r"\b(?:Ubuntu|Debian|CentOS|Rocky Linux|Red Hat|RHEL|Fedora|SUSE|Amazon Linux|Linux|macOS|Windows)"
     r"(?:\s+\d+(?:\.\d+)*(?:\s+LTS)?)?",

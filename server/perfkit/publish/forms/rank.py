@@ -65,7 +65,6 @@ _KIND_RE = {kind: re.compile(rf"\b(?:{rx})\b") for kind, rx in KINDS}
 _BROAD = [k for k, _ in BROAD]
 _NARROW = [k for k, _ in NARROW]
 NARROW_KINDS = frozenset(_NARROW)
-_ORDER = _BROAD + _NARROW
 # broad forms score 1000 and up, narrow ones below 1000, never-chosen ones 0
 _BASE = {k: 1000 + 100 * (len(_BROAD) - i) for i, k in enumerate(_BROAD)}
 _BASE.update({k: 100 * (len(_NARROW) - i) for i, k in enumerate(_NARROW)})
@@ -78,21 +77,19 @@ _TAKES_PERF_RE = re.compile(
 )
 _NEGATED_RE = re.compile(r"\b(?:not|no|except|other than|excluding|instead of|use the|see the)\b(?: \w+){0,4} $")
 _ELSEWHERE_RE = re.compile(  # "for performance problems use the discussion board"
-    r"^ ?(?:\w+ ){0,3}?(?:please )?(?:use|see|go to|belong|post|ask|open|file|head to|visit)\b"
+    r" ?(?:\w+ ){0,3}?(?:please )?(?:use|see|go to|belong|post|ask|open|file|head to|visit)\b"
 )
 _EXPR_RE = re.compile(r"\{\{.*?\}\}", re.S)
 # a task table ("| Task | Owner | Status |") or a sub-task list: a team's tracker, whatever its name says.
 # A field named "Task" alone is not one: ML forms ask which task (text generation, ...) a bug is about.
-_TASK_TABLE_RE = re.compile(
-    r"^[ \t]*\|[^\n]*\btasks?\b[^\n]*\b(?:owners?|status|assignees?|due|eta)\b[^\n]*\|", re.I | re.M
-)
+_TASK_RE = re.compile(r"\btasks?\b", re.I)
+_TRACKED_RE = re.compile(r"\b(?:owners?|status|assignees?|due|eta)\b", re.I)
 _SUBTASK_FIELD_RE = re.compile(r"\b(?:sub ?tasks?|task list|work items?)\b")
-_AUTOMATION_RE = (
-    re.compile(  # a machine files it; "my training workflow", "CI failure" or "automated tests" is a person
-        r"\b(?:bots?|auto generated|automated (?:reports?|issues?|runs?)|generated automatically|"
-        r"(?:opened|filed|created|posted|raised) (?:automatically|by (?:[a-z0-9]+ ){0,3}?"
-        r"(?:bot|workflow|ci|action|job|pipeline|script)s?))\b"
-    )
+# a machine files it; "my training workflow", "CI failure" or "automated tests" is a person
+_AUTOMATION_RE = re.compile(
+    r"\b(?:bots?|auto generated|automated (?:reports?|issues?|runs?)|generated automatically|"
+    r"(?:opened|filed|created|posted|raised) (?:automatically|by (?:[a-z0-9]+ ){0,3}?"
+    r"(?:bot|workflow|ci|action|job|pipeline|script)s?))\b"
 )
 
 
@@ -151,8 +148,8 @@ def automation(form: IssueForm) -> str | None:
 def takes_performance(about: str) -> str | None:
     """The words of a form's description that say it takes performance reports, unless it sends them elsewhere."""
     low = norm(about)
-    for m in _TAKES_PERF_RE.finditer(low):
-        if not _NEGATED_RE.search(low[: m.start()]) and not _ELSEWHERE_RE.match(low[m.end() :]):
+    for m in _TAKES_PERF_RE.finditer(low):  # only the few words around each phrase: linear in the text
+        if not _NEGATED_RE.search(low[max(0, m.start() - 80) : m.start()]) and not _ELSEWHERE_RE.match(low, m.end()):
             return m.group(0).strip()
     return None
 
@@ -162,8 +159,10 @@ def tracks_tasks(form: IssueForm) -> str | None:
     sub = next((f.label for f in form.fields if _SUBTASK_FIELD_RE.search(norm(f.label))), None)
     if sub:
         return f"its field '{sub}'"
-    if _TASK_TABLE_RE.search(form.text):
-        return "its task table"
+    for line in form.text.split("\n"):  # a table header is short; no pattern runs over a long line
+        row = line.strip()
+        if row.startswith("|") and len(row) <= 300 and _TASK_RE.search(row) and _TRACKED_RE.search(row):
+            return "its task table"
     return None
 
 
