@@ -349,6 +349,12 @@ def _form_cost(kind: str, n: int) -> tuple[float, object]:
     if kind == "contributing":
         got: object = sentences("\n".join(f"Rule {k}: AI agents must not open PRs. Tip {k}." for k in range(n)))
         return time.perf_counter() - started, got
+    if kind == "odd-guide":  # a heading of spaces, brackets and links that never close, a word that never ends
+        from perfkit.publish.repo_notes import kind_of
+
+        text = "# " + " " * n + "x #\n\n" + "title [" * n + "\n\n" + "AI](" * n + "\n\n" + "a" * n + "(\n"
+        got = [kind_of(x, False) for x in sentences(text)]
+        return time.perf_counter() - started, got
     if kind == "pr-words":  # one sentence, no full stop: every pattern over it must stay linear
         from perfkit.publish.repo_notes import Sentence, kind_of
 
@@ -383,6 +389,7 @@ def _form_cost(kind: str, n: int) -> tuple[float, object]:
         ("nested-details", 5000),
         ("contributing", 20000),
         ("pr-words", 20000),
+        ("odd-guide", 20000),
         ("long-text", 5000),
     ],
 )
@@ -400,6 +407,8 @@ def test_form_and_guide_readers_take_linear_time_on_hostile_shapes(kind, n):
         assert [f.label for f in got.fields] == ["A"] and "- [ ] seen" in got.body
     elif kind == "open-details":  # an unclosed block runs to the end: kept verbatim, nothing lost
         assert got.body.count("- [ ] inside") == 4 * n and "## B" in got.body
+    elif kind == "odd-guide":
+        assert got == [None, None, None]
     elif kind == "pr-words":
         assert got is None  # a title word and no shape: nothing to report
     elif kind == "long-text":  # the description negates every phrase: a bug form, and no guessed version

@@ -31,7 +31,7 @@ _POLICY_STEMS = ("contributing", "ai_policy", "ai-policy", "ai_usage", "ai-usage
 _TEXT_CAP = 300
 _CAP = {"ai-policy": 3, "sign-off": 3, "title-rule": 3, "pr-rule": 3}  # the AI cap counts permissive sentences only
 
-_LINK_RE = re.compile(r"\]\([^)\s]*\)|<https?://[^>\s]*>|https?://\S+|`[^`\n]*`")
+_LINK_RE = re.compile(r"\]\([^)\s]{0,500}\)|<https?://[^>\s]{0,500}>|https?://\S+|`[^`\n]{0,500}`")
 _NAMED_AI_RE = re.compile(r"[\w.@]-AI\b|\bAI-(?=[A-Z])|@[\w-]*AI\b|[A-Za-z]AI\b|\bAI[A-Za-z]")
 _AI_WORD_RE = re.compile(r"(?<![\w-])(?:AI|A\.I\.)(?![\w])")
 _AI_TERMS_RE = re.compile(
@@ -82,10 +82,11 @@ _TITLE_RE = re.compile(
     r"\btitles?\b|\bnaming of (?:the )?(?:pull|merge) requests?\b|\b(?:pr|pull request|merge request) names?\b", re.I
 )
 _TITLE_SHAPE_RE = re.compile(
-    r"\b(?:prefix|format|start|convention|tag|conventional commits?)\w*\b|\[[^\]]+\]|\w+\(\w+\):", re.I
+    r"\b(?:prefix|format|start|convention|tag|conventional commits?)\w*\b|\[[^\]\n]{1,60}\]|\b\w{1,30}\(\w{1,30}\):",
+    re.I,
 )
 _ISSUE_RE = re.compile(r"\b(?:issues?|bug reports?)\b", re.I)
-_SLOTS_RE = re.compile(r"\[[^\]\n]*\]|<[^>\n]*>|`[^`\n]*`")  # "[ticket]", "<issue>": a pattern's slots
+_SLOTS_RE = re.compile(r"\[[^\]\n]{0,80}\]|<[^>\n]{0,80}>|`[^`\n]{0,200}`")  # "[ticket]", "<issue>": a pattern's slots
 _PR_WORD_RE = re.compile(r"\b(?:pull requests?|prs?|merge requests?|mrs?|patch(?:es)?|commits?)\b", re.I)
 _ISSUE_HEADING_RE = re.compile(r"\b(?:issues?|bugs?|bug reports?|reporting|questions?|support)\b", re.I)
 _PR_RE = re.compile(r"\b(?:pull requests?|prs?|merge requests?)\b", re.I)  # two searches, no '.*' between
@@ -93,7 +94,7 @@ _REQUIRED_RE = re.compile(r"\b(?:must|required?|requires|mandatory|need to)\b", 
 _STATEMENT_RE = re.compile(
     r"\b(?:descriptions?|statements?|include|state|mention|link|declare|confirm|checklist|template)\b", re.I
 )
-_HEADING_RE = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
+_HEADING_RE = re.compile(r"^ {0,3}#{1,6}(?:\s|$)")  # the text is taken in Python: no pattern over a long line
 _LIST_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\[*`\"'(])")
 
@@ -150,7 +151,7 @@ def sentences(text: str) -> list[Sentence]:
         line = _clean(raw)
         if h:
             flush()
-            heading = h.group(1)
+            heading = raw[h.end() :].strip().rstrip("#").strip()
             continue
         if box:
             flush()
