@@ -199,7 +199,7 @@ def test_regression_fields_of_a_performance_form_stay_empty(tmp_path):
     assert under(issue, "### Slower than an earlier release") == "_No response_"
     assert fields(res)["Slower than an earlier release"] == ["empty"]
     roles = {f.label: f.role for f in res.issue_form.fields}
-    assert roles["Slower than an earlier release"] == "regression"
+    assert roles["Slower than an earlier release"] == "regression" and roles["Before you file"] == "checklist"
 
 
 def test_a_task_table_makes_a_tracker_whatever_its_name_and_a_which_task_field_does_not(tmp_path):

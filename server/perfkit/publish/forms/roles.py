@@ -19,7 +19,8 @@ from perfkit.publish.repo_notes import mentions_ai
 ROLES: list[tuple[str, str]] = [
     (
         "checklist",
-        r"before submitting|existing issues?|search(?:ed)? before|checklist|willing to submit|code of conduct|"
+        r"before (?:submitting|you (?:file|submit|post|open))|existing issues?|search(?:ed)? before|checklist|"
+        r"willing to submit|code of conduct|"
         r"i agree|i confirm|terms",
     ),
     ("people", r"who can help|who should|tag|mention|cc|maintainers?|reviewers?|assignees?"),
