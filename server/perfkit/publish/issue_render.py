@@ -105,7 +105,7 @@ def render_issue(
             contents["environment"] = d.details.hardware.strip()
         if d.details.command_baseline:  # the issue reproduces what upstream runs, not the PR's command
             contents["reproduce"] = d.details.command_baseline.strip()
-        material = issue_forms.Material(contents, i.form_answers, _facts(d), placeholder, (d.ai_disclosure or ""))
+        material = issue_forms.Material(contents, i.form_answers, _facts(d), placeholder, d.ai_disclosure or "")
         filled = issue_forms.fill(choice.form, material)
         warnings += [
             f"draft.issue.form_answers['{k}'] matches no field of {choice.form.path}" for k in filled.unused_answers
