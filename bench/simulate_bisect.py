@@ -306,6 +306,7 @@ Method = Callable[[World], Answer]
 TOLD, ESTIMATED = "noisy, told the rates", "noisy, rates estimated (default)"
 EM = "noisy, rates estimated, EM point estimate (before)"
 FULL = ("today (plain halving)", "repeat each test 3 times", "rbs anchor (told the rate)", TOLD)
+DEFAULT = "default settings (halving, confirmed; noise-aware on a contradiction)"
 
 
 def noise_methods(to_new: float, to_old: float, cheap: bool = False) -> dict[str, Method]:
@@ -321,7 +322,7 @@ def noise_methods(to_new: float, to_old: float, cheap: bool = False) -> dict[str
         EM: lambda w: run_strategy(PointEstimate(CONFIDENCE), w, cheap),
         "noisy 0.995, told": lambda w: run_strategy(NoisySearch(0.995, to_old=to_old, to_new=to_new), w, cheap),
         "noisy 0.995, estimated": lambda w: run_strategy(NoisySearch(0.995), w, cheap),
-        "default (halving; noise-aware on a contradiction)": lambda w: run_strategy(Adaptive(), w, cheap),
+        DEFAULT: lambda w: run_strategy(Adaptive(), w, cheap),
     }
 
 
@@ -385,13 +386,13 @@ def replay(ptrs: list[int] | None, n: int, to: float, positions: range, reps: in
 # ---- the plan, run in worker processes ------------------------------------------------------------
 
 SIZES = [100, 1000, 10_000, 100_000]
-FIVE = (*FULL, ESTIMATED, EM)
+FIVE = (*FULL, ESTIMATED, EM, DEFAULT)
 CELLS: dict[str, list[tuple[list[int], float, float, tuple[str, ...]]]] = {
-    "0/0": [(SIZES, 0, 0, ("today (plain halving)", ESTIMATED, "default (halving; noise-aware on a contradiction)"))],
+    "0/0": [(SIZES, 0, 0, ("today (plain halving)", ESTIMATED, DEFAULT))],
     "1/1": [([1000, 10_000], 0.01, 0.01, (*FULL, ESTIMATED))],
     "5/5": [(SIZES, 0.05, 0.05, FIVE)],
     "0.995": [(SIZES, 0.05, 0.05, ("noisy 0.995, told", "noisy 0.995, estimated"))],
-    "10/10": [([1000, 10_000], 0.10, 0.10, (*FULL, ESTIMATED, EM))],
+    "10/10": [([1000, 10_000], 0.10, 0.10, (*FULL, ESTIMATED, EM, DEFAULT))],
     "5/0": [([1000], 0.05, 0, (*FULL, ESTIMATED, EM))],
     "0/5": [([1000], 0, 0.05, (*FULL, ESTIMATED, EM))],
 }

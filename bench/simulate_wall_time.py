@@ -26,7 +26,11 @@ over the bump) and the real pypto pointer history (../shared/fixtures/pypto-hist
 pointer move of the 852 commits since the submodule was added, with its real number of simpler
 commits).
 
-Usage: python bench/simulate_wall_time.py [--quick]
+--measured adds the install commands real bisects run (bench/measure_installs.py), counted by the
+commands themselves and split into used, made ahead and wasted, and restoring, beside this model's
+count for the same history.
+
+Usage: python bench/simulate_wall_time.py [--quick] [--measured]
 """
 
 from __future__ import annotations
@@ -358,6 +362,11 @@ def summarize(name: str, cases: list[Case], ds: Sequence[int]) -> list[str]:
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="fewer level-2 culprits per bump")
+    ap.add_argument(
+        "--measured",
+        action="store_true",
+        help="also run real bisects and count their install commands (bench/measure_installs.py)",
+    )
     args = ap.parse_args()
     spread = 3 if args.quick else 8
     ds = (1, 2, 4, 8)
@@ -373,6 +382,10 @@ def main() -> int:
     else:
         print(f"(pypto-history fixture not found at {FIXTURE}: real history skipped)", file=sys.stderr)
     print("\n".join(head + rows))
+    if args.measured:  # the installs a real bisect runs, beside this model's count for the same history
+        from measure_installs import table
+
+        print("\n" + "\n".join(table()))
     return 0
 
 

@@ -101,7 +101,10 @@ def test_build_ahead_two_devices_two_levels(tmp_path):
     ]
     assert any(s.phase == "level2" for s in later)
     used = sum(s.prepared for s in res.steps)
-    assert f"builds ahead: {res.builds_ahead} started, {used} used" in res.human()
+    assert f"builds ahead: {res.builds_ahead} points prepared, {used} of them tested on their build" in res.human()
+    # the installs made ahead are counted as installs, those never used as wasted, not as saved
+    assert res.installs_ahead >= res.installs_ahead_used > 0
+    assert f"{res.installs_ahead - res.installs_ahead_used} made ahead and not used" in res.human()
     assert snapshot(p.sup.path) == before
     sdir = statefile.state_dir(p.sup.path)
     assert not (sdir / "workers").exists()

@@ -79,7 +79,8 @@ def rounds_in(res, phase: str) -> int:  # type: ignore[no-untyped-def]
 
 
 def bound(n: int, d: int) -> int:
-    return math.ceil(math.log(n, d + 1) - 1e-9) + 1 if n > 1 else 1
+    """(d + 1)-section, a round for rounding, and the default's confirmation round (culprit and parent again)."""
+    return math.ceil(math.log(n, d + 1) - 1e-9) + 1 + 1 if n > 1 else 2
 
 
 def check(p: Project, res, before: dict) -> None:  # type: ignore[no-untyped-def]
@@ -95,7 +96,9 @@ def check(p: Project, res, before: dict) -> None:  # type: ignore[no-untyped-def
             by_round.setdefault(s.round, []).append(s.device or "")
     assert all(len(ds) == len(set(ds)) <= len(DEVICES) for ds in by_round.values())
     assert snapshot(p.sup.path) == before
-    assert (p.env / "super.path").read_text().strip() == p.path  # the final restore points back at the user
+    # worker environments kept every install to themselves: no install ever ran in the user's checkout
+    assert res.environment == "user"
+    assert (p.env / "super.path").read_text().strip() != p.path
     sdir = statefile.state_dir(p.sup.path)
     assert not (sdir / "workers").exists() and not (sdir / "worktree").exists()
     # the worker environments were never the user's, and each worker kept its own
@@ -196,7 +199,9 @@ def test_wider_range_after_a_finished_bisect_reuses_verdicts(tmp_path):
     second = bisect_run(p.path)
     assert second.culprit.commit == p.c["bug"]
     again = [s for s in second.steps if s.ran and (s.superproject, s.submodule) in ran_first]
-    assert again == []
+    # only the confirmation runs again: the named culprit and its parent, once each
+    confirm = {p.c["bug"], p.order[p.order.index(p.c["bug"]) - 1]}
+    assert sorted(s.superproject for s in again) == sorted(confirm)
     remembered = [s for s in second.steps if s.remembered]
     assert remembered and all("remembered from step" in s.reason and not s.ran for s in remembered)
     assert len(p.lines("runs.log")) - runs_before == second.runs
@@ -205,7 +210,7 @@ def test_wider_range_after_a_finished_bisect_reuses_verdicts(tmp_path):
     start(p, p.c["add"], devices=["0", "1"], run=p.run_cmd())
     fourth = bisect_run(p.path)
     assert fourth.culprit.commit == p.c["bug"]
-    assert not [s for s in fourth.steps if s.ran and (s.superproject, s.submodule) in known]
+    assert {s.superproject for s in fourth.steps if s.ran and (s.superproject, s.submodule) in known} <= confirm
     assert any(s.remembered for s in fourth.steps)
     # other commands: nothing is reused
     start(p, p.c["add"], devices=[], run=p.run_cmd() + " # v2")
@@ -273,7 +278,8 @@ def test_kill_9_mid_round_then_resume_or_reset(tmp_path, then):
         assert not statefile.state_dir(p.sup.path).exists()
     assert all_dead(sleepers)  # ... until the resume or reset stops them, found by their markers
     assert snapshot(p.sup.path) == before
-    assert (p.env / "super.path").read_text().strip() == p.path
+    # the user's environment was never the workers': neither the resume nor the reset installs in the checkout
+    assert (p.env / "super.path").read_text().strip() != p.path
     assert not list((p.sup.path / ".git").glob("worktrees/*"))  # git's records of the device worktrees too
     perfkit("bisect-reset", p.path)
 
@@ -322,7 +328,7 @@ def _probe_wheel(tmp: Path) -> Path:
 
 @pytest.mark.slow
 def test_worker_environments_are_virtual_environments_of_the_users_interpreter(tmp_path, monkeypatch):
-    """A real `pip install` in each worker's environment: it lands there, and in the user's only at the restore."""
+    """A real `pip install` in each worker's environment: it lands there, and never in the user's."""
     plan = [("src", "")] * 4 + [("src", "BUG", "bug")] + [("src", "BUG")] * 3
     p = build(tmp_path, [""] * 2, plan)
     wheel = _probe_wheel(tmp_path)
@@ -342,13 +348,15 @@ def test_worker_environments_are_virtual_environments_of_the_users_interpreter(t
     prefixes = set(p.lines("prefixes"))
     sdir = statefile.state_dir(p.sup.path)
     assert len([x for x in prefixes if x.startswith(str(sdir / "workers"))]) == 2  # one per worker
-    # the final restore ran the same install in the user's environment; nothing else ever did
-    assert prefixes - {x for x in prefixes if x.startswith(str(sdir))} == {str(user_env)}
+    # nothing ran the install in the user's environment, not even at the end: it never held a worker's build
+    assert prefixes - {x for x in prefixes if x.startswith(str(sdir))} == set()
+    assert res.environment == "user"
     bisect_reset(p.path)
 
 
-def test_user_environment_untouched_until_the_final_restore(tmp_path):
-    """While the devices work, the install commands never run in the user's checkout or environment."""
+def test_user_environment_untouched(tmp_path):
+    """The install commands never run in the user's checkout or environment: the worker environments hold
+    every build, so the end has nothing to restore (and the status never says it points elsewhere)."""
     plan = [("src", "")] * 8 + [("src", "BUG", "bug")] + [("src", "BUG")] * 4
     p = build(tmp_path, [""] * 3, plan)
     install = [f'echo "$PWD ${{VIRTUAL_ENV:--}}" >> {p.env}/install-places', *p.installs()]
@@ -357,8 +365,10 @@ def test_user_environment_untouched_until_the_final_restore(tmp_path):
     places = p.lines("install-places")
     assert places and all(p.path + " " not in x for x in places)
     assert all("/workers/" in x.split()[1] for x in places)
+    assert bisect_status(p.path).environment == "user"
     res = bisect_run(p.path)
-    assert res.done and p.lines("install-places")[-1].startswith(p.path + " ")  # the restore, last
+    assert res.done and all(not x.startswith(p.path + " ") for x in p.lines("install-places"))
+    assert res.environment == "user" and "environment worktree" not in res.human()
     assert os.path.exists(p.path)
     bisect_reset(p.path)
 
@@ -399,7 +409,7 @@ def test_pypto_history_three_devices(pypto_history, tmp_path, name, ahead):
         for s in res.steps:
             by_round.setdefault(s.round or 0, []).append(s.device or "")
         assert all(len(ds) == len(set(ds)) for ds in by_round.values())
-        assert (env / "super.path").read_text().strip() == str(repo)
+        assert (env / "super.path").read_text().strip() != str(repo)  # no install in the user's checkout
         assert snapshot(repo) == before
         if ahead:  # the real pointer history foresees rounds too: most points found their builds ready
             searched = [s for s in res.steps if s.phase in ("level1", "level2") and (s.round or 0) >= 3]

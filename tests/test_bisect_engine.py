@@ -24,6 +24,7 @@ from helpers.bisect_project import Project, build, log2ceil
 from helpers.gitbuild import snapshot
 from perfkit.bisect import lock as lockfile
 from perfkit.bisect import state as statefile
+from perfkit.bisect.estimate import CONFIRM_RUNS
 from perfkit.bisect.tool import bisect_reset, bisect_run, bisect_start, bisect_status, bisect_step
 from perfkit.errors import InputError, ToolFailure
 
@@ -91,12 +92,13 @@ def test_source_regression(tmp_path):
     before = snapshot(p.sup.path)
     started = start(p, p.c["add"])
     n = len(plan) + 1
-    assert started.level1_commits == n and started.expected_steps == log2ceil(n) + 2
+    # the two ends, halving, and the default's confirmation (the culprit and its parent once more)
+    assert started.level1_commits == n and started.expected_steps == log2ceil(n) + 2 + CONFIRM_RUNS
     res = bisect_run(p.path)
     assert res.done and res.outcome == "found"
     assert res.culprit.commit == p.c["culprit"] and res.culprit.kind == "source"
     assert res.culprit.subject == "compiler change 12" and res.submodule_culprit is None
-    assert level_runs(res, "level1") <= log2ceil(n)
+    assert level_runs(res, "level1") <= log2ceil(n) + CONFIRM_RUNS
     check_steps(p, res)
     # installs: the superproject only when its files changed, the submodule never moved after the first
     assert len(p.lines("sub.log")) == 2  # one in the worktree, one restoring the user's checkout
@@ -125,7 +127,7 @@ def test_pointer_bump_two_levels(tmp_path):
     l2 = [s for s in res.steps if s.phase == "level2"]
     assert {s.submodule for s in l2}.isdisjoint({p.r[2], p.r[15]})
     assert all(s.superproject == p.c["bump"] for s in l2)
-    assert len(l2) <= log2ceil(13)
+    assert len(l2) <= log2ceil(13) + CONFIRM_RUNS
     assert l2[0].short.startswith("runtime@")
     check_steps(p, res)
     assert_restored(p, before)
@@ -148,7 +150,7 @@ def test_rollback_find_fix(tmp_path):
     assert sc.role == "dropped_fix" and sc.commit == p.r[6], res.message
     assert "dropp" in res.message
     ff = [s for s in res.steps if s.phase == "find_fix"]
-    assert ff and all(s.superproject == p.c["rollback"] for s in ff) and len(ff) <= log2ceil(6)
+    assert ff and all(s.superproject == p.c["rollback"] for s in ff) and len(ff) <= log2ceil(6) + CONFIRM_RUNS
     check_steps(p, res)
     assert_restored(p, before)
     bisect_reset(p.path)
@@ -213,7 +215,9 @@ def test_bad_end_that_passes_stops_early(tmp_path):
     before = snapshot(p.sup.path)
     start(p, p.c["add"])
     res = bisect_run(p.path)
-    assert res.outcome == "bad_end_not_bad" and res.culprit is None and res.runs == 2
+    # the bad end passed, then passed again when run once more (a flaky end would have disagreed)
+    assert res.outcome == "bad_end_not_bad" and res.culprit is None and res.runs == 3
+    assert [s.phase for s in res.steps] == ["verify_good", "verify_bad", "verify_bad"]
     assert "does not fail" in res.message and res.reproduce is None
     assert_restored(p, before)
     bisect_reset(p.path)

@@ -24,10 +24,12 @@ def test_counts_of_one_and_of_none_read_right(tmp_path):
     one = bisect_start(p.path, p.c["bug"], run=p.run_cmd(), bad=p.c["head"], verify_ends=False)
     assert one.level1_commits == 1
     assert "1 first-parent commit from" in one.message and "commits" not in one.message.split(" from")[0]
-    assert "about 0 runs" not in one.message and "no run to search it" in one.message
+    assert "about 0 runs" not in one.message and "Estimate: no run." in one.message
     bisect_reset(p.path)
     two = bisect_start(p.path, p.c["add"], run=p.run_cmd(), bad=p.c["head"])
-    assert f"{two.level1_commits} first-parent commits" in two.message and "about 1 run " in two.message
+    # the two ends, one halving run, and the culprit and its parent once more
+    assert f"{two.level1_commits} first-parent commits" in two.message
+    assert "Estimate: about 5 runs, the two end checks included" in two.message
     bisect_reset(p.path)
 
 
@@ -37,9 +39,12 @@ def test_the_start_estimate_counts_level_2_from_the_largest_move(tmp_path):
     plan = [("src", ""), ("ptr", 2), ("src", ""), ("ptr", 14), ("src", "")]
     p = build(tmp_path, kernel, plan)
     res = bisect_start(p.path, p.c["add"], run=p.run_cmd())
-    level1 = 3  # ceil(log2(6))
-    assert res.expected_steps == level1 + 2 + 4  # ceil(log2(12)) = 4
-    assert "about 4 runs more for the largest move in the range (12 commits)" in res.message
+    level1 = 3 + 2  # ceil(log2(6)), then the culprit and its parent once more
+    assert res.expected_steps == level1 + 2 + 4 + 2  # ceil(log2(12)) = 4, and up to 2 confirmation runs
+    assert "up to 6 runs for the largest move in the range (12 commits)" in res.message
+    # the ends, halving 6 commits (2 or 3 runs) and 2 confirmation runs; level 2 only if the culprit moves it
+    assert "Estimate: 6 to 13 runs, the two end checks included (if the check turns out to flake" in res.message
+    assert "if the check turns out to flake" in res.message
     assert bisect_status(p.path).expected_steps == res.expected_steps
     bisect_reset(p.path)
     # without a submodule level, nothing is added

@@ -96,3 +96,18 @@ def test_progress_bar_never_counts_backwards():
     assert lines[2].startswith("[##########..........] 5/10 ")  # exact while the total holds
     assert re.search(r"\] 5/about 30 ", lines[3]) and re.search(r"\] 6/about 30 ", lines[4])
     assert "/about 40" in lines[-1]
+
+
+def test_progress_on_a_non_terminal_writes_one_line_per_step():
+    """Heartbeats (same step, seconds ticking) redraw a terminal but add no line to a log file."""
+    import io
+
+    from perfkit.progressbar import ProgressBar
+
+    out = io.StringIO()
+    bar = ProgressBar(stream=out, width=20)
+    for step in range(3):
+        for second in range(5):
+            bar(step, 3, f"Step {step + 1} of about 3: installing superproject {second}s")
+    bar(3, 3, "done")
+    assert len(out.getvalue().splitlines()) == 4

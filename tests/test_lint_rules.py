@@ -69,6 +69,10 @@ PLANTS: dict[str, list[tuple[str, str]]] = {
     ],
     "unrequested-section": [("## Notes for reviewers", "## Notes for reviewers")],
     "unbacked-number": [("The loader waits 3.7 s per batch.", "3.7 s")],
+    "mention": [("Thanks to @alice for the trace.", "@alice"), ("Found by @acme/perf-team first.", "@acme/perf-team")],
+    "raw-html": [("See <img src=x onerror=alert(1)> here.", "<img src=x onerror=alert(1)>")],
+    "link-scheme": [("See [the log](javascript:alert(1)) here.", "[the log](javascript:alert(1))")],
+    "hidden-char": [("The loader \u202eis fixed.", "\u202e"), ("The\u200bloader is fixed.", "\u200b")],
 }
 
 

@@ -7,19 +7,34 @@ never be confused: an agent retries differently after each.
 
 from __future__ import annotations
 
+MAX_ERROR_CHARS = 4000  # an error is read by a person or an agent: a 10 MB cell is not quoted whole
+
+
+def _capped(text: str) -> str:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a file name git gave with bytes that are not UTF-8: shown as \xNN
+        text = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    if len(text) <= MAX_ERROR_CHARS:
+        return text
+    return f"{text[:MAX_ERROR_CHARS]}… [cut: {len(text):,} characters in all]"
+
 
 class InputError(ValueError):
     """Bad input: names the field, what is wrong with it and what to do instead."""
 
     def __init__(self, field: str, problem: str, fix: str | None = None):
-        self.field = field
-        self.problem = problem
-        self.fix = fix
-        text = f"{field}: {problem}"
-        if fix:
-            text += f"; {fix}"
+        self.field = _capped(field)
+        self.problem = _capped(problem)
+        self.fix = _capped(fix) if fix else fix
+        text = f"{self.field}: {self.problem}"
+        if self.fix:
+            text += f"; {self.fix}"
         super().__init__(text)
 
 
 class ToolFailure(RuntimeError):
     """An operation on valid input that could not complete (for example a git command failed)."""
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*(_capped(a) if isinstance(a, str) else a for a in args))

@@ -20,13 +20,12 @@ process started here is armoured without depending on what that config holds:
 Only the bisect's own checkouts pass `filters=True`: building an old commit needs the
 repository's checkout filters (LFS), the analysis tools never run them.
 
-gitpython or plain git: gitpython opens a repository (open_repo: finding the working tree, bare
-repositories, not-a-repository errors) because it does that in-process, without a git process,
-and reads nothing that runs a program. Everything else is a plain git process through git():
-history walks, diffs, blame, cat-file and checkouts need git's exact behaviour and speed, and
-gitpython would start the same processes without the armour above. Listing the config's keys is a
-git process too: the overrides must name exactly the keys the following git processes will read,
-includes and includeIf conditions as git itself evaluates them.
+No config is read inside perfkit's process: GitPython's reader follows `include.path` into a FIFO
+(every tool hangs) or /dev/zero (memory grows until the kernel kills the server), so open_repo asks
+git, and before the first git process in a repository config_includes walks its includes with a
+reader that refuses anything but a regular file. Listing the config's keys is a git process too:
+the overrides must name exactly the keys the following git processes will read, includes and
+includeIf conditions as git itself evaluates them.
 """
 
 from __future__ import annotations
@@ -37,9 +36,15 @@ import subprocess
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from perfkit import limits
+from perfkit import config_includes, limits
 from perfkit.errors import InputError, ToolFailure
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+M = TypeVar("M", bound="BaseModel")
 
 _NO_PROGRAM = "/dev/null/perfkit-runs-no-program"  # exec fails: /dev/null is not a folder
 # Values of the driver overrides, passed with --config-env: a key's middle part may hold '=', which
@@ -127,6 +132,10 @@ class BrokenGitConfig(ToolFailure):
     """The repository's config cannot be parsed: git fails on every command there."""
 
 
+class UnsafeGitConfig(BrokenGitConfig):
+    """The repository's config includes a file git would block on or read without end."""
+
+
 def git_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") and k not in _DROPPED_ENV}
     env.update(_SAFE_ENV)
@@ -172,13 +181,20 @@ def _stat_key(files: list[str]) -> tuple[tuple[str, int, int], ...]:
 
 def _list_config(repo: str) -> tuple[list[str], list[str]]:
     """(config files, key names) git reads in repo, includes followed. Listing runs no program."""
-    proc = subprocess.run(
-        ["git", *_fixed_args(), "-C", repo, "config", "--list", "--show-origin", "--name-only", "-z"],
-        capture_output=True,
-        stdin=subprocess.DEVNULL,
-        env=git_env(),
-        timeout=60,
-    )
+    try:
+        config_includes.check_repository(repo, git_env())
+    except config_includes.UnsafeInclude as exc:
+        raise UnsafeGitConfig(str(exc)) from None
+    try:
+        proc = subprocess.run(
+            ["git", *_fixed_args(), "-C", repo, "config", "--list", "--show-origin", "--name-only", "-z"],
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+            env=git_env(),
+            timeout=60,
+        )
+    except subprocess.TimeoutExpired:
+        raise UnsafeGitConfig("git took over 60 s to read its config") from None
     if proc.returncode != 0:
         err = proc.stderr.decode("utf-8", "replace")
         broken = _BROKEN_CONFIG.search(err)
@@ -257,10 +273,13 @@ def git(
     env: dict[str, str] | None = None,
     timeout: float | None = 600,
     filters: bool = False,
+    errors: str = "replace",
 ) -> str:
     """Run git in repo and return stdout (decoded leniently: histories hold any bytes).
 
-    filters=True keeps the repository's checkout filters (the bisect's checkouts only)."""
+    filters=True keeps the repository's checkout filters (the bisect's checkouts only).
+    errors="surrogateescape" keeps bytes that are not UTF-8 (a latin-1 file name) as they were,
+    so a name read from git is handed back to git unchanged; git_paths does that."""
     cmd = ["git", *armour(repo, filters), "-C", str(repo), *_with_command_flags(args)]
     try:
         proc = subprocess.run(
@@ -276,7 +295,21 @@ def git(
     if check and proc.returncode != 0:
         err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
         raise ToolFailure(f"git {' '.join(args[:3])} failed: {err[-1] if err else 'exit ' + str(proc.returncode)}")
-    return proc.stdout.decode("utf-8", "replace")
+    return proc.stdout.decode("utf-8", errors)
+
+
+def git_paths(repo: str | Path, *args: str, **kwargs: Any) -> str:
+    """git() whose output keeps file names byte for byte (see errors= above), for readers that pass them back."""
+    return git(repo, *args, errors="surrogateescape", **kwargs)
+
+
+def displayable(model: M) -> M:
+    """model with every file name git gave in bytes that are not UTF-8 written as \\xNN (git's own way).
+
+    Names are kept byte for byte (git_paths) while they go back to git; a result leaves as text."""
+    from perfkit.toolspec import displayable_result
+
+    return displayable_result(model)
 
 
 def git_ok(repo: str | Path, *args: str) -> bool:
@@ -299,16 +332,20 @@ def open_repo(path: str, field: str = "repo") -> Path:
         raise InputError(field, f"'{path}' does not exist", "pass the path of a git checkout")
     if not p.is_dir():
         raise InputError(field, f"'{path}' is not a folder", "pass the path of a git checkout")
-    import git as gitpython  # lazy: GitPython costs ~100 ms to import
-
-    try:
-        top = gitpython.Repo(p, search_parent_directories=False).working_tree_dir
-    except (gitpython.InvalidGitRepositoryError, gitpython.NoSuchPathError):
-        raise InputError(field, f"'{path}' is not a git repository", "pass the top folder of a git checkout") from None
-    if top is None:
-        raise InputError(field, f"'{path}' is a bare repository", "pass a checkout with a working tree")
-    resolved = Path(top).resolve()
+    resolved = p.resolve()
+    if not config_includes.is_top_level(resolved):
+        if (resolved / "HEAD").is_file() and (resolved / "objects").is_dir() and (resolved / "refs").is_dir():
+            raise InputError(field, f"'{path}' is a bare repository", "pass a checkout with a working tree")
+        raise InputError(field, f"'{path}' is not a git repository", "pass the top folder of a git checkout")
     check_config(resolved, field)
+    # git, not an in-process reader, says whether this is a checkout; the ceiling keeps it from
+    # answering for a repository above the folder given
+    try:
+        top = git(resolved, "rev-parse", "--show-toplevel", env={"GIT_CEILING_DIRECTORIES": str(resolved.parent)})
+    except ToolFailure:
+        raise InputError(field, f"'{path}' is not a git repository", "pass the top folder of a git checkout") from None
+    if not top.strip() or Path(top.strip()).resolve() != resolved:
+        raise InputError(field, f"'{path}' is not a git repository", "pass the top folder of a git checkout")
     return resolved
 
 
@@ -316,6 +353,14 @@ def check_config(repo: Path, field: str) -> None:
     """Refuse a repository whose config git cannot parse, naming the bad line, before any other answer."""
     try:
         driver_overrides(repo)
+    except UnsafeGitConfig as exc:
+        raise InputError(
+            field,
+            f"'{repo}' cannot be read safely: {exc}. git would block on it or read it without end; "
+            f"perfkit lets git read only regular files (config files of at most "
+            f"{config_includes.MAX_CONFIG_BYTES:,} bytes)",
+            "remove that file, or the include.path / includeIf path in .git/config that names it",
+        ) from None
     except BrokenGitConfig as exc:
         raise InputError(
             field, f"'{repo}' has a broken {exc}", "repair .git/config (`git config --list` shows the bad line)"

@@ -28,6 +28,10 @@ MAX_REVISION_CHARS = 1024  # a sha, tag or branch name
 MAX_PATH_CHARS = 4096  # PATH_MAX on Linux
 MAX_ARG_CHARS = 100_000  # a string that becomes a process argument: above 128 KiB none can reach a process
 MAX_INLINE_CHARS = 4 * MiB  # any string argument of a tool: inline text included
+# benchmark.csv: pandas needs up to about 17 times a file's size while it parses one (object columns
+# of short strings), so 1 GiB meant 17 GB. 128 MiB is about 4 million steps, far beyond a campaign,
+# and bounds the read near 2 GB; tests/test_hostile_sizes.py measures the ratio.
+MAX_BENCHMARK_CSV_BYTES = 128 * MiB
 
 
 def _kind(mode: int) -> str:
@@ -46,7 +50,12 @@ def read_regular_bytes(path: Path, field: str, limit: int, fix: str) -> bytes:
     """The bytes of path, refusing anything but a regular file of at most limit bytes.
 
     Opened with O_NONBLOCK so a FIFO answers at once instead of waiting for a writer, and
-    checked with fstat on the open descriptor, so a swap between check and read changes nothing."""
+    checked with fstat on the open descriptor, so a swap between check and read changes nothing.
+    Kernel pseudo-files (/proc, /sys) claim to be regular files of 0 bytes and then give content
+    (/proc/self/environ is the process's secrets): a path under them, or a file that gives more
+    bytes than its size said, is refused."""
+    if _pseudo(path):
+        raise InputError(field, f"'{path}' is a kernel pseudo-file (/proc, /sys, /dev), not a file on disk", fix)
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0))
     except OSError as exc:
@@ -67,6 +76,13 @@ def read_regular_bytes(path: Path, field: str, limit: int, fix: str) -> bytes:
             total += len(chunk)
             if total > limit:  # the file grew while being read
                 raise InputError(field, f"is more than the {_size(limit)} perfkit reads", fix)
+            if total > info.st_size:
+                raise InputError(
+                    field,
+                    f"gave more bytes than the {info.st_size:,} its size says: a kernel pseudo-file or a file "
+                    "being written, not a finished file on disk",
+                    fix,
+                )
         return b"".join(chunks)
     finally:
         os.close(fd)
@@ -75,12 +91,26 @@ def read_regular_bytes(path: Path, field: str, limit: int, fix: str) -> bytes:
 def read_regular_text(path: Path, field: str, limit: int, fix: str) -> str:
     """UTF-8 text of a regular file (see read_regular_bytes); refuses binary and undecodable files."""
     data = read_regular_bytes(path, field, limit, fix)
-    if b"\0" in data[:8192]:
+    if b"\0" in data:
         raise InputError(field, "holds NUL bytes: it is a binary file, not text", fix)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(field, f"is not UTF-8 text (bad byte at offset {exc.start})", "save it as UTF-8") from None
+
+
+_PSEUDO_ROOTS = ("/proc", "/sys", "/dev")
+
+
+def _pseudo(path: Path) -> bool:
+    """Whether path, links resolved, lies in a kernel pseudo-filesystem."""
+    try:
+        real = os.path.realpath(path)
+    except (OSError, ValueError):
+        return False
+    if real.startswith("/dev/shm/"):
+        return False  # a memory filesystem of ordinary files
+    return any(real == root or real.startswith(root + "/") for root in _PSEUDO_ROOTS)
 
 
 def check_regular_file(path: Path, field: str, limit: int, fix: str) -> int:

@@ -1,5 +1,8 @@
 """A dependency-free progress bar for the CLI (stderr, so --json output stays clean).
 
+On a terminal the bar is redrawn in place (a heartbeat each second while a command runs); on a
+pipe or a log file it writes one line per step, never one per heartbeat.
+
 A bisect's total is an estimate that grows when a point is skipped or a second level starts. A bar that
 shrinks reads as lost work, so the filled part never goes back, and once the total has changed it is
 shown as "about N".
@@ -22,6 +25,7 @@ class ProgressBar:
         self._filled = 0
         self._total: float | None = None
         self._estimate = False
+        self._logged: tuple[float, float | None] | None = None
 
     def _counts(self, done: float, total: float) -> str:
         if self._total is not None and total != self._total:
@@ -41,6 +45,10 @@ class ProgressBar:
         line = f"{bar} {elapsed:5.0f}s {message or ''}".rstrip()
         if line == self._last:
             return
+        if not self.tty:  # a log file or a pipe: one line per step, not one per heartbeat second
+            if (done, total) == self._logged:
+                return
+            self._logged = (done, total)
         self._last = line
         if self.tty:
             self.stream.write("\r\x1b[2K" + line[:200])

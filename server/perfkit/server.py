@@ -45,6 +45,8 @@ Handler = Callable[..., Coroutine[Any, Any, Any]]
 
 
 def _wrap(spec: ToolSpec) -> Handler:
+    from perfkit.toolspec import call_deadline  # registering imports the tools anyway; listing must not
+
     params = spec.parameters()
 
     async def tool(ctx: Context, **kwargs: Any) -> Any:
@@ -57,8 +59,19 @@ def _wrap(spec: ToolSpec) -> Handler:
                 except Exception:  # a client that went away must not stop the work
                     log.debug("progress notification dropped", exc_info=True)
 
+        deadline = call_deadline(spec.deadline_s)
         try:
-            return await anyio.to_thread.run_sync(functools.partial(spec.call, kwargs, progress))
+            # at the deadline the call is answered and its thread abandoned (it holds no slot, no
+            # lock and no worker token any more), so one stuck call never holds the server
+            with anyio.fail_after(deadline):
+                work = functools.partial(spec.call, kwargs, progress)
+                return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+        except TimeoutError:
+            raise ToolError(
+                f"{spec.name} did not answer within its deadline of {deadline:g} s and was abandoned; "
+                "something it reads is blocking or far too large (a FIFO, a device, a huge file): "
+                "check the inputs"
+            ) from None
         except InputError as exc:
             raise ToolError(str(exc)) from None
         except ToolFailure as exc:
@@ -151,4 +164,6 @@ def serve() -> None:
     from perfkit.bisect.shutdown import stop_cleanly_on_exit  # SIGTERM, SIGINT, stdin closed: a clean stop
 
     stop_cleanly_on_exit()
-    build_cached_server().run("stdio")
+    from perfkit.mcp_flow import run_stdio
+
+    anyio.run(run_stdio, build_cached_server())

@@ -15,10 +15,12 @@ from typing import Any
 from perfkit.repofiles import RepoFiles
 
 FENCE_RE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
-_ATX_RE = re.compile(r"^\s{0,3}(#{1,6})(?:\s+(.*?))?\s*#*\s*$")
+# Possessive repeats and a greedy text (closing #s cut in code) keep both patterns to one pass
+# over a line, whatever runs of spaces or #s it holds.
+_ATX_RE = re.compile(r"^\s{0,3}(#{1,6})(?:\s++(.*))?$")
 _SETEXT_RE = re.compile(r"^\s{0,3}(=+|-+)\s*$")
 # a checkbox: '- [ ] text', or a bare '[ ] text' without a list marker
-BOX_RE = re.compile(r"^(?P<lead>\s*(?:[-*+]\s+)?\[)(?P<mark>[ xX])(?P<close>\]\s+)(?P<text>.*?)\s*$")
+BOX_RE = re.compile(r"^(?P<lead>\s*+(?:[-*+]\s++)?\[)(?P<mark>[ xX])(?P<close>\]\s++)(?P<text>(?:.*\S)?)\s*$")
 _DETAILS_OPEN = re.compile(r"<details\b", re.I)
 _DETAILS_CLOSE = re.compile(r"</details\s*>", re.I)
 
@@ -127,7 +129,7 @@ def _heading_at(lines: list[str], i: int, prev_body: list[str]) -> tuple[int, st
     ln = lines[i]
     hm = _ATX_RE.match(ln)
     if hm:
-        return len(hm.group(1)), (hm.group(2) or "").strip(), [ln]
+        return len(hm.group(1)), (hm.group(2) or "").rstrip().rstrip("#").strip(), [ln]
     if (
         i + 1 < len(lines)
         and ln.strip()

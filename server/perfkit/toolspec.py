@@ -13,7 +13,7 @@ import math
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
@@ -21,6 +21,21 @@ from perfkit import limits
 from perfkit.errors import InputError, ToolFailure
 
 log = logging.getLogger("perfkit")
+M = TypeVar("M", bound=BaseModel)
+
+DEADLINE_S = 300.0  # an analysis call that has not answered by then is stuck on something hostile
+DEADLINE_ENV = "PERFKIT_CALL_DEADLINE_S"  # a shorter deadline, for a client that wants answers sooner
+
+
+def call_deadline(spec_deadline: float | None) -> float | None:
+    """The deadline an MCP call of this tool gets: the tool's own, or the environment's if shorter."""
+    if spec_deadline is None:
+        return None
+    try:
+        wanted = float(os.environ.get(DEADLINE_ENV, "") or spec_deadline)
+    except ValueError:
+        wanted = spec_deadline
+    return min(spec_deadline, wanted) if wanted > 0 else spec_deadline
 
 
 class Progress(Protocol):
@@ -44,6 +59,10 @@ class ToolSpec:
     open_world: bool = False
     title: str | None = None
     name: str = field(default="")
+    # Seconds an MCP call may take before it is answered with an error and its thread abandoned.
+    # None for the bisect tools: they stop on their own step timeouts and cancellation, and a
+    # thread abandoned mid-step would leave a worktree and an environment half changed.
+    deadline_s: float | None = DEADLINE_S
 
     def __post_init__(self) -> None:
         if not self.name:
@@ -90,6 +109,7 @@ class ToolSpec:
             ) from None
         except Exception as exc:  # the last net: a bug, said in one line; the traceback goes to the log
             raise self._last_net(exc) from None
+        result = displayable_result(result)  # the last net: a name kept byte for byte must not reach JSON
         where = _non_finite(result.model_dump(mode="python"), "")
         if where is not None:
             log.error("%s returned a non-finite number at %s", self.name, where)
@@ -124,6 +144,43 @@ def _check_argument(name: str, value: Any, depth: int = 0) -> None:
     elif isinstance(value, (list, tuple)):
         for v in value:
             _check_argument(name, v, depth + 1)
+
+
+def displayable_result(result: M) -> M:
+    """result, rebuilt with non-UTF-8 bytes of its strings written as \\xNN when it holds any."""
+    dumped = result.model_dump(mode="python")
+    if not _has_surrogates(dumped):
+        return result
+    return type(result).model_validate(_displayable(dumped))
+
+
+def _has_surrogates(value: Any) -> bool:
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+            return False
+        except UnicodeEncodeError:
+            return True
+    if isinstance(value, dict):
+        return any(_has_surrogates(k) or _has_surrogates(v) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return any(_has_surrogates(v) for v in value)
+    return False
+
+
+def _displayable(value: Any) -> Any:
+    """Every string with its non-UTF-8 bytes written as \\xNN, as git writes such names when it quotes them."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+            return value
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    if isinstance(value, dict):
+        return {_displayable(k): _displayable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_displayable(v) for v in value]
+    return value
 
 
 def _non_finite(value: Any, where: str) -> str | None:

@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from perfkit import limits
 from perfkit.errors import InputError
+from perfkit.repotext import quoted
 
 if TYPE_CHECKING:
     import pandas as pd  # type: ignore[import-untyped]  # no pandas-stubs in the environment: frames are Any
@@ -23,7 +25,7 @@ REQUIRED = ("arm", "run", "step", "step_time_s")
 OPTIONAL = ("peak_mem_gb",)
 ARM, RUN, STEP, TIME, MEM, LINE = "_arm", "_run", "_step", "_time", "_mem", "_line"
 SHOWN = 5  # how many bad lines an error quotes
-MAX_BYTES = 1024**3  # about 30 million rows; pandas needs several times the file size in memory
+MAX_BYTES = limits.MAX_BENCHMARK_CSV_BYTES  # see there: what pandas needs in memory per byte read
 STEP_TIME_RANGE_S = (1e-9, 1e9)  # 1 ns to 30 years: outside it a value is a unit or export error
 MAX_MAGNITUDE = 1e100  # any other number: sums of 10^8 such values and their squares stay finite
 MIN_MAGNITUDE = 1e-100  # ... and ratios of their means too (0 itself is fine)
@@ -46,7 +48,7 @@ def _lines(frame: pd.DataFrame, mask: np.ndarray, values: pd.Series | None = Non
         line = int(frame[LINE].iat[i])
         if values is not None:
             cell = values.iat[i]
-            shown.append(f"{line} ({'empty' if _is_empty(cell) else repr(str(cell))})")
+            shown.append(f"{line} ({'empty' if _is_empty(cell) else quoted(str(cell))})")
         else:
             shown.append(str(line))
     more = f" and {len(idx) - SHOWN} more" if len(idx) > SHOWN else ""

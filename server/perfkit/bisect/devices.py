@@ -10,13 +10,20 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
+from perfkit.bisect.models import BisectSettings
 from perfkit.errors import InputError
 
 _NAME = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
 MAX_DEVICES = 64
+_ONE_EACH = (
+    "give each device as its own entry: on the command line repeat the option (--devices 0 --devices 1), "
+    'in a settings file or over MCP a list (devices = ["0", "1"])'
+)
 MAX_AHEAD = 256
 
 
@@ -25,13 +32,16 @@ def check_settings(values: dict[str, Any]) -> None:
     devices = values.get("devices")
     if devices is not None:
         if not isinstance(devices, list) or not all(isinstance(d, str) for d in devices):
-            raise InputError("devices", "must be a list of device names", 'pass for example ["0", "1", "2", "3"]')
+            raise InputError("devices", "must be a list of device names", _ONE_EACH)
         bad = [d for d in devices if not _NAME.fullmatch(d)]
         if bad:
+            several = any(c in bad[0] for c in ",[] ;\"'")
             raise InputError(
                 "devices",
-                f"{bad[0]!r} is not a plain device name",
-                "use letters, digits and ._:- only (the name goes into your shell commands as {device})",
+                f"{bad[0]!r} is not a plain device name" + (" (it looks like several)" if several else ""),
+                _ONE_EACH
+                if several
+                else "use letters, digits and ._:- only (the name goes into your shell commands as {device})",
             )
         if len(set(devices)) != len(devices):
             dup = next(d for d in devices if devices.count(d) > 1)
@@ -47,8 +57,25 @@ def check_settings(values: dict[str, Any]) -> None:
         if importlib.util.find_spec("ray") is None:
             raise InputError("backend", "'ray' needs the ray package, not installed here", "pip install 'perfkit[ray]'")
     _check_ahead(values)
+    _check_placeholder(values)
     if "ray_resource" in values and not _NAME.fullmatch(str(values["ray_resource"])):
         raise InputError("ray_resource", f"{values['ray_resource']!r} is not a resource name", 'pass e.g. "NPU"')
+
+
+def _check_placeholder(values: dict[str, Any]) -> None:
+    """`{device}` needs a device to stand for: without devices it would reach the shell as literal text."""
+    if values.get("devices"):
+        return
+    for key in ("run", "install", "install_submodule"):
+        value = values.get(key)
+        for cmd in [value] if isinstance(value, str) else value or []:
+            if "{device}" in cmd:
+                raise InputError(
+                    key,
+                    f"{cmd!r} names {{device}}, but no devices are listed, so nothing would replace it",
+                    'list the device it stands for (devices = ["0"], or --devices 0 on the command line), '
+                    "or write the device name in the command",
+                )
 
 
 def _check_ahead(values: dict[str, Any]) -> None:
@@ -104,3 +131,32 @@ def worker_slots(sdir: Path) -> int:
     """How many slot folders exist (a crash may leave more than the settings now name)."""
     base = workers_dir(sdir)
     return len(list(base.glob("slot-*"))) if base.is_dir() else 0
+
+
+def ray_folder(bisect_id: str, slot: int) -> Path:
+    """Where a Ray actor keeps its clones, worktree and environment, in its node's temporary folder."""
+    return Path(tempfile.gettempdir()) / "perfkit-ray" / f"{bisect_id}-slot-{slot}"
+
+
+def remove_local_folders(bisect_id: str) -> None:
+    """Remove the Ray actor folders of this bisect found on this machine (actors killed with their cluster
+    leave them): on close, on resume and on reset."""
+    base = Path(tempfile.gettempdir()) / "perfkit-ray"
+    for d in base.glob(f"{bisect_id}-slot-*") if base.is_dir() else []:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def ahead_notes(settings: BisectSettings) -> list[str]:
+    """What build_ahead cannot do with these settings, said at start rather than found in the numbers."""
+    b, d = settings.build_ahead, len(settings.devices)
+    if not b:
+        return []
+    if not settings.install and not settings.install_submodule:
+        return [f"build_ahead {b}: there are no install commands, so there is nothing to build ahead"]
+    if b < d:
+        return [
+            f"build_ahead {b} is below the {d} devices: a round tests {d} points and waits for the slowest, so "
+            f"with at most {b} of them built ahead every round still waits for an install; build_ahead {d} or "
+            f"more prepares a whole round ({d * (d + 1)} foresee every answer)"
+        ]
+    return []

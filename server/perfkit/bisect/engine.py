@@ -18,14 +18,15 @@ from perfkit import gitrepo
 from perfkit.bisect import report, runner
 from perfkit.bisect import state as statefile
 from perfkit.bisect.cache import VerdictMemory
-from perfkit.bisect.devices import worker_id, worker_slots
+from perfkit.bisect.devices import remove_local_folders, with_device, worker_id, worker_slots
+from perfkit.bisect.envs import restore_devices
 from perfkit.bisect.models import StepRecord
 from perfkit.bisect.planner import Planner
 from perfkit.bisect.point import work_paths
 from perfkit.bisect.rounds import Rounds
 from perfkit.bisect.search import DEFAULT, Strategy
 from perfkit.bisect.state import State
-from perfkit.bisect.tester import command_env
+from perfkit.bisect.tester import command_env, saved_commands
 from perfkit.bisect.worker import LocalWorker
 from perfkit.bisect.workers.local import remove_slots
 from perfkit.bisect.worktree import Checkout
@@ -79,9 +80,8 @@ class Engine:
             rec = self.worker.test(point, n, label, max(self.expected_total(), n))
             self._user_status = _status(self.repo)
             self._note_user_changes(n, before, self._user_status)
-            sides = (1 if s.install else 0) + (1 if s.install_submodule and point.submodule else 0)
-            st.installs += len(rec.installed)
-            st.installs_saved += max(0, sides - len(rec.installed))
+            st.installs += self.worker.last_commands
+            st.installs_saved += saved_commands(s, point, list(rec.installed))  # type: ignore[arg-type]
             self.memory.remember(rec)
             self.memory.save()
         st.steps.append(rec)
@@ -127,22 +127,35 @@ class Engine:
         return ok
 
     def _reinstall_user(self, log: runner.Log) -> bool:
+        """The install commands in the user's checkout, `{device}` replaced as the workers had it: once per
+        device when the commands name the device (each device's place was written), else once."""
         s = self.settings
         sub_dir = self.repo / self.sub_path if self.sub_path else None
-        env = command_env(self.st.id, self.repo, sub_dir)
         on_start = self.worker.on_start
         ok = True
-        for cmd in s.install:
-            ok = runner.run(cmd, self.repo, env, s.install_timeout_s, log, on_start=on_start).ok and ok
-        if not s.install_submodule:
-            return ok
-        if sub_dir is None or not (sub_dir / ".git").exists():
+        sub_ready = sub_dir is not None and (sub_dir / ".git").exists()
+        for dev in restore_devices(s):
+            env = command_env(self.st.id, self.repo, sub_dir) | ({"PERFKIT_DEVICE": dev} if dev else {})
+            if dev:
+                log.note(f"perfkit: device {dev}\n")
+            for cmd in s.install:
+                self.st.installs_restore += 1
+                ok = (
+                    runner.run(with_device(cmd, dev), self.repo, env, s.install_timeout_s, log, on_start=on_start).ok
+                    and ok
+                )
+            if not s.install_submodule or not sub_ready or sub_dir is None:
+                continue
+            for cmd in s.install_submodule:
+                self.st.installs_restore += 1
+                ok = (
+                    runner.run(with_device(cmd, dev), sub_dir, env, s.install_timeout_s, log, on_start=on_start).ok
+                    and ok
+                )
+        if s.install_submodule and not sub_ready:
             self.st.notes.append(
                 f"your {self.sub_path} checkout is not initialised, so install_submodule was not re-run against it"
             )
-            return ok
-        for cmd in s.install_submodule:
-            ok = runner.run(cmd, sub_dir, env, s.install_timeout_s, log, on_start=on_start).ok and ok
         return ok
 
     def close(self, finished: bool) -> bool | None:
@@ -155,6 +168,8 @@ class Engine:
             if self.rounds is not None:
                 self.rounds.close()
             remove_slots(self.repo, self.sdir, self.sub_path)
+            if self.settings.backend == "ray":
+                remove_local_folders(self.st.id)
             self.st.worktree = None
             self.save()
         finally:  # the restore runs even when removing failed (a full disk, a folder gone)
@@ -173,6 +188,8 @@ class Engine:
                 runner.kill_group(pgid)
             self.st.active_pgid = None
         runner.sweep(marker)
+        if self.settings.backend == "ray":
+            remove_local_folders(self.st.id)  # actors that died with their cluster leave their folders here
         slots = len(self.settings.devices) + self.settings.build_ahead
         for slot in range(max(slots, worker_slots(self.sdir))):
             runner.sweep(f"PERFKIT_BISECT_ID={worker_id(self.st.id, slot)}")

@@ -92,3 +92,26 @@ def _call(cmd: list[str], what: str) -> str:
             "set `python` to an interpreter with the venv module, or worker_env = 'none'"
         )
     return out.stdout
+
+
+def _names_device(settings: BisectSettings) -> bool:
+    return any("{device}" in c or "PERFKIT_DEVICE" in c for c in [*settings.install, *settings.install_submodule])
+
+
+def writes_user_env(settings: BisectSettings) -> bool:
+    """Whether the bisect's installs may write the user's environment, so the end must re-run them there.
+
+    One device and worker_env "none" install into the user's environment itself. Worker environments
+    keep a worker's installs to themselves, unless the install commands name the device: then they
+    write a place of that device's outside any environment (a prefix, a folder per device)."""
+    if not settings.install and not settings.install_submodule:
+        return False
+    return not settings.devices or settings.worker_env == "none" or _names_device(settings)
+
+
+def restore_devices(settings: BisectSettings) -> list[str | None]:
+    """The devices the final restore runs the install commands for: each one when the commands name the
+    device (each device's place was written), else once with no device."""
+    if settings.devices and _names_device(settings):
+        return list(settings.devices)
+    return [None]

@@ -8,9 +8,9 @@ by reason tell a broken run command (one reason everywhere) from a few broken co
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from perfkit.bisect import skip_policy
+from perfkit.bisect import error_line, skip_policy
 from perfkit.bisect.models import PointEvidence, SkipReason, StepRecord
 
 SEARCHES = ("verify_good", "verify_bad", "level1", "level2", "find_fix", "split_pointer", "split_source")
@@ -55,6 +55,15 @@ def skip_reasons(steps: Sequence[StepRecord]) -> list[SkipReason]:
     return [SkipReason(reason=g.reason, count=g.count, points=g.points) for g in groups]
 
 
-def storm_reason(steps: Sequence[StepRecord], phase: str) -> str | None:
-    """The one reason every run of this search skipped with, once enough did and none gave a verdict."""
-    return skip_policy.storm((s.verdict, s.reason) for s in steps if s.phase == phase)
+def storm_reason(
+    steps: Sequence[StepRecord], phase: str, where: Callable[[StepRecord], int | None] | None = None, n: int = 0
+) -> str | None:
+    """The one reason every run of this search skipped with, once enough did and none gave a verdict, at
+    points spread over the range (where: a step's position in the search), quoting the line they all printed."""
+    runs = [s for s in steps if s.phase == phase]
+    at = None if where is None else [i for i in (where(s) for s in runs) if i is not None]
+    reason = skip_policy.storm(((s.verdict, s.reason) for s in runs), at, n)
+    if reason is None:
+        return None
+    line = error_line.shared(s.log for s in runs)
+    return f"{reason}, every run ending on {line!r}" if line else reason

@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from perfkit.repotext import RepoName, RepoSubject, quoted
+
 Verdict = Literal["good", "bad", "skip"]
 SearchName = Literal["level1", "level2", "find_fix"]  # the linear searches; level2 and find_fix walk the submodule
 Phase = Literal["verify_good", "verify_bad", "level1", "split_pointer", "split_source", "level2", "find_fix", "done"]
@@ -72,13 +74,13 @@ class BisectSettings(BaseModel):
     )
     flaky_fail: float | None = Field(
         default=None,
-        description="how often a passing point reads FAIL (noise on); default learnt from the runs, weighing every "
-        "rate they allow",
+        description="how often a passing point reads FAIL (giving it switches noise on); default learnt from the "
+        "runs, weighing every rate they allow",
     )
     flaky_pass: float | None = Field(
         default=None,
-        description="how often a failing point reads PASS (noise on); default learnt from the runs, weighing every "
-        "rate they allow",
+        description="how often a failing point reads PASS (giving it switches noise on); default learnt from the "
+        "runs, weighing every rate they allow",
     )
     max_skips: int | None = Field(
         default=None,
@@ -93,8 +95,8 @@ class BisectSettings(BaseModel):
 class CommitRef(BaseModel):
     commit: str
     short: str
-    subject: str
-    author: str
+    subject: RepoSubject
+    author: RepoName
     date: str
 
 
@@ -117,7 +119,7 @@ class StepRecord(BaseModel):
     superproject: str
     submodule: str | None
     short: str = Field(description="short sha of the commit this step varies (submodule commit at level 2)")
-    subject: str
+    subject: RepoSubject
     verdict: Verdict
     reason: str
     metric: float | None = None
@@ -179,9 +181,17 @@ class BisectStatus(BaseModel):
     )
     steps: list[StepRecord] = Field(default_factory=list)
     runs: int = Field(default=0, description="run commands executed")
-    installs: int = Field(default=0, description="install rounds executed (superproject or submodule)")
-    installs_saved: int = Field(default=0, description="install rounds avoided versus reinstalling both at every step")
-    builds_ahead: int = Field(default=0, description="builds ahead started (build_ahead); steps say which were used")
+    installs: int = Field(default=0, description="install commands run for the points tested, when they were tested")
+    installs_saved: int = Field(
+        default=0, description="install commands not run because the point's build was there already"
+    )
+    builds_ahead: int = Field(default=0, description="points whose build was started ahead (build_ahead)")
+    installs_ahead: int = Field(default=0, description="install commands run by builds made ahead")
+    installs_ahead_used: int = Field(default=0, description="of installs_ahead, those whose build a test then used")
+    installs_restore: int = Field(default=0, description="install commands run to restore your checkout's environment")
+    devices_now: dict[str, str] = Field(
+        default_factory=dict, description="while a round runs: each device and the point it is testing"
+    )
     reproduce: str | None = Field(
         default=None, description="bash script that reproduces the culprit's failure by hand, in a throwaway worktree"
     )
@@ -209,30 +219,47 @@ class BisectStatus(BaseModel):
         lines = [self.message]
         if self.culprit:
             c = self.culprit
-            lines.append(f"  culprit    {c.short} {c.subject} ({c.kind}; {c.author}, {c.date})")
+            lines.append(f"  culprit    {c.short} {quoted(c.subject)} ({c.kind}; {c.author}, {c.date})")
         if self.submodule_culprit:
             s = self.submodule_culprit
             role = "dropped fix" if s.role == "dropped_fix" else "culprit"
-            lines.append(f"  {s.path} {role}  {s.short} {s.subject} ({s.author}, {s.date})")
+            lines.append(f"  {s.path} {role}  {s.short} {quoted(s.subject)} ({s.author}, {s.date})")
         for cand in self.candidates:
-            lines.append(f"  candidate  {cand.short} {cand.subject}")
+            lines.append(f"  candidate  {cand.short} {quoted(cand.subject)}")
         if self.steps:
             lines.append("  steps:")
-            lines += [f"    {s.n:>3} {s.short} {s.verdict:<4} {s.reason}" for s in self.steps]
+            lines += [f"    {s.n:>3} {s.short} {s.verdict:<4} {s.reason}{_where(s)}" for s in self.steps]
+        if self.devices_now:
+            lines.append("  devices now: " + "; ".join(f"{d} testing {p}" for d, p in sorted(self.devices_now.items())))
         lines.append(
-            f"  runs {self.runs}, installs {self.installs} (saved {self.installs_saved}), "
-            f"steps {len(self.steps)} of about {max(self.expected_steps, len(self.steps))}"
+            f"  runs {self.runs}, steps {len(self.steps)} of about {max(self.expected_steps, len(self.steps))}"
         )
+        lines.append("  " + self.install_line())
         lines += self._evidence_lines()
         if self.builds_ahead:
             used = sum(1 for s in self.steps if s.prepared)
-            lines.append(f"  builds ahead: {self.builds_ahead} started, {used} used (the point's installs were ready)")
+            lines.append(f"  builds ahead: {self.builds_ahead} points prepared, {used} of them tested on their build")
         lines.append(f"  environment {self.environment}; worktree {self.worktree or 'none'}")
         lines += [f"  note: {n}" for n in self.notes]
         if self.reproduce:
             lines.append("  reproduce by hand:")
             lines += [f"    {line}" for line in self.reproduce.splitlines()]
         return "\n".join(lines)
+
+    def install_line(self) -> str:
+        """Every install command run, where it went: used for a test, made ahead and wasted, or restoring."""
+        wasted = self.installs_ahead - self.installs_ahead_used
+        total = self.installs + self.installs_ahead + self.installs_restore
+        used = self.installs + self.installs_ahead_used
+        parts = [f"{used} for the points tested"]
+        if self.installs_ahead:
+            parts.append(f"{self.installs_ahead_used} of them made ahead")
+            parts.append(f"{wasted} made ahead and not used")
+        if self.installs_restore:
+            parts.append(f"{self.installs_restore} restoring your environment")
+        return (
+            f"install commands run {total}: {', '.join(parts)}; {self.installs_saved} not needed (the build was there)"
+        )
 
     def _evidence_lines(self, cap: int = 12) -> list[str]:
         """Points run more than once, with what each run said: the grounds of a stated confidence."""
@@ -260,13 +287,23 @@ class BisectStatus(BaseModel):
         return EXIT_NO_SINGLE_CULPRIT if self.done and self.outcome in NO_SINGLE_CULPRIT else 0
 
 
+def _where(s: StepRecord) -> str:
+    if s.device is None and s.round is None:
+        return ""
+    ahead = ", built ahead" if s.prepared else ""
+    return f" [device {s.device}, round {s.round}{ahead}]"
+
+
 class StartResult(BaseModel):
     repo: str
     good: str
     bad: str
     submodule: str | None
     level1_commits: int = Field(description="first-parent commits in good..bad, the bad end included")
-    expected_steps: int = Field(description="about log2 of the range, plus the two end checks when verify_ends")
+    expected_steps: int = Field(
+        description="the upper end of the start estimate: the end checks, halving, the confirmation runs, and a "
+        "level 2 inside the largest pointer move (the message gives the range)"
+    )
     settings: BisectSettings
     state_dir: str
     message: str

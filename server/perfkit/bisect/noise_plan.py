@@ -1,20 +1,23 @@
 """How the planner uses the noise-aware search: which strategy, what it sees, the ends, and the words.
 
-With noise off a search is plain halving (one run per point) that turns noise-aware only when
-verdicts contradict each other; with noise on every verdict is weighed and a culprit is named at
-`confidence`. Either way the strategy sees every run of a point (its repeats), read from the
-recorded steps, so a resumed bisect sees exactly what the interrupted one saw. The ends are
-re-run under noise when their one run disagrees with what they must be, and searches that only
-skip stop early with the reason, or at the skip budget with the candidate set.
+With noise off a search is plain halving whose answer is confirmed (the culprit and its parent run
+twice) and that turns noise-aware as soon as verdicts contradict each other; with noise on (or a
+flake rate given) every verdict is weighed and a culprit is named at `confidence`. Either way the
+strategy sees every run of a point (its repeats), read from the recorded steps, so a resumed
+bisect sees exactly what the interrupted one saw. An end whose one run disagrees with what it
+must be is run again before the bisect stops on it; once the check has shown noise, the ends are
+evidence the search weighs like any other point, not a gate. Searches that only skip stop early
+with the reason, or at the skip budget with the candidate set.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import re
+from typing import TYPE_CHECKING, Literal
 
 from perfkit.bisect import evidence
 from perfkit.bisect.models import BisectSettings, Verdict
-from perfkit.bisect.noisy_search import Adaptive, NoisySearch
+from perfkit.bisect.noisy_search import Adaptive, NoisySearch, contradiction
 from perfkit.bisect.search import Decision, Mark, Strategy
 from perfkit.bisect.state import PhaseData, State
 
@@ -26,18 +29,27 @@ _WHERE = {"level1": "level 1", "level2": "level 2", "find_fix": "the find-fix se
 
 
 def noise_on(s: BisectSettings) -> bool:
-    return s.noise or s.confidence is not None
+    """A flake rate or a confidence is only used by the noise-aware search, so giving one asks for it."""
+    return s.noise or s.confidence is not None or s.flaky_fail is not None or s.flaky_pass is not None
 
 
-def strategy_for(s: BisectSettings, ph: PhaseData) -> Strategy:
+def noise_shown(st: State) -> bool:
+    """Level 1's verdicts contradicted each other: the check is noisy, and every later search knows it."""
+    return contradiction(len(st.level1.items), repeated_marks(st, st.level1)) is not None
+
+
+def strategy_for(st: State, ph: PhaseData) -> Strategy:
     """flaky_fail and flaky_pass are about verdicts; the strategy thinks in old and new, which a
     find-fix search (old = bad) swaps."""
+    s = st.settings
     regression = ph.start_verdict == "good"
     to_new, to_old = (s.flaky_fail, s.flaky_pass) if regression else (s.flaky_pass, s.flaky_fail)
     noisy = NoisySearch(
         confidence=s.confidence or DEFAULT_CONFIDENCE, to_old=to_old, to_new=to_new, max_skips=s.max_skips
     )
-    return noisy if noise_on(s) else Adaptive(fallback=noisy, max_skips=s.max_skips)
+    if noise_on(s) or (ph.name != "level1" and noise_shown(st)):
+        return noisy
+    return Adaptive(fallback=noisy, max_skips=s.max_skips)
 
 
 def repeated_marks(st: State, ph: PhaseData) -> dict[int, list[Mark]]:
@@ -48,6 +60,8 @@ def repeated_marks(st: State, ph: PhaseData) -> dict[int, list[Mark]]:
     for s in st.steps:
         if ph.name == "level1":
             i = {"level1": index.get(s.superproject), "verify_good": -1, "verify_bad": n - 1}.get(s.phase)
+            if i is None and s.phase == "level1" and s.superproject == st.good:
+                i = -1  # the good end run again as evidence
         elif s.phase == ph.name and s.superproject == ph.superproject and s.submodule is not None:
             i = index.get(s.submodule)
         else:
@@ -64,7 +78,13 @@ def repeated_marks(st: State, ph: PhaseData) -> dict[int, list[Mark]]:
 
 def storm(levels: Levels, ph: PhaseData) -> bool:
     """Stop a search whose first runs all skipped for one reason: the command is wrong, not the commits."""
-    reason = evidence.storm_reason(levels.st.steps, ph.name)
+    index = {c: i for i, c in enumerate(ph.items)}
+    reason = evidence.storm_reason(
+        levels.st.steps,
+        ph.name,
+        lambda s: index.get(s.superproject if ph.name == "level1" else s.submodule or ""),
+        len(ph.items),
+    )
     if reason is None:
         return False
     where = None if ph.name == "level1" else levels.sub_path
@@ -82,16 +102,41 @@ def record_end(st: State, ph: PhaseData, d: Decision) -> None:
     """Keep what a finished search knows about its own reliability."""
     if d.confidence is not None:
         st.confidence[ph.name] = round(d.confidence, 4)
-    if d.note:
-        st.notes.append(
-            f"{_WHERE[ph.name]}: verdicts contradicted each other ({d.note}); the search switched to the "
-            "noise-aware strategy instead of naming a commit on the last verdict"
-        )
+    note_switch(st, ph, d)
     if d.noisy and d.flaky is not None:
         fail, passed = d.flaky if ph.start_verdict == "good" else d.flaky[::-1]
         st.notes.append(
             f"{_WHERE[ph.name]}: flake rates used: a pass read as FAIL {fail:.1%}, a failure read as PASS {passed:.1%}"
         )
+
+
+def note_switch(st: State, ph: PhaseData, d: Decision) -> None:
+    """Say once, as soon as it happens, that the verdicts contradicted each other and the search turned
+    noise-aware (status shows it mid-run, not only at the end)."""
+    if not d.note:
+        return
+    head = f"{_WHERE[ph.name]}: verdicts contradicted each other"
+    if any(n.startswith(head) for n in st.notes):
+        return
+    st.notes.append(
+        f"{head} ({_named(st, ph, d.note)}); the search switched to the noise-aware strategy instead of "
+        "naming a commit on the last verdict"
+    )
+
+
+def _named(st: State, ph: PhaseData, note: str) -> str:
+    """The strategy's "index i" as the commit (or end) it stands for."""
+    n = len(ph.items)
+
+    def name(m: re.Match[str]) -> str:
+        i = int(m.group(1))
+        if i < 0:
+            return f"the good end {st.good[:12]}" if ph.name == "level1" else "the search's start"
+        if ph.name == "level1" and i == n - 1:
+            return f"the bad end {st.bad[:12]}"
+        return ph.items[i][:12] if i < n else m.group(0)
+
+    return re.sub(r"index (-?\d+)", name, note)
 
 
 def word_confidence(st: State) -> None:
@@ -116,9 +161,13 @@ def word_stop(st: State, ph: PhaseData, d: Decision) -> None:
         why = "stopped: no point left to test could raise the confidence"
     else:
         why = "the culprit sits among points that could not be told apart"
+    ends = word_end_evidence(st, d)
+    if ends:
+        doubt = f"P(good end fails) {d.end_doubt[0]:.1%}, P(bad end passes) {d.end_doubt[1]:.1%}"
+        ends = f" The ends are in doubt too: {ends} ({doubt})."
     st.message = (
         f"{_WHERE[ph.name].capitalize()} {why}: the first bad commit is one of these {len(d.candidates)} "
-        f"commits;{held}. Skip reasons: {top}. perfkit does not guess between them."
+        f"commits;{held}. Skip reasons: {top}.{ends} perfkit does not guess between them."
     )
     if d.confidence is not None:
         st.confidence[ph.name] = round(d.confidence, 4)
@@ -130,21 +179,64 @@ def _end_counts(st: State, phase: str) -> tuple[int, int]:
     return sum(v == expected for v in runs), sum(v != expected for v in runs)
 
 
+def _last_of(st: State, phase: str) -> Verdict | None:
+    runs = [s for s in st.steps if s.phase == phase]
+    return max(runs, key=lambda s: s.n).verdict if runs else None
+
+
 def end_needs_rerun(st: State, phase: str) -> bool:
-    """Under noise an end is accepted on a first agreeing run, rejected on two disagreeing ones, and
-    otherwise run again (at most three runs)."""
-    if not noise_on(st.settings) or not st.steps or st.steps[-1].verdict == "skip":
+    """An end whose only run disagrees with what it must be runs once more before the bisect stops on it
+    (noise off: under noise the search itself re-runs it when the evidence calls for it)."""
+    if phase not in ("verify_good", "verify_bad") or noise_on(st.settings) or _last_of(st, phase) in (None, "skip"):
         return False
     agree, disagree = _end_counts(st, phase)
-    accept = agree > disagree and (disagree == 0 or agree >= 2)
-    reject = disagree >= 2 or (disagree > agree and agree + disagree >= 3)
-    return not accept and not reject
+    return agree == 0 and disagree == 1
 
 
 def end_verdict(st: State, phase: str, last: Verdict) -> Verdict:
-    """The verdict the end stands on: the majority of its runs under noise, else its one run."""
-    if not noise_on(st.settings) or last == "skip":
+    """The verdict the end stands on. Noise off, its runs when they agree; once its runs disagree, or
+    under noise, the one it was given as: its runs are then evidence the level-1 search weighs (and
+    re-runs), which ends the bisect on that end only when the evidence says so."""
+    if last == "skip":
         return last
     agree, disagree = _end_counts(st, phase)
     expected: Verdict = "good" if phase == "verify_good" else "bad"
-    return expected if agree > disagree else last
+    if noise_on(st.settings) or (agree and disagree):
+        return expected
+    return last
+
+
+def _runs_of(st: State, end: str) -> str:
+    commit = st.good if end == "verify_good" else st.bad
+    runs = [s.verdict for s in st.steps if s.phase == end or (s.phase == "level1" and s.superproject == commit)]
+    return f"{runs.count('good')} pass, {runs.count('bad')} fail in {len(runs)} runs"
+
+
+def word_end_evidence(st: State, d: Decision) -> str:
+    """What the runs of the two ends said, when the search doubts one of them."""
+    parts = []
+    if d.end_doubt[0] >= 0.001:
+        parts.append(f"the good end {st.good[:10]} gave {_runs_of(st, 'verify_good')}")
+    if d.end_doubt[1] >= 0.001:
+        parts.append(f"the bad end {st.bad[:10]} gave {_runs_of(st, 'verify_bad')}")
+    return "; ".join(parts)
+
+
+def end_fails(levels: Levels, d: Decision) -> None:
+    """The evidence, weighed with the flake rates, says an end is not what it was given as."""
+    st = levels.st
+    rates = ""
+    if d.flaky is not None:
+        rates = f" (flake rates seen: a pass read as FAIL {d.flaky[0]:.1%}, a failure read as PASS {d.flaky[1]:.1%})"
+    which = "good" if d.end_fails == "start" else "bad"
+    said = word_end_evidence(st, d)
+    outcome: Literal["good_end_not_good", "bad_end_not_bad"] = (
+        "good_end_not_good" if d.end_fails == "start" else "bad_end_not_bad"
+    )
+    what = "does not pass" if which == "good" else "does not fail"
+    levels.finish(
+        outcome,
+        f"The {which} end {what}: {said}; weighed with every other run{rates}, the {which} end "
+        f"{what} with probability {d.confidence or 0:.1%}. Nothing was named: check `{which}` and the "
+        "pass/fail patterns.",
+    )

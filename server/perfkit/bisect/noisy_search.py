@@ -11,8 +11,8 @@ parent and itself both hold verdicts, the culprit is confirmed by construction.
 The posterior is piecewise constant between tested points, so a decision costs O(tested points),
 not O(n): a 100,000-commit range is as fast as a 100-commit one.
 
-`Adaptive` is the default: plain halving (no extra runs) until a verdict contradicts another,
-then this search.
+`Adaptive` is the default: plain halving with its answer confirmed (the culprit and its parent
+run twice), turning to this search as soon as a verdict contradicts another.
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ from perfkit.bisect.search import Bisection, Decision, Marks, Stop, settled, ver
 
 _FLOOR = 1e-4
 CHEAP_REACH = 1024  # how far from the best split a cheap point is looked for
+AWAY = 64  # how far from the best split an untested point is looked for when skips are near
+END_DOUBT = 0.005  # prior chance that an end that was run is not what it was given as
 
 
 def _h(p: float) -> float:
@@ -72,6 +74,7 @@ class Posterior:
     cdf: list[float]  # P(k <= bounds[j]) for every bound
     to_old: float = 0.0  # the flake rates the search works with: told, or their posterior means
     to_new: float = 0.0
+    log_evidence: float = 0.0  # log P(verdicts | the ends hold), the culprit uniform over the n positions
 
     def segment(self, i: int) -> int:
         """j such that i lies in (bounds[j], bounds[j+1]]."""
@@ -150,7 +153,7 @@ def posterior(
     cdf.append(1.0)
     a = to_old if to_old is not None else min(max(rate_old, 0.001), 0.4)
     b = to_new if to_new is not None else min(max(rate_new, 0.001), 0.4)
-    return Posterior(n, tested, per_k, bounds, cdf, a, b)
+    return Posterior(n, tested, per_k, bounds, cdf, a, b, top + math.log(z) - math.log(n))
 
 
 @dataclass(frozen=True)
@@ -184,36 +187,75 @@ class NoisySearch:
             flat = {i: settled(m) for i, m in marks.items()}
             skipped |= skip_policy.blocked(-1, n - 1, flat, group)
         post = self.posterior(n, counts)
+        ends = self.end_doubt(n, counts, post)
         a, b = post.to_old, post.to_new
         base = Decision(
             noisy=True,
             flaky=(round(b, 4), round(a, 4)),
             disagreeing=sorted(i for i, c in counts.items() if c.new and c.old),
+            end_doubt=(round(ends[0], 4), round(ends[1], 4)),
         )
-        if n == 1:
+        if n == 1 and ends == (0.0, 0.0):
             return replace(base, found=0, confidence=1.0)
+        for side, doubt in zip(("start", "end"), ends, strict=True):
+            if doubt >= self.confidence:
+                return replace(base, end_fails=side, confidence=doubt)  # type: ignore[arg-type]
+        held = 1.0 - ends[0] - ends[1]
         classes = _classes(post, skipped)
         top_mass, top = max(classes, key=lambda c: (c[0], -c[1][0]))
+        top_mass *= held
         if top_mass >= self.confidence:
             if len(top) == 1:
                 return replace(base, found=top[0], confidence=top_mass)
             return replace(base, candidates=top, confidence=top_mass)
         limit = self.max_skips if self.max_skips is not None else skip_policy.default_budget(n)
-        if n_skips >= limit:
-            return self._give_up(_classes(post, skipped, full=True), "skip_budget", base)
-        pick = self._next(n, post, counts, skipped, a, b, cheap, n_skips)
+        over = n_skips >= limit
+        if n_skips >= 2 * limit:
+            return self._give_up(_classes(post, skipped, full=True), "skip_budget", base, held)
+        pick = _far(n, counts, skipped) if not over else None
         if pick is None:
-            return self._give_up(_classes(post, skipped, full=True), "no_information", base)
+            pick = self._next(n, post, counts, skipped, ends, cheap, n_skips, over)
+        if pick is None:
+            why: Stop = "skip_budget" if over else "no_information"
+            return self._give_up(_classes(post, skipped, full=True), why, base, held)
         capacity = max(0.05, 1 - (_h(a) + _h(b)) / 2)
         left = math.ceil((post.entropy_bits() + math.log2(1 / (1 - self.confidence))) / capacity)
         return replace(base, test=[pick], remaining=max(1, left), confidence=top_mass)
 
+    def end_doubt(self, n: int, counts: dict[int, _Counts], post: Posterior) -> tuple[float, float]:
+        """P(the start end is not old), P(the last end is not new): each end that was run is evidence,
+        not a gate, so a flaky end run costs a re-run, and an end that keeps disagreeing ends the search.
+
+        An end never run (level 2, or the ends not verified) is taken as given."""
+        runs_lo = any(i < 0 for i in counts)
+        runs_hi = any(i >= n - 1 for i in counts)
+        if not runs_lo and not runs_hi:
+            return 0.0, 0.0
+        olds = sum(c.old for c in counts.values())
+        news = sum(c.new for c in counts.values())
+        terms = [math.log(1 - (END_DOUBT if runs_lo else 0) - (END_DOUBT if runs_hi else 0)) + post.log_evidence]
+        if runs_lo:  # every point new: the old verdicts are the flips
+            terms.append(math.log(END_DOUBT) + self._side(olds, news, self.to_old))
+        if runs_hi:  # every point old: the new verdicts are the flips
+            terms.append(math.log(END_DOUBT) + self._side(news, olds, self.to_new))
+        top = max(terms)
+        weights = [math.exp(t - top) for t in terms]
+        z = sum(weights)
+        lo = weights[1] / z if runs_lo else 0.0
+        hi = weights[-1] / z if runs_hi else 0.0
+        return lo, hi
+
+    def _side(self, flips: int, agrees: int, rate: float | None) -> float:
+        return self.prior.log_marginal(flips, agrees) if rate is None else _log_told(flips, agrees, rate)
+
     def posterior(self, n: int, counts: dict[int, _Counts]) -> Posterior:
         return posterior(n, counts, self.to_old, self.to_new, self.prior)
 
-    def _give_up(self, classes: list[tuple[float, list[int]]], why: Stop, base: Decision) -> Decision:
+    def _give_up(
+        self, classes: list[tuple[float, list[int]]], why: Stop, base: Decision, held: float = 1.0
+    ) -> Decision:
         """The smallest set of positions that holds `confidence`, when no more runs are allowed."""
-        ranked = sorted(classes, key=lambda c: -c[0])
+        ranked = sorted(((m * held, members) for m, members in classes), key=lambda c: -c[0])
         chosen: list[int] = []
         mass = 0.0
         for m, members in ranked:
@@ -229,47 +271,82 @@ class NoisySearch:
         post: Posterior,
         counts: dict[int, _Counts],
         skipped: set[int],
-        a: float,
-        b: float,
+        ends: tuple[float, float],
         cheap: Callable[[int], bool] | None,
         n_skips: int,
+        over: bool = False,
     ) -> int | None:
+        """The index whose verdict is worth most per unit of cost. A retest of a tested point or an end
+        counts like any other; an untested index counts less the likelier it is to skip. Over the skip
+        budget only untested indices outside known skip blocks are still tried."""
+        a, b = post.to_old, post.to_new
         target = best_split(a, b)
         base_old, base_new = _h(a), _h(b)
+        doubt_lo, doubt_hi = ends
+        held = 1.0 - doubt_lo - doubt_hi
 
         def gain(f: float) -> float:
             return _h(f * (1 - a) + (1 - f) * b) - f * base_old - (1 - f) * base_new
 
         def cost(i: int) -> float:
-            return 1.0 if cheap is None or cheap(i) else self.install_cost
+            if cheap is None:
+                return 1.0
+            return 1.0 if 0 <= i < n and cheap(i) else self.install_cost
+
+        def whole(f: float) -> float:  # P(k <= i) with the end hypotheses
+            return doubt_lo + held * f
 
         scored: dict[int, tuple[float, float]] = {}  # index -> (gain per cost, P(k <= index))
-        for j, t in enumerate(post.tested, start=1):  # retests: where evidence is weakest they carry the most
-            f = post.cdf[j]  # P(k <= bounds[j]), and bounds[j] is t
-            if 1e-6 < f < 1 - 1e-6:
-                scored[t] = (gain(f) / cost(t), f)
-        crossing = _crossing(post, target)
+        for t, f in _retests(n, post, counts, ends):  # where evidence is weakest they carry the most
+            scored[t] = (gain(f) / cost(t), f)
+        inner = min(1 - 1e-9, max(1e-9, (target - doubt_lo) / held)) if held > 0 else target
+        crossing = _crossing(post, inner)
         candidates = _open_near(crossing, n, counts, skipped)
-        if crossing in skipped:
-            pool = [i for i in range(max(0, crossing - 64), min(n - 1, crossing + 65)) if _is_open(i, counts, skipped)]
-            if pool:
-                candidates.append(skip_policy.jump_away(pool, skipped, crossing, seed=(n, crossing, n_skips)))
         for j in range(len(post.bounds) - 1):  # the best untested point of every segment with mass
             lo, hi = post.bounds[j], post.bounds[j + 1]
             if post.per_k[j] * (hi - lo) > 1e-3 and hi - lo > 1:
-                want = lo + round((target - post.cdf[j]) / post.per_k[j])
+                want = lo + round((inner - post.cdf[j]) / post.per_k[j])
                 candidates += _open_near(min(max(want, lo + 1), hi - 1), n, counts, skipped, reach=1)
+        known = sorted(skipped)
+        chance: Callable[[int], float] = lambda i: 0.0  # noqa: E731
+        if known:
+            judged = sorted(counts)
+            chance = lambda i: skip_policy.skip_chance(i, known, judged)  # noqa: E731
+            window = range(max(0, crossing - AWAY), min(n - 1, crossing + AWAY + 1))
+            candidates += [i for i in window if _is_open(i, counts, skipped)]
+        if over:  # retests still count: they are not where skips come from
+            judged_ = sorted(counts)
+            candidates = [i for i in candidates if not skip_policy.sandwiched(i, known, judged_)]
         for i in candidates:
-            f = post.f(i)
-            scored[i] = (gain(f) / cost(i), f)
-        if cheap is not None:
+            f = whole(post.f(i))
+            scored[i] = (gain(f) * (1 - chance(i)) / cost(i), f)
+        if cheap is not None and not known:
             best = max((g for g, _ in scored.values()), default=0.0)
             for i in _cheap_near(crossing, n, counts, skipped, cheap, post, gain, best):
-                scored[i] = (gain(post.f(i)), post.f(i))
+                scored[i] = (gain(whole(post.f(i))), whole(post.f(i)))
         if not scored:
             return None
         pick = max(scored, key=lambda i: (scored[i][0], -abs(scored[i][1] - target), -i))
         return pick if scored[pick][0] > 1e-9 else None
+
+
+def _far(n: int, counts: dict[int, _Counts], skipped: set[int]) -> int | None:
+    """A search that has only skipped so far tests far from its skips: one broken stretch, or all of it?"""
+    if len(skipped) < 2 or any(0 <= i < n - 1 for i in counts):
+        return None
+    open_ = [i for i in range(n - 1) if _is_open(i, counts, skipped)]
+    return skip_policy.far_probe(open_, sorted(skipped), (n - 1) / 2) if open_ else None
+
+
+def _retests(n: int, post: Posterior, counts: dict[int, _Counts], ends: tuple[float, float]) -> list[tuple[int, float]]:
+    """Tested points and ends that were run, each with P(k <= it), where a retest can still tell something."""
+    held = 1.0 - ends[0] - ends[1]
+    out = [(t, ends[0] + held * post.cdf[j]) for j, t in enumerate(post.tested, start=1)]
+    if any(i < 0 for i in counts):
+        out.append((-1, ends[0]))
+    if any(i >= n - 1 for i in counts):
+        out.append((n - 1, 1 - ends[1]))
+    return [(i, f) for i, f in out if 1e-6 < f < 1 - 1e-6]
 
 
 def _tally(n: int, marks: Marks) -> tuple[dict[int, _Counts], set[int], int]:
@@ -374,10 +451,19 @@ def _classes(post: Posterior, skipped: set[int], full: bool = False) -> list[tup
 
 @dataclass(frozen=True)
 class Adaptive:
-    """Plain halving while every verdict agrees; the noise-aware search once one contradicts another."""
+    """Plain halving while every verdict agrees, with the answer confirmed; the noise-aware search once
+    one verdict contradicts another.
+
+    Halving never tests a point twice, so on its own it never sees a flaky check contradict itself:
+    one flipped verdict sends it to a wrong culprit with nothing to show for it. Before naming a
+    culprit it therefore runs the culprit and its parent once more (an end too, when its one run is
+    all that stands behind it): a deterministic check pays those two runs, a flip behind the answer
+    shows as a point giving both verdicts, and the search goes on noise-aware from everything seen.
+    """
 
     fallback: NoisySearch = field(default_factory=NoisySearch)
     max_skips: int | None = None
+    confirm: bool = True
 
     def decide(
         self,
@@ -387,9 +473,20 @@ class Adaptive:
         group: Callable[[int], object] | None = None,
     ) -> Decision:
         clash = contradiction(n, marks)
-        if clash is None:
-            return Bisection(self.max_skips).decide(n, marks, cheap, group)
-        return replace(self.fallback.decide(n, marks, cheap, group), note=clash)
+        if clash is not None:
+            return replace(self.fallback.decide(n, marks, cheap, group), note=clash)
+        d = Bisection(self.max_skips).decide(n, marks, cheap, group)
+        if not self.confirm:
+            return d
+        if d.test:
+            return replace(d, remaining=d.remaining + CONFIRM_RUNS)
+        if d.found is None:
+            return d
+        again = [i for i in (d.found, d.found - 1) if len([v for v in verdicts(marks.get(i, [])) if v != "skip"]) == 1]
+        return Decision(test=again, remaining=len(again)) if again else d
+
+
+CONFIRM_RUNS = 2  # what the default's confirmation costs a deterministic check, per search
 
 
 def contradiction(n: int, marks: Marks) -> str | None:

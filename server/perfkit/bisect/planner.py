@@ -12,11 +12,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from perfkit import gitrepo
-from perfkit.bisect import noise_plan
+from perfkit.bisect import estimate, noise_plan
 from perfkit.bisect.levels import Levels
 from perfkit.bisect.models import StepRecord, Verdict
 from perfkit.bisect.point import Point, short
-from perfkit.bisect.search import DEFAULT, Decision, Mark, Strategy, expected_tests
+from perfkit.bisect.search import DEFAULT, Decision, Mark, Strategy
 from perfkit.bisect.state import PhaseData, State
 from perfkit.errors import ToolFailure
 
@@ -49,10 +49,11 @@ class Planner(Levels):
                 def cheap(i: int) -> bool:
                     return ptrs[i] == installed
 
-        strategy = self.strategy if self.strategy is not DEFAULT else noise_plan.strategy_for(self.st.settings, ph)
+        strategy = self.strategy if self.strategy is not DEFAULT else noise_plan.strategy_for(self.st, ph)
         d = strategy.decide(len(ph.items), noise_plan.repeated_marks(self.st, ph), cheap, group)
         if d.confidence is not None:  # status shows how sure the search is so far
             self.st.confidence[ph.name] = round(d.confidence, 4)
+        noise_plan.note_switch(self.st, ph, d)
         return d
 
     def level1_pointers(self) -> list[str | None]:
@@ -104,7 +105,10 @@ class Planner(Levels):
 
     def level2_estimate(self) -> int:
         """Runs a level 2 would take inside the largest move (counted until the level-1 culprit is known)."""
-        return expected_tests(self.st.largest_move)
+        if not self.st.largest_move:
+            return 0
+        noise = noise_plan.noise_on(self.st.settings)
+        return estimate.search(self.st.largest_move, self.st.settings, noise, False)[0].high
 
     def _level1_ptr(self, index: int) -> str | None:
         return self.level1_pointers()[index] if self.sub_path else None
@@ -153,8 +157,13 @@ class Planner(Levels):
             d = self.decide(st.level1)
             if d.test:
                 i = d.test[0]
+                if i < 0:  # the good end, run again as evidence
+                    return Point("level1", -1, st.good, self.ptr(st.good)), True
                 return Point("level1", i, st.level1.items[i], self._level1_ptr(i)), True
             noise_plan.record_end(st, st.level1, d)
+            if d.end_fails is not None:
+                noise_plan.end_fails(self, d)
+                return None, True
             if d.found is not None:
                 self.level1_found(st.level1.items[d.found])
                 noise_plan.word_confidence(st)

@@ -5,11 +5,9 @@ Nothing here changes the state; a status can be built by any process, also while
 
 from __future__ import annotations
 
-import os
-import shlex
 from pathlib import Path
 
-from perfkit.bisect import evidence
+from perfkit.bisect import evidence, reproduce
 from perfkit.bisect.models import BisectStatus, StepRecord
 from perfkit.bisect.point import Point, ref, short
 from perfkit.bisect.state import State
@@ -33,38 +31,8 @@ def label(point: Point, repo: Path, sub_repo: Path | None, sub_path: str | None)
 
 
 def reproduce_script(st: State, repo: Path) -> str | None:
-    """A bash script that rebuilds the culprit's failing point in a throwaway worktree and runs the check."""
-    if not st.reproduce_point or st.outcome in ("good_end_not_good", "bad_end_not_bad", "candidates"):
-        return None
-    sup, sub = st.reproduce_point
-    s = st.settings
-    q = shlex.quote
-    lines = [
-        "set -e",
-        f'D="$(mktemp -d)"/{q(repo.name)}',
-        f'git -C {q(str(repo))} -c core.hooksPath=/dev/null worktree add --detach "$D" {sup}',
-    ]
-    sub_dir = '"$D"/' + q(s.submodule) if s.submodule else None
-    if sub and s.submodule and st.submodule_source:
-        lines += [
-            f"git clone -q --shared --no-checkout {q(st.submodule_source)} {sub_dir}",
-            f"git -C {sub_dir} -c core.hooksPath=/dev/null checkout -q --detach {sub}",
-        ]
-    env = 'PERFKIT_CHECKOUT="$D" PERFKIT_SUBMODULE=' + (sub_dir or "''")
-    for cmd in s.install:
-        lines.append(f'(cd "$D" && {env} bash -c {q(cmd)})')
-    if sub_dir and sub:
-        for cmd in s.install_submodule:
-            lines.append(f"(cd {sub_dir} && {env} bash -c {q(cmd)})")
-    if s.run_cwd and os.path.isabs(s.run_cwd):
-        cwd = q(s.run_cwd)
-    else:
-        cwd = '"$D"' + ("/" + q(s.run_cwd) if s.run_cwd else "")
-    lines.append(f"cd {cwd} && {env} bash -c {q(s.run)}")
-    cleanup = f'rm -rf {sub_dir or "$D/<none>"}; git -C {q(str(repo))} worktree remove --force "$D"'
-    # a line break in a path would end the comment and run the rest: never in a comment
-    lines.append("# clean up: " + cleanup.replace("\n", "?").replace("\r", "?"))
-    return "\n".join(lines)
+    """The reproduce script (reproduce.py), under the name callers know."""
+    return reproduce.script(st, repo)
 
 
 def status_of(
@@ -76,6 +44,9 @@ def status_of(
     if st.phase != "done":
         if running_pid:
             msg = f"Bisect running in pid {running_pid}: {len(st.steps)} of about {expected} steps done ({st.phase})."
+            if st.devices_now:
+                r = max((s.round or 0 for s in st.steps), default=0) + 1
+                msg += f" Round {r} running on {len(st.devices_now)} devices."
         elif stale:
             msg = (
                 f"Bisect interrupted: the process working on it stopped without cleaning up. "
@@ -117,7 +88,11 @@ def status_of(
         installs=st.installs,
         installs_saved=st.installs_saved,
         builds_ahead=st.builds_ahead,
-        reproduce=reproduce_script(st, repo) if st.phase == "done" else None,
+        installs_ahead=st.installs_ahead,
+        installs_ahead_used=st.installs_ahead_used,
+        installs_restore=st.installs_restore,
+        devices_now=dict(st.devices_now) if st.phase != "done" else {},
+        reproduce=reproduce.script(st, repo) if st.phase == "done" else None,
         environment=st.environment,
         worktree=st.worktree,
         state_dir=str(sdir),

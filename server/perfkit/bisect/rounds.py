@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from perfkit import gitrepo
-from perfkit.bisect import report
+from perfkit.bisect import noise_plan, report
 from perfkit.bisect.devices import workers_dir
 from perfkit.bisect.models import StepRecord
 from perfkit.bisect.noise_plan import noise_on
@@ -32,7 +32,7 @@ from perfkit.bisect.planner import Planner
 from perfkit.bisect.point import Point
 from perfkit.bisect.search import Mark
 from perfkit.bisect.state import PhaseData, State
-from perfkit.bisect.tester import PointResult
+from perfkit.bisect.tester import PointResult, saved_commands
 from perfkit.bisect.workers.pool import Job, Pool
 from perfkit.errors import ToolFailure
 
@@ -100,10 +100,14 @@ def likely_points(planner: Planner, points: list[Point], d: int, budget: int) ->
     marks = planner.marks(ph)
     picks = [p.index for p in search if p.index is not None]
     out = [linear_point(planner, ph, i) for i in likely_next(len(ph.items), marks, picks, d, budget)]
+    ends = [(lo, hi) for lo, hi in answers(len(ph.items), marks, picks) if hi - lo == 1 and hi < len(ph.items)]
+    if not planner.decide(ph).noisy:  # an answer that ends the halving: the culprit and its parent run again
+        for lo, hi in ends:  # (a point of this round stays built in the slot that runs it)
+            again = (linear_point(planner, ph, i) for i in (hi, lo) if i >= 0)
+            out += [q for q in again if q not in out and q not in points]
     if ph.name == "level1" and planner.sub_path and len(out) < budget:
-        for lo, hi in answers(len(ph.items), marks, picks):
-            if hi - lo == 1 and hi < len(ph.items):
-                out += [q for q in _level2_opening(planner, hi, d) if q not in out]
+        for _, hi in ends:
+            out += [q for q in _level2_opening(planner, hi, d) if q not in out]
     return out[:budget]
 
 
@@ -149,12 +153,18 @@ def choose(planner: Planner, first: Point, d: int) -> list[Point]:
         if planner.decide(ph).noisy:  # the noise model picked where the evidence is weakest: keep it first
             rest = [i for i in ksection(len(ph.items), planner.marks(ph), d) if i != first.index][: d - 1]
             return [first, *(linear_point(planner, ph, i) for i in rest)]
-        return [linear_point(planner, ph, i) for i in ksection(len(ph.items), planner.marks(ph), d)] or [first]
+        split = [linear_point(planner, ph, i) for i in ksection(len(ph.items), planner.marks(ph), d)]
+        if split:
+            return split
+        again = [i for i in planner.decide(ph).test if i >= 0][:d]  # the confirmation: culprit and parent at once
+        return [first, *(linear_point(planner, ph, i) for i in again if i != first.index)][:d]
     points = [first]
     if noise_on(st.settings):  # under noise an end may be re-run on the evidence so far: one at a time
         return points
     if first.phase == "verify_good":
-        points.append(Point("verify_bad", None, st.bad, planner.ptr(st.bad)))
+        other = Point("verify_bad", None, st.bad, planner.ptr(st.bad))
+        if _answered(st, other) is None:  # not again when only the good end is run once more
+            points.append(other)
     elif first.phase == "split_pointer":
         c, m = planner.culprit_and_move()
         points.append(Point("split_source", None, c.commit, m.old))
@@ -207,7 +217,8 @@ def settle(eng: Engine) -> Point | None:
         if q is None:
             return None
         # under noise the planner reads every run of an end from the steps and may ask for it again
-        known = _answered(st, q) if q.phase not in LINEAR and not noise_on(st.settings) else None
+        rerun = noise_on(st.settings) or noise_plan.end_needs_rerun(st, q.phase)
+        known = _answered(st, q) if q.phase not in LINEAR and not rerun else None
         if known is None:
             n = next_n(st)
             known = eng.memory.recall_step(q, n, _label(eng, q), st.steps)
@@ -284,7 +295,13 @@ class Rounds:
         tick(0, len(jobs))
         if ahead:
             st.builds_ahead += self.pool.prepare(ahead, [w for _, w in pairs])
-        self.pool.run(jobs, done, tick)
+        st.devices_now = {self.pool.device_of(w): f"{job.point.phase} {_label(eng, job.point)[0]}" for job, w in jobs}
+        eng.save()
+        try:
+            self.pool.run(jobs, done, tick)
+        finally:
+            st.devices_now = {}
+            st.installs_ahead += self.pool.take_ahead()
         eng.memory.save()
         if noise_on(st.settings) and q.phase not in LINEAR and last and st.phase == q.phase:
             eng.planner.record(q, last[0])  # under noise an end or split point is read once, right after it ran
@@ -298,7 +315,12 @@ class Rounds:
         if not s.build_ahead or not eng.ahead or not (s.install or s.install_submodule):
             return []
         likely = likely_points(eng.planner, points, len(s.devices), s.build_ahead)
-        return [p for p in likely if eng.memory.recall(p.superproject, p.submodule) is None]
+        ran = {(r.superproject, r.submodule) for r in eng.st.steps}  # a repeat runs: memory does not answer it
+        return [
+            p
+            for p in likely
+            if (p.superproject, p.submodule) in ran or eng.memory.recall(p.superproject, p.submodule) is None
+        ]
 
     def _remembered(self, points: list[Point]) -> bool:
         """Answer the round's search points the verdict memory knows (from an earlier bisect); whether any was."""
@@ -322,9 +344,12 @@ class Rounds:
             installed=list(res.installed), duration_s=seconds, log=str(job.log), ran=res.ran, device=device, round=r,
             prepared=res.prepared,
         )  # fmt: skip
-        sides = (1 if s.install else 0) + (1 if s.install_submodule and p.submodule else 0)
-        st.installs += len(rec.installed)
-        st.installs_saved += max(0, sides - len(rec.installed))
+        st.installs += res.commands
+        if res.prepared:  # its installs ran ahead: counted there, not saved
+            st.installs_ahead_used += res.ahead_commands
+        else:
+            st.installs_saved += saved_commands(s, p, res.installed)
+        st.devices_now.pop(device, None)
         st.steps.append(rec)
         st.steps.sort(key=lambda x: x.n)
         eng.memory.remember(rec)
@@ -335,4 +360,6 @@ class Rounds:
         close = getattr(self._pool, "close", None)
         if close is not None:
             close()
+        if self._pool is not None:
+            self.eng.st.installs_ahead += self._pool.take_ahead()  # builds ahead that ended with the pool
         self._pool = None

@@ -36,6 +36,8 @@ class Decision:
     flaky: tuple[float, float] | None = None  # (old read as new, new read as old) rates used
     disagreeing: list[int] = field(default_factory=list)  # points whose repeats disagree
     note: str = ""
+    end_fails: Literal["start", "end"] | None = None  # the evidence says an end is not what it was given as
+    end_doubt: tuple[float, float] = (0.0, 0.0)  # P(start end is not old), P(last end is not new)
 
 
 class Strategy(Protocol):
@@ -94,10 +96,11 @@ class Bisection:
     mark is skipped, the answer is the whole set, never a guess.
 
     Skips (skip_policy.py): once the open interval holds a skip, cheapness no longer counts (the
-    cheap points are the ones sharing the crashing runtime), a middle that is skipped makes the
-    search jump away pseudo-randomly like `git bisect skip`, a group (runtime pointer) that skipped
-    twice and never gave a verdict counts as skipped whole, and after `max_skips` skips (None: the
-    default budget for n) the search stops with the candidate set.
+    cheap points are the ones sharing the crashing runtime), the next test goes where a verdict is
+    likely (away from known skips, as `git bisect skip` jumps away), a group (runtime pointer) that
+    skipped twice and never gave a verdict counts as skipped whole, and after `max_skips` skips (None:
+    the default budget for n) the search tries only indices outside known skip blocks, then stops
+    with the candidate set.
     """
 
     max_skips: int | None = None
@@ -166,18 +169,33 @@ class Bisection:
     def _around_skips(
         self, n: int, lo: int, hi: int, flat: Mapping[int, Mark], skipped: set[int]
     ) -> int | Decision | None:
+        """The open index whose verdict is worth most, a likely skip counting for little; past the budget,
+        only indices outside known skip blocks are still tried (up to twice the budget), then the
+        candidate set is the answer."""
         open_ = [i for i in range(lo + 1, hi) if i not in flat and i not in skipped]
         if not open_:
             return None
         tested_skips = sum(1 for m in flat.values() if m == "skip")
         limit = self.max_skips if self.max_skips is not None else skip_policy.default_budget(n)
+        judged = sorted(i for i, m in flat.items() if m != "skip")
+        known = sorted(i for i, m in flat.items() if m == "skip")
+        chance = {i: skip_policy.skip_chance(i, known, judged) for i in open_}
         if tested_skips >= limit:
-            return Decision(candidates=list(range(lo + 1, hi + 1)), stopped="skip_budget")
-        mid = (lo + hi) / 2
-        ideal = next(by_distance(lo, hi, mid))
-        if ideal not in skipped:
-            return min(open_, key=lambda i: (abs(i - mid), i))
-        return skip_policy.jump_away(open_, skipped, mid, seed=(n, lo, hi, tested_skips))
+            fresh = [i for i in open_ if not skip_policy.sandwiched(i, known, judged)]
+            if not fresh or tested_skips >= 2 * limit:
+                return Decision(candidates=list(range(lo + 1, hi + 1)), stopped="skip_budget")
+            open_ = fresh
+        mid, span = (lo + hi) / 2, hi - lo
+        if len(known) >= 2 and not any(0 <= i < n - 1 for i in judged):
+            return skip_policy.far_probe(open_, known, mid)  # only skips so far: one stretch, or everywhere?
+        return max(open_, key=lambda i: (entropy((i - lo) / span) * (1 - chance[i]), -abs(i - mid), -i))
+
+
+def entropy(p: float) -> float:
+    """Bits in a yes/no answer that is yes with probability p."""
+    if p <= 0.0 or p >= 1.0:
+        return 0.0
+    return -p * math.log2(p) - (1 - p) * math.log2(1 - p)
 
 
 def expected_tests(span: int) -> int:

@@ -22,17 +22,17 @@ from types import FrameType
 from typing import Any
 
 from perfkit import gitrepo
+from perfkit.bisect import estimate, noise_plan, shutdown
 from perfkit.bisect import lock as lockfile
 from perfkit.bisect import settings as settingsfile
-from perfkit.bisect import shutdown
 from perfkit.bisect import state as statefile
+from perfkit.bisect.devices import ahead_notes
 from perfkit.bisect.engine import Engine
 from perfkit.bisect.levels import plural
 from perfkit.bisect.models import BisectSettings, BisectStatus, ResetResult, StartResult, StepRecord, StepResult
 from perfkit.bisect.planner import Planner
 from perfkit.bisect.point import work_paths
 from perfkit.bisect.report import status_of, step_line
-from perfkit.bisect.search import expected_tests
 from perfkit.bisect.state import PhaseData, State
 from perfkit.bisect.workers.local import remove_slots
 from perfkit.bisect.worktree import Checkout, source_git_dir
@@ -165,6 +165,7 @@ def start(repo: str, good: str, bad: str, explicit: dict[str, Any]) -> StartResu
     path, name = _pick_submodule(top, good_sha, bad_sha, settings.submodule, explicit.get("submodule") is not None)
     settings.submodule = path
     _check_run_cwd(settings, notes)
+    notes += ahead_notes(settings)
     source = None
     if path is not None:
         found = source_git_dir(top, path, name)
@@ -205,18 +206,18 @@ def start(repo: str, good: str, bad: str, explicit: dict[str, Any]) -> StartResu
 
 def _started(st: State, top: Path, sdir: Path, notes: list[str]) -> StartResult:
     settings, path, items = st.settings, st.settings.submodule, st.level1.items
-    steps = expected_tests(len(items))
-    level2 = expected_tests(st.largest_move)
-    total = steps + (2 if settings.verify_ends else 0) + level2
-    runs = f"about {plural(steps, 'run')}" if steps else "no run to search it"
+    est = estimate.start(settings, len(items), st.largest_move, noise_plan.noise_on(settings))
+    total = est.runs.high
     msg = (
         f"Bisect started: {plural(len(items), 'first-parent commit')} from good {_short(st.good)} to bad "
-        f"{_short(st.bad)}, {runs}" + (" plus the two end checks" if settings.verify_ends else "") + "."
+        f"{_short(st.bad)}. Estimate: {estimate.words(est, len(settings.devices), settings.verify_ends)}."
     )
-    if path and level2:
+    if path and st.largest_move:
+        two, _ = estimate.search(st.largest_move, settings, noise_plan.noise_on(settings), False)
         msg += (
-            f" If the culprit moves {path}, the second level inside {path} starts by itself: about "
-            f"{plural(level2, 'run')} more for the largest move in the range ({plural(st.largest_move, 'commit')})."
+            f" If the culprit moves {path}, the second level inside {path} starts by itself: the estimate "
+            f"counts up to {plural(two.high, 'run')} for the largest move in the range "
+            f"({plural(st.largest_move, 'commit')})."
         )
     elif path:
         msg += f" If the culprit moves {path}, the second level inside {path} starts by itself."

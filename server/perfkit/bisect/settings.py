@@ -148,8 +148,9 @@ def _check_noise(values: dict[str, Any]) -> None:
     c = values.get("confidence")
     if c is not None and not 0.5 <= c < 1:
         raise InputError("confidence", f"must be at least 0.5 and below 1, got {c}", "pass for example 0.99")
-    if c is not None and values.get("noise") is None:
-        values["noise"] = True  # asking for a confidence is asking for the noise-aware search
+    told = c is not None or values.get("flaky_fail") is not None or values.get("flaky_pass") is not None
+    if told and values.get("noise") is None:
+        values["noise"] = True  # a confidence or a flake rate is only used by the noise-aware search
     for key in ("flaky_fail", "flaky_pass"):
         r = values.get(key)
         if r is not None and not 0 <= r < 0.5:

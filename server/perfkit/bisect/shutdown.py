@@ -24,6 +24,7 @@ STOP = threading.Event()
 _calls = 0
 _idle = threading.Condition()
 _WAIT_S = 3600.0  # the environment restore re-runs install commands: allow it a long time
+_GRACE_S = 4.0  # stdin closed with only analysis calls in flight: exit within 5 s whatever they do
 
 
 class Stopped(ToolFailure):
@@ -58,7 +59,12 @@ def _stop_then_exit(code: int, why: str) -> None:
     if not busy:
         if code:
             os._exit(code)
-        return  # stdin closed and nothing running: the server ends on its own
+        # stdin closed and no bisect running: the server ends on its own, unless an analysis call
+        # is stuck in a worker thread; then it exits anyway once the grace has passed
+        timer = threading.Timer(_GRACE_S, os._exit, (0,))
+        timer.daemon = True
+        timer.start()
+        return
     print(f"perfkit: {why}; stopping the bisect cleanly before exiting", file=sys.stderr, flush=True)
     STOP.set()
     with _idle:

@@ -87,6 +87,10 @@ class State(BaseModel):
     installs: int = 0
     installs_saved: int = 0
     builds_ahead: int = 0  # points prepared while a round ran (build_ahead)
+    installs_ahead: int = 0  # install commands run by builds made ahead
+    installs_ahead_used: int = 0  # of those, the ones whose build a test then used
+    installs_restore: int = 0  # install commands run to give the user's checkout its environment back
+    devices_now: dict[str, str] = Field(default_factory=dict)  # device -> the point its round gave it, while it runs
     build: Build = Field(default_factory=Build)
     environment: Environment = "user"
     worktree: str | None = None

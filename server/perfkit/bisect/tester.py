@@ -45,6 +45,8 @@ class PointResult:
     exit_code: int | None = None
     installed: list[Side] = field(default_factory=list)
     prepared: bool = False  # its installs ran ahead, while the previous round ran
+    commands: int = 0  # install commands this test ran
+    ahead_commands: int = 0  # install commands run ahead for it, when prepared
 
 
 def command_env(
@@ -62,6 +64,16 @@ def command_env(
     if step is not None:
         env["PERFKIT_STEP"] = str(step)
     return env
+
+
+def saved_commands(settings: BisectSettings, point: Point, installed: list[Side]) -> int:
+    """Install commands a test did not need to run, its build being there already."""
+    saved = 0
+    if settings.install and "superproject" not in installed:
+        saved += len(settings.install)
+    if settings.install_submodule and point.submodule and "submodule" not in installed:
+        saved += len(settings.install_submodule)
+    return saved
 
 
 def run_folder(settings: BisectSettings, checkout: Path) -> Path:
@@ -91,9 +103,18 @@ class PointTester:
         self.before_install = before_install  # the environment is about to point at the checkout
         self.extra_env: dict[str, str] = {}  # a device worker's own variables (PERFKIT_DEVICE, its environment)
         self.check_stop: Callable[[], None] = shutdown.check  # raises to stop the command running
+        self.before_run: Callable[[Point], None] = lambda _p: None  # a device slot checks affinity here
+        self.install_commands = 0  # install commands started by this tester, ever (tests and builds ahead)
 
     def test(self, point: Point, step: int, log: runner.Log, tick: Tick) -> PointResult:
+        start = self.install_commands
         result = PointResult(verdicts.Classified("skip", "not run", None))
+        try:
+            return self._test(point, step, log, tick, result)
+        finally:
+            result.commands = self.install_commands - start
+
+    def _test(self, point: Point, step: int, log: runner.Log, tick: Tick, result: PointResult) -> PointResult:
         failed = self._ready(point, step, log, tick, result)
         if failed is not None:
             result.verdict = failed
@@ -107,6 +128,7 @@ class PointTester:
             log.note(f"[perfkit: run_cwd {s.run_cwd} leads out of the checkout through a link]\n")
             result.verdict = verdicts.Classified("skip", f"run_cwd {s.run_cwd} leads out of the checkout", None)
             return result
+        self.before_run(point)
         scan = verdicts.scanner(s)
         result.ran = True
         res = runner.run(s.run, cwd, env, s.timeout_s, log, scan, tick("running"), self.on_start, self.check_stop)
@@ -152,25 +174,36 @@ class PointTester:
     ) -> verdicts.Classified | None:
         """Run the installs this point needs; the skip verdict of the first that failed, else None."""
         s, b = self.settings, self.build
-        if s.install and (
-            b.superproject is None
-            or self._super_changed(b.superproject, point.superproject, b.superproject_sub, point.submodule)
-        ):
+        if self._needs_super(point):
             failed = self._install("superproject", s.install, wt, env, log, tick, installed)
             if failed is not None:
                 return failed
             b.superproject, b.superproject_sub = point.superproject, point.submodule
-        if (
-            s.install_submodule
-            and sub_dir is not None
-            and point.submodule
-            and (b.submodule is None or self._sub_changed(b.submodule, point.submodule))
-        ):
+        if sub_dir is not None and self._needs_sub(point):
             failed = self._install("submodule", s.install_submodule, sub_dir, env, log, tick, installed)
             if failed is not None:
                 return failed
             b.submodule = point.submodule
         return None
+
+    def built_for(self, point: Point) -> bool:
+        """Whether this checkout's environment holds point's build, by the same rule that skips installs."""
+        return not self._needs_super(point) and not self._needs_sub(point)
+
+    def _needs_super(self, point: Point) -> bool:
+        b = self.build
+        return bool(self.settings.install) and (
+            b.superproject is None
+            or self._super_changed(b.superproject, point.superproject, b.superproject_sub, point.submodule)
+        )
+
+    def _needs_sub(self, point: Point) -> bool:
+        b = self.build
+        return (
+            bool(self.settings.install_submodule)
+            and bool(point.submodule)
+            and (b.submodule is None or self._sub_changed(b.submodule, point.submodule or ""))
+        )
 
     def _install(
         self,
@@ -191,6 +224,7 @@ class PointTester:
         installed.append(side)
         timeout = self.settings.install_timeout_s
         for cmd in commands:
+            self.install_commands += 1
             res = runner.run(
                 cmd, cwd, env, timeout, log, None, tick(f"installing {side}"), self.on_start, self.check_stop
             )

@@ -88,9 +88,9 @@ def bisect_start(
     devices: Annotated[
         list[str] | None,
         Field(
-            description='Free accelerators to test on at once, e.g. ["0", "1", "2", "3"]: one point per device per '
-            "round, each in its own worktree and environment, {device} replaced in the commands and PERFKIT_DEVICE "
-            "set. Ask the user which devices are free. Default: one point at a time."
+            description="Free accelerators to test on at once, one name per entry (for example 0, 1, 2 and 3): "
+            "one point per device per round, each in its own worktree and environment, {device} replaced in the "
+            "commands and PERFKIT_DEVICE set. Ask the user which devices are free. Default: one point at a time."
         ),
     ] = None,
     worker_env: Annotated[
@@ -130,7 +130,8 @@ def bisect_start(
         Field(
             description="The check may give a wrong verdict now and then (atomics, reduction order, a busy device): "
             "weigh every verdict, re-run where the evidence is weakest, confirm the culprit and its parent, and name "
-            "a culprit only at `confidence`. Default false: one run per point."
+            "a culprit only at `confidence`. Default false: halving, the culprit and its parent run twice, and "
+            "the noise-aware search as soon as two verdicts disagree."
         ),
     ] = None,
     confidence: Annotated[
@@ -141,17 +142,17 @@ def bisect_start(
     ] = None,
     flaky_fail: Annotated[
         float | None,
-        Field(description="How often a passing point reads FAIL, if known (e.g. 0.05); default estimated from runs."),
+        Field(description="How often a passing point reads FAIL, if known (e.g. 0.05); switches noise on."),
     ] = None,
     flaky_pass: Annotated[
         float | None,
-        Field(description="How often a failing point reads PASS, if known; default estimated from runs."),
+        Field(description="How often a failing point reads PASS, if known; switches noise on."),
     ] = None,
     max_skips: Annotated[
         int | None,
         Field(
-            description="Skips allowed per search before it stops with the candidate set and the skip reasons "
-            "(default twice log2 of the search's length, at least 4)."
+            description="Skips per search after which only commits outside known skip blocks are tried, then it "
+            "stops with the candidate set and the skip reasons (default twice log2 of its length, at least 4)."
         ),
     ] = None,
 ) -> StartResult:
@@ -212,10 +213,12 @@ def bisect_run(repo: RepoArg, *, progress: Progress = no_progress) -> BisectStat
     submodule (pointer-only bump), a find-fix search (rollback) or a split test (commit that moves the
     pointer and changes source).
 
+    With devices (set at bisect_start), each round tests one point per device at once, locally or on Ray
+    (backend, ray_resource), and build_ahead slots install the next round's likely points meanwhile.
     Resumes a bisect stopped or killed earlier. Reports progress per step and while installs and runs
-    are going. At the end re-runs the install commands against the user's checkout and removes the
-    worktree; returns the culprit(s), every step, the counts of runs and installs and a script that
-    reproduces the failure by hand. Runs the user's install and run shell commands."""
+    are going. At the end removes the worktrees and, where the installs went into the user's environment,
+    re-runs them against the user's checkout; returns the culprit(s), every step, the install commands run
+    and a script that reproduces the failure by hand. Runs the user's install and run shell commands."""
     from perfkit.bisect import session
 
     return session.run(repo, progress)
@@ -241,9 +244,9 @@ def bisect_reset(repo: RepoArg) -> ResetResult:
 
 
 SPECS = [
-    ToolSpec(bisect_start, read_only=False, destructive=False, idempotent=False, title="Start a precision bisect"),
-    ToolSpec(bisect_step, read_only=False, destructive=False, idempotent=False, title="Test one bisect point"),
-    ToolSpec(bisect_run, read_only=False, destructive=False, idempotent=False, title="Run a bisect to the end"),
+    ToolSpec(bisect_start, read_only=False, idempotent=False, title="Start a precision bisect", deadline_s=None),
+    ToolSpec(bisect_step, read_only=False, idempotent=False, title="Test one bisect point", deadline_s=None),
+    ToolSpec(bisect_run, read_only=False, idempotent=False, title="Run a bisect to the end", deadline_s=None),
     ToolSpec(bisect_status, read_only=True, title="Show the bisect's status"),
-    ToolSpec(bisect_reset, read_only=False, destructive=False, idempotent=True, title="Reset the bisect"),
+    ToolSpec(bisect_reset, read_only=False, idempotent=True, title="Reset the bisect", deadline_s=None),
 ]

@@ -37,6 +37,7 @@ class LocalWorker:
         self.logs = logs
         self._save = save
         self.progress = progress
+        self.last_commands = 0  # install commands the last test ran
         self.tester = PointTester(
             repo, st.id, st.settings, checkout, st.build, on_start=self.on_start, before_install=self._worktree_env
         )
@@ -77,6 +78,7 @@ class LocalWorker:
             self.progress(n - 1, total, f"{head}: checking out")
             self.st.worktree = str(self.checkout.path)
             result: PointResult = self.tester.test(point, n, log, tick)
+            self.last_commands = result.commands
         finally:
             log.close()
             self.st.active_pgid = None

@@ -10,6 +10,7 @@ from typing import Annotated
 
 from pydantic import Field
 
+from perfkit import gitrepo
 from perfkit.changes.models import BlameResult
 from perfkit.toolspec import Progress, no_progress
 
@@ -51,4 +52,4 @@ def git_blame_removal(
     reaching the boundary are flagged, never silently attributed. Reads the repository only."""
     from perfkit.changes.blame_run import run  # the steps load on the first call only
 
-    return run(repo, base, head, paths, include_modified, progress)
+    return gitrepo.displayable(run(repo, base, head, paths, include_modified, progress))

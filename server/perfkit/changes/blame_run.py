@@ -138,7 +138,7 @@ def _empty(r: Range) -> BlameResult:
 def _long_history(r: Range, file_count: int) -> bool:
     if file_count < SHARED_HISTORY_MIN_FILES or r.shallow:
         return False
-    count = gitrepo.git(r.repo, "rev-list", "--count", f"--max-count={SHARED_HISTORY_MIN_COMMITS}", r.base, "--")
+    count = gitrepo.git_paths(r.repo, "rev-list", "--count", f"--max-count={SHARED_HISTORY_MIN_COMMITS}", r.base, "--")
     return int(count.strip() or 0) >= SHARED_HISTORY_MIN_COMMITS
 
 

@@ -10,6 +10,7 @@ from typing import Annotated
 
 from pydantic import Field
 
+from perfkit import gitrepo
 from perfkit.changes.models import ClassifyResult
 from perfkit.toolspec import Progress, no_progress
 
@@ -96,7 +97,7 @@ def classify_changes(
     if r.empty:
         r.warnings.append("base and head are the same commit: nothing to classify")
     progress(total, total, "done")
-    return ClassifyResult(
+    result = ClassifyResult(
         repo=str(r.repo),
         base=r.base,
         head=r.head,
@@ -108,3 +109,4 @@ def classify_changes(
         incomplete_history=incomplete,
         warnings=r.warnings,
     )
+    return gitrepo.displayable(result)

@@ -68,7 +68,7 @@ class FileDiff:
 
 def diff_commits(repo: Path, old: str, new: str) -> list[FileDiff]:
     """Every changed file between two commits with its zero-context hunks."""
-    out = gitrepo.git(
+    out = gitrepo.git_paths(
         repo,
         "diff",
         "--raw",

@@ -20,7 +20,7 @@ MAX_CELLS = 2_000_000  # files x listed commits; above it one shared list serves
 
 def _walk(repo: Path, base: str, paths: list[str]) -> tuple[list[str], dict[str, list[str]], dict[str, set[str]]]:
     """Commits touching any path (children before parents), their rewritten parents and touched paths."""
-    out = gitrepo.git(
+    out = gitrepo.git_paths(
         repo,
         "log",
         "--topo-order",
@@ -60,7 +60,7 @@ def _merge_sides(
     if not merges:
         return {}
     pairs = [(m, p) for m in merges for p in parents[m]]
-    out = gitrepo.git(
+    out = gitrepo.git_paths(
         repo,
         "diff-tree",
         "--stdin",

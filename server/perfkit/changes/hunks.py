@@ -64,7 +64,9 @@ def role_for(repo: Path, f: FileDiff, globs: list[str]) -> FileRole:
     suffix = PurePosixPath(path).suffix.lower()
     if role == "source" and (not suffix or suffix in recipes.LAUNCHER_EXT) and not f.binary and not f.submodule:
         blob = f.new_blob if f.status != "D" else f.old_blob
-        first = gitrepo.git(repo, "cat-file", "-p", blob, check=False).split("\n", 1)[0] if set(blob) != {"0"} else ""
+        first = (
+            gitrepo.git_paths(repo, "cat-file", "-p", blob, check=False).split("\n", 1)[0] if set(blob) != {"0"} else ""
+        )
         role = recipes.role_of(path, globs, first)
     return role
 

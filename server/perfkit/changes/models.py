@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from perfkit.repotext import RepoName, RepoSubject, quoted
+
 ChangeKind = Literal["setting", "default", "source", "removal"]
 KINDS: tuple[ChangeKind, ...] = ("setting", "default", "source", "removal")
 RemovalShape = Literal["file", "function", "guard", "branch", "call", "import", "lines"]
@@ -58,8 +60,8 @@ class FileChanges(_Model):
 class CommitChanges(_Model):
     sha: str
     short: str
-    subject: str
-    author: str
+    subject: RepoSubject
+    author: RepoName
     date: str
     pr_number: int | None
     is_merge: bool = Field(description="a merge commit: its changes are diffed against its first parent")
@@ -106,7 +108,7 @@ class ClassifyResult(_Model):
         lines = [head]
         for c in self.commits:
             pr = f" (PR #{c.pr_number})" if c.pr_number and f"#{c.pr_number}" not in c.subject else ""
-            lines.append(f"{c.short} {c.subject}{pr}{' [merge]' if c.is_merge else ''}")
+            lines.append(f"{c.short} {quoted(c.subject)}{pr}{' [merge]' if c.is_merge else ''}")
             for f in c.files:
                 name = f"{f.old_path} -> {f.path}" if f.old_path and f.old_path != f.path else f.path
                 lines.append(f"  {name} ({f.role}, {f.status})")
@@ -140,9 +142,9 @@ class TouchedFile(_Model):
 class IntroducingCommit(_Model):
     sha: str
     short: str
-    subject: str
-    author: str
-    author_email: str
+    subject: RepoSubject
+    author: RepoName
+    author_email: RepoName
     date: str
     pr_number: int | None
     pr_source: Literal["subject", "merge"] | None = Field(
@@ -215,7 +217,7 @@ class BlameResult(_Model):
             pr = f" PR #{c.pr_number}" if c.pr_number else ""
             via = f" via merge {c.merge_commit[:12]}" if c.merge_commit else ""
             bnd = " [shallow boundary: lines may be older]" if c.boundary else ""
-            lines.append(f"{c.short} {c.subject}{pr}{via}{bnd}")
+            lines.append(f"{c.short} {quoted(c.subject)}{pr}{via}{bnd}")
             lines.append(
                 f"  {c.author}, {c.date}, {c.lines} lines: "
                 + ", ".join(f"{r.path}:{r.start}-{r.end}" for r in c.ranges[:6])

@@ -59,7 +59,8 @@ def check_paths(r: Range, paths: list[str] | None) -> list[str] | None:
         while q.startswith("./"):
             q = q[2:]
         q = q.rstrip("/")
-        if not q or q.startswith(("/", "-")) or ".." in q.split("/") or "\0" in q or "\n" in q:
+        # a name may start with '-' ('-rf.py'): every git call takes paths after '--'
+        if not q or q.startswith("/") or ".." in q.split("/") or "\0" in q or "\n" in q:
             raise InputError(
                 "paths",
                 f"'{p}' is not a path inside the repository",
@@ -155,7 +156,7 @@ def crossed_renames(repo: Path, blamed: dict[str, Porcelain]) -> set[str]:
             elif "previous" not in meta:
                 origins[sha].add(path)
     if origins:
-        out = gitrepo.git(
+        out = gitrepo.git_paths(
             repo,
             "log",
             "--no-walk=unsorted",
@@ -184,7 +185,7 @@ def blame_lines(repo: Path, base: str, path: str, numbers: list[int], revs_file:
         args += ["-S", str(revs_file)]
     for a, b in line_ranges(numbers):
         args += ["-L", f"{a},{b}"]
-    out = gitrepo.git(repo, *args, base, "--", path)
+    out = gitrepo.git_paths(repo, *args, base, "--", path)
     res = Porcelain()
     sha = None
     for line in out.split("\n"):
@@ -205,7 +206,7 @@ def commit_infos(repo: Path, shas: list[str]) -> dict[str, gitrepo.CommitInfo]:
     if not shas:
         return {}
     fmt = "%x1e%H%x1f%s%x1f%an%x1f%ae%x1f%aI%x1f%P%x1f%B"
-    out = gitrepo.git(repo, "log", "--no-walk=unsorted", f"--format={fmt}", *shas, "--")
+    out = gitrepo.git_paths(repo, "log", "--no-walk=unsorted", f"--format={fmt}", *shas, "--")
     infos = {}
     for rec in out.split("\x1e")[1:]:
         h, subject, an, ae, date, parents, body = rec.split("\x1f", 6)
@@ -217,7 +218,7 @@ def touched_files(repo: Path, shas: list[str]) -> dict[str, list[tuple[str, str]
     """(status letter, path) of every file each commit changed (a merge: against its first parent)."""
     if not shas:
         return {}
-    out = gitrepo.git(
+    out = gitrepo.git_paths(
         repo,
         "log",
         "--no-walk=unsorted",
@@ -251,7 +252,7 @@ def existing(repo: Path, rev: str, paths: list[str]) -> set[str]:
     paths = [p for p in dict.fromkeys(paths) if "\n" not in p]
     if not paths:
         return set()
-    out = gitrepo.git(repo, "cat-file", "--batch-check", input="".join(f"{rev}:{p}\n" for p in paths))
+    out = gitrepo.git_paths(repo, "cat-file", "--batch-check", input="".join(f"{rev}:{p}\n" for p in paths))
     return {p for p, line in zip(paths, out.split("\n"), strict=False) if not line.endswith(" missing")}
 
 
@@ -262,7 +263,7 @@ def merge_owners(repo: Path, base: str) -> dict[str, str]:
     the commits it reaches that no older merge or main-line commit already holds.
     """
     parents: dict[str, list[str]] = {}
-    for line in gitrepo.git(repo, "rev-list", "--parents", base, "--").split("\n"):
+    for line in gitrepo.git_paths(repo, "rev-list", "--parents", base, "--").split("\n"):
         if line:
             h, *ps = line.split()
             parents[h] = ps

@@ -120,9 +120,11 @@ _ENV_SET = [
 _FLAG_RE = re.compile(r"(?:^|\s)--([A-Za-z][\w.\-]*)(?:=(\S+)|\s+([^\s\-\\][^\s\\]*))?")
 _QUOTED_FLAG_RE = re.compile(r"[\"']--([A-Za-z][\w.\-]*)[\"']")
 _HYDRA_RE = re.compile(r"(?:^|\s)[+~]{0,2}([a-z_][\w]*(?:\.[\w]+)+|[a-z_]\w*)=(\S+)")
-_YAML_RE = re.compile(r"^\s*(?:-\s+)?([A-Za-z_][\w.\-]*)\s*:\s*(\S.*?)?\s*$")
-_TOML_RE = re.compile(r"^\s*([A-Za-z_][\w.\-]*)\s*=\s*(\S.*?)\s*$")
-_JSON_RE = re.compile(r"\"([A-Za-z_][\w.\-]*)\"\s*:\s*([^,{\[]+?|\{|\[)\s*,?\s*$")
+# The config patterns run on the line without its trailing whitespace and use possessive
+# repeats (*+, ++): no run of spaces can be split two ways, so each is one pass over the line.
+_YAML_RE = re.compile(r"^\s*+(?:-\s++)?([A-Za-z_][\w.\-]*+)\s*+:\s*+(\S.*)?$")
+_TOML_RE = re.compile(r"^\s*+([A-Za-z_][\w.\-]*+)\s*+=\s*+(\S.*)$")
+_JSON_RE = re.compile(r"\"([A-Za-z_][\w.\-]*+)\"\s*+:\s*+([^,{\[]++|\{|\[)\s*+,?$")
 _PY_KWARG_RE = re.compile(
     r"(?<![=!<>])\b([a-z_]\w*)\s*=\s*(True|False|None|-?\d[\w.]*|\"[^\"]*\"|'[^']*')"
     r"\s*(?=[,)]|$)"
@@ -176,7 +178,7 @@ def _config_sets(line: str, ext: str, env_keys: set[str]) -> list[SetItem]:
         rx = _TOML_RE
     else:
         rx = _YAML_RE
-    m = rx.search(line)
+    m = rx.search(line.rstrip())
     if not m or m.group(1) in env_keys:
         return []
     value = (m.group(2) or "").strip().strip(",").strip("\"'")
@@ -219,21 +221,26 @@ class OptionRead:
 
 
 _ENV_READ = [
-    re.compile(r"os\.environ\.get\(\s*[\"']([A-Za-z_]\w*)[\"']\s*(?:,\s*([^)]+?))?\s*\)"),
-    re.compile(r"os\.getenv\(\s*[\"']([A-Za-z_]\w*)[\"']\s*(?:,\s*([^)]+?))?\s*\)"),
+    re.compile(r"os\.environ\.get\(\s*+[\"']([A-Za-z_]\w*+)[\"']\s*+(?:,\s*+([^)]*+))?\)"),
+    re.compile(r"os\.getenv\(\s*+[\"']([A-Za-z_]\w*+)[\"']\s*+(?:,\s*+([^)]*+))?\)"),
     re.compile(r"(?<![\w.])(?:std::)?getenv\(\s*\"([A-Za-z_]\w*)\"\s*\)()"),
     re.compile(r"os\.environ\[\s*[\"']([A-Za-z_]\w*)[\"']\s*\](?!\s*=[^=])()"),
 ]
 _ARG_RE = re.compile(r"add_argument\(\s*(?:[\"']-\w[\"']\s*,\s*)?[\"'](--?[\w\-.]+)[\"'](.*)")
 _DEFAULT_KW_RE = re.compile(r"\bdefault\s*=\s*([^,)]+)")
-_GET_RE = re.compile(r"(?<!environ)\.(?:get|pop|setdefault)\(\s*[\"']([A-Za-z_][\w.\-]*)[\"']\s*(?:,\s*([^)]+?))?\s*\)")
-_GETATTR_RE = re.compile(r"getattr\(\s*[\w.\[\]]+\s*,\s*[\"']([A-Za-z_]\w*)[\"']\s*,\s*([^)]+?)\s*\)")
+# A default group may keep trailing spaces: every reader strips it.
+_GET_RE = re.compile(
+    r"(?<!environ)\.(?:get|pop|setdefault)\(\s*+[\"']([A-Za-z_][\w.\-]*+)[\"']\s*+(?:,\s*+([^)]*+))?\)"
+)
+_GETATTR_RE = re.compile(r"getattr\(\s*+[\w.\[\]]++\s*+,\s*+[\"']([A-Za-z_]\w*+)[\"']\s*+,\s*+([^)]++)\)")
+# An annotation is one possessive run of the characters a type is written with (spaces included),
+# so the spaces before '=' are never split between it and the padding around it.
 _PARAM_RE = re.compile(
-    r"(?:^|[(,])\s*([a-z_]\w*)\s*(?::\s*[\w\[\]., |\"']+?)?\s*=\s*"
-    r"(True|False|None|-?\d[\w.]*|\"[^\"]*\"|'[^']*')\s*(?=[,)]|$)"
+    r"(?:^|[(,])\s*+([a-z_]\w*+)\s*+(?::[\w\[\]., |\"'\s]++)?=\s*+"
+    r"(True|False|None|-?\d[\w.]*+|\"[^\"]*+\"|'[^']*+')\s*+(?=[,)]|$)"
 )
 _FIELD_RE = re.compile(
-    r"^\s+([a-z_]\w*)\s*:\s*[\w\[\]., |\"']+?\s*=\s*(?:field\(\s*default\s*=\s*)?"
+    r"^\s++([a-z_]\w*+)\s*+:[\w\[\]., |\"'\s]++=\s*+(?:field\(\s*+default\s*+=\s*+)?"
     r"(True|False|None|-?\d[\w.]*|\"[^\"]*\"|'[^']*')"
 )
 _OFF = {
@@ -284,8 +291,10 @@ def option_reads(line: str) -> list[OptionRead]:
     s = line.strip()
     if (
         s.startswith(("def ", "async def "))
-        or re.match(r"^[a-z_]\w*\s*(:[^=]+)?=\s*[^=]+,\s*$", s)
-        or re.match(r"^[a-z_]\w*\s*:\s*[^=]+=\s*[^=]+,?\s*\)?\s*(->.*)?:?\s*$", s)
+        or re.match(r"^[a-z_]\w*+\s*+(?::[^=]++)?=[^=]++$", s)
+        and s.endswith(",")
+        and not s.endswith("=,")
+        or re.match(r"^[a-z_]\w*+\s*+:[^=]++=(?:[^=-]|-(?!>))++(?:->.*)?$", s)
     ):
         for m in _PARAM_RE.finditer(s.split("(", 1)[1] if s.startswith(("def ", "async def ")) else s):
             if m.group(1) not in seen and m.group(1) != "self":
@@ -340,8 +349,8 @@ _KNOWN_IMPORTS = {
     "attrs": "attr",
     "msgpack-python": "msgpack",
 }
-_REQ_LINE = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._\-]*)\s*(\[[^\]]*\])?\s*([<>=!~@].*)?(;.*)?$")
-_QUOTED_REQ = re.compile(r"^\s*[\"']([A-Za-z0-9][\w.\-]*)(\[[^\]]*\])?\s*([<>=!~][^\"']*)?[\"']\s*,?\s*\]?\s*$")
+_REQ_LINE = re.compile(r"^\s*+([A-Za-z0-9][A-Za-z0-9._\-]*+)\s*+(\[[^\]]*+\])?\s*+([<>=!~@].*)?(;.*)?$")
+_QUOTED_REQ = re.compile(r"^\s*+[\"']([A-Za-z0-9][\w.\-]*+)(\[[^\]]*+\])?\s*+([<>=!~][^\"']*+)?[\"']\s*+,?\s*+\]?\s*+$")
 _PIP_RE = re.compile(r"\b(?:pip3?|uv\s+pip|python3?\s+-m\s+pip|conda|mamba)\s+install\s+(.+)")
 
 

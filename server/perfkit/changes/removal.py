@@ -27,7 +27,7 @@ _BRANCH_RE = re.compile(r"^\s*(?:\}\s*)?(?:if|elif|else|switch|case|try|except|c
 _GUARD_LINE_RE = re.compile(r"^\s*(?:assert\b|static_assert\b|[A-Z][A-Z0-9_]*(?:CHECK|ASSERT)\w*\s*\(|raise\b|throw\b)")
 _EXIT_RE = re.compile(r"^\s*(?:raise|return|continue|break|throw|sys\.exit|exit|abort)\b|\b(?:warn|warning|error)\s*\(")
 _IMPORT_RE = re.compile(r"^\s*(?:import\s+\w|from\s+[\w.]+\s+import\b|#\s*include\b|using\s+namespace\b)")
-_CALL_RE = re.compile(r"^\s*(?:await\s+|return\s+)?[\w.\[\]\"'>:-]*\w\s*\(.*\)\s*;?\s*$")
+_CALL_RE = re.compile(r"^\s*+(?:await\s+|return\s+)?[\w.\[\]\"'>:-]*\w\s*+\(.*\)\s*+;?\s*+$")
 _COMMENT_RE = re.compile(r"^\s*(?:#|//|/\*|\*|<!--|\"\"\"|''')")
 _STATEMENTS = {
     "return",

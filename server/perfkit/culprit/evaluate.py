@@ -9,10 +9,11 @@ from typing import Annotated
 from pydantic import Field
 
 from perfkit import gitrepo
+from perfkit.culprit.after_bisect import from_bisect
 from perfkit.culprit.commitdiff import commit_diff
 from perfkit.culprit.highlights import commit_highlights, rank, too_big
 from perfkit.culprit.models import CulpritKind, CulpritReport, FileChange, SubmoduleMove
-from perfkit.culprit.nextaction import next_action
+from perfkit.culprit.nextaction import next_action, reading
 from perfkit.culprit.pointer import submodule_move
 from perfkit.errors import InputError, ToolFailure
 
@@ -136,7 +137,7 @@ def evaluate_culprit(
             f"{len(big)} file(s) with more than 20000 changed lines were not scanned for highlights: "
             f"{', '.join(big[:5])}"
         )
-    action = next_action(kind, sha, parent, main, total, stat)
+    action = from_bisect(top, sha, reading(total, stat)) or next_action(kind, sha, parent, main, total, stat)
     return CulpritReport(
         repo=str(top),
         commit=sha,

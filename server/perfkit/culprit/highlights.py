@@ -14,10 +14,18 @@ from pathlib import Path, PurePosixPath
 from perfkit import gitrepo
 from perfkit.culprit.models import Highlight, HighlightCategory
 
+_WORD_PART = 64
+
 
 def _tok(words: str) -> str:
-    """Tokens bounded by anything but letters and digits, so 'DT_FP16' and 'acc_dtype' match."""
-    return rf"(?<![A-Za-z0-9])(?:{words})(?![A-Za-z0-9])"
+    """Tokens bounded by anything but letters and digits, so 'DT_FP16' and 'acc_dtype' match.
+
+    '_' bounds a token too, so a match may start after any underscore of a long identifier; each
+    open-ended word part is held to 64 characters so such a start reads a bounded stretch and a
+    line of underscores or joined names costs linear time. Longer names are not real tokens.
+    """
+    bounded = words.replace(r"\w*", rf"\w{{0,{_WORD_PART}}}").replace(r"\w+", rf"\w{{1,{_WORD_PART}}}")
+    return rf"(?<![A-Za-z0-9])(?:{bounded})(?![A-Za-z0-9])"
 
 
 _TYPE_WORDS = (

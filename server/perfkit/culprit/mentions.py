@@ -16,7 +16,7 @@ from perfkit.culprit.models import Mention, MentionRelation
 from perfkit.culprit.objects import commits_in
 
 _HEX_RE = re.compile(r"(?<![0-9A-Za-z_])[0-9a-f]{7,40}(?![0-9A-Za-z_])")
-_NOISE_RE = re.compile(r"https?://\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_NOISE_RE = re.compile(r"https?://\S++|(?<![\w.+-])[\w.+-]++@[\w-]++(?:\.[\w-]++)+")
 _TARGET_RE = re.compile(r"(?:\bto|\binto|→|⇒|->|=>|\.\.)\s*[`'\"*(\[]*$", re.IGNORECASE)
 
 

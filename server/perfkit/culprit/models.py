@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from perfkit.repotext import RepoMessage, RepoName, RepoSubject, quoted
+
 CulpritKind = Literal[
     "submodule_bump",
     "submodule_rollback",
@@ -112,10 +114,10 @@ class CulpritReport(BaseModel):
     repo: str
     commit: str
     short: str
-    subject: str
-    message: str = Field(description="the full commit message")
-    author: str
-    author_email: str
+    subject: RepoSubject
+    message: RepoMessage
+    author: RepoName
+    author_email: RepoName
     date: str
     pr_number: int | None
     parents: list[str]
@@ -136,7 +138,7 @@ class CulpritReport(BaseModel):
 
     def human(self) -> str:
         lines = [
-            f"{self.short} {self.subject}",
+            f"{self.short} {quoted(self.subject)}",
             f"  author  {self.author} <{self.author_email}>, {self.date}",
             f"  kind    {self.kind}",
             f"  stat    {self.stat}",

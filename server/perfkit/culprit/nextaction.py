@@ -18,6 +18,11 @@ def _steps(n: int) -> int:
     return max(1, math.ceil(math.log2(n + 1))) if n else 0
 
 
+def reading(flagged: int, stat: str) -> str:
+    """The advice on reading the commit's own diff."""
+    return _read(flagged, stat)
+
+
 def _read(flagged: int, stat: str) -> str:
     if flagged:
         hunks = f"{flagged} flagged hunk{'s' if flagged != 1 else ''}"

@@ -18,6 +18,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+from perfkit import campaign_walk
 from perfkit.lint.numbers import NUMBER_RE, Figure, unit_of
 
 _TEXT_SUFFIXES = {".md", ".json", ".jsonl", ".csv", ".txt"}
@@ -188,13 +189,12 @@ def _report_files(root: Path) -> list[Path]:
     files: list[Path] = []
     if (root / "latest-report.md").is_file():
         files.append(root / "latest-report.md")
-    commits = root / "commits"
-    if commits.is_dir():
-        files += sorted(p for p in commits.glob("*/report.md") if p.is_file())
-    for sub in ("records", "verify"):
-        d = root / sub
-        if d.is_dir():
-            files += sorted(p for p in d.rglob("*") if p.is_file() and p.suffix in _TEXT_SUFFIXES)
+    for commit in campaign_walk.folders(root, root / "commits"):
+        report = commit / "report.md"
+        if report.is_file() and campaign_walk.inside(root, report):
+            files.append(report)
+    for sub in ("records", "verify"):  # never through a link out of the campaign, never past 50,000 entries
+        files += campaign_walk.files(root, root / sub, _TEXT_SUFFIXES)
     out = []
     base = root.resolve()
     for p in files:

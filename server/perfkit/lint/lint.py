@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from perfkit import limits
 from perfkit.errors import InputError
 from perfkit.lint.models import Finding, LintResult
 
@@ -161,8 +162,11 @@ def lint_wording(
         size = p.stat().st_size
         if size > MAX_BYTES:
             raise InputError("path", f"'{path}' is {size / 1024:,.0f} KB, larger than the 512 KB lint reads", _TOO_BIG)
+        data = limits.read_regular_bytes(p, "path", MAX_BYTES, _TOO_BIG)  # no /proc file, no FIFO, bounded
+        if b"\0" in data:
+            raise InputError("path", f"'{path}' holds NUL bytes: it is a binary file, not text", "pass a Markdown file")
         try:
-            text = p.read_bytes().decode("utf-8")
+            text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise InputError(
                 "path",

@@ -19,12 +19,15 @@ if TYPE_CHECKING:
 
 __all__ = ["norm_heading"]  # rules and callers compare headings through here
 
-_HEADING_RE = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
-_INLINE_CODE_RE = re.compile(r"(`+)(.+?)\1")
+# The heading's text is everything after the marks; the closing #s and spaces are cut in code, as
+# a lazy group before `\s*#*\s*$` would try every split of a long run of them.
+_HEADING_RE = re.compile(r"^\s{0,3}(#{1,6})\s++(.*)$")
+# A code span opens at the start of a run of backticks only, so a long run is tried once.
+_INLINE_CODE_RE = re.compile(r"(?<!`)(`++)(.+?)\1")
 _URL_RE = re.compile(r"\]\([^)\s]*\)|<https?://[^>\s]*>|https?://[^\s)>\]]+")
 _TAG_RE = re.compile(
     r"</?(?:details|summary|br|p|div|span|sub|sup|code|pre|kbd|img|a|hr|table|tr|td|th|"
-    r"ul|ol|li)\b[^>]*>",
+    r"ul|ol|li)\b[^<>]*+>",
     re.I,
 )
 _CHECKBOX_RE = re.compile(r"^(\s*[-*+]\s+\[)([ xX])(\]\s*)")
@@ -48,6 +51,7 @@ class Doc:
     section: list[int] = field(default_factory=list)
     section_names: list[str] = field(default_factory=list)
     table: list[bool] = field(default_factory=list)
+    live: list[str] = field(default_factory=list)  # what GitHub renders as written: comments, fences, repo text blanked
 
     def joined(self, mask: str = "prose") -> tuple[str, list[int]]:
         """The masked lines joined by newlines, and the offset where each line starts."""
@@ -133,6 +137,7 @@ class _Masker:
         self.repo_norm = sorted((x for x in norm if len(x) >= 3), key=len, reverse=True)
         self.fence: str | None = None
         self.comment = False
+        self.live = ""
 
     def _fenced(self, raw: str) -> bool:
         self.fence, fenced = fence_step(self.fence, self.comment, raw)
@@ -160,8 +165,10 @@ class _Masker:
             bare = _blank_spans(raw, comments)
             prose = _blank_spans(code, [(m.start(), m.end()) for m in _INLINE_CODE_RE.finditer(code)])
         cut = self._repo_cut(raw)
+        self.live = " " * len(raw) if fenced else bare
         if cut:
             prose, code = _blank_spans(prose, [(0, cut)]), _blank_spans(code, [(0, cut)])
+            self.live = _blank_spans(self.live, [(0, cut)])
         return prose, code, bare, fenced
 
 
@@ -199,7 +206,8 @@ class _Sections:
 
 def _heading(bare: str, fenced: bool) -> tuple[int, str] | None:
     hm = None if fenced else _HEADING_RE.match(bare)
-    return (len(hm.group(1)), hm.group(2).strip()) if hm and hm.group(2).strip() else None
+    title = hm.group(2).rstrip().rstrip("#").strip() if hm else ""
+    return (len(hm.group(1)), title) if hm and title else None
 
 
 def parse(text: str, repo_lines: set[str] | None = None) -> Doc:
@@ -213,6 +221,7 @@ def parse(text: str, repo_lines: set[str] | None = None) -> Doc:
         h = _heading(bare, fenced)
         doc.section.append(sections.before(idx, raw, h, fenced))
         doc.prose.append(prose)
+        doc.live.append(masker.live)
         doc.code.append(code)
         doc.fenced.append(fenced)
         doc.heading.append(h)

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from perfkit.lint import live_text
 from perfkit.lint import numbers as nums
 from perfkit.lint.markdown import Doc, norm_heading, paragraphs, sentences
 from perfkit.lint.models import Finding
@@ -232,7 +233,7 @@ def rule_test_name(doc: Doc, ctx: Context) -> list[Finding]:
 _BOLD_RE = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1|<(?:b|strong)>(.+?)</(?:b|strong)>", re.I)
 _ITEM_START_RE = re.compile(r"^\s*\d+[.)]\s+$")
 _SPEEDUP_IN_BOLD_RE = re.compile(
-    r"\d+(?:\.\d+)?\s?[x×](?![A-Za-z0-9])|\d+(?:\.\d+)?\s?%\s+(?:faster|less|lower|shorter)", re.I
+    r"(?<!\d)\d++(?:\.\d++)?\s?[x×](?![A-Za-z0-9])|(?<!\d)\d++(?:\.\d++)?\s?%\s++(?:faster|less|lower|shorter)", re.I
 )
 
 
@@ -342,7 +343,7 @@ _SCOPE = [
         "a scope wider than measured: name the hardware you measured",
     ),
     (
-        re.compile(r"\bsm_\d+\w* (?:and|or|/) sm_\d+\w*", re.I),
+        re.compile(r"\bsm_\d\w*+ (?:and|or|/) sm_\d\w*", re.I),
         "several architectures claimed: say which one was measured",
     ),
     (
@@ -467,7 +468,7 @@ PR_TITLE_RE = re.compile(
     r"at (?P<ws>[^,]+), mostly from (?P<cause>.+?)\s*$"
 )
 _ISSUE_SPEED_RE = re.compile(
-    r"\d+(?:\.\d+)?\s?[x×](?![A-Za-z0-9])|\d+(?:\.\d+)?\s?%|\b(?:speed-?ups?|faster|slower|"
+    r"(?<!\d)\d++(?:\.\d++)?\s?[x×](?![A-Za-z0-9])|(?<!\d)\d++(?:\.\d++)?\s?%|\b(?:speed-?ups?|faster|slower|"
     r"quicker)\b",
     re.I,
 )
@@ -699,3 +700,4 @@ RULES: dict[str, Callable[[Doc, Context], list[Finding]]] = {
     "structure": rule_structure,
     "unbacked-number": rule_unbacked_number,
 }
+RULES.update(live_text.RULES)  # text that would act once posted: mentions, raw HTML, script links, hidden characters

@@ -19,7 +19,7 @@ from perfkit.publish.repo_template import RepoTemplate, classify, is_policy_box
 from perfkit.templatetext import BOX_RE, Section, hidden_lines, norm_heading, strip_comments
 
 _PROMPT_RE = re.compile(
-    r"^\s*(?:[-*+]\s+)?[_*]*\s*(?:please|describe|explain|list|add|provide|include|paste|link|attach|summari[sz]e|"
+    r"^\s*+(?:[-*+]\s++)?[_*]*+\s*+(?:please|describe|explain|list|add|provide|include|paste|link|attach|summari[sz]e|"
     r"tell|give|write|share|mention|show|what|why|how|which|where|when|if\b|e\.g\.|for example|example|note\b|"
     r"fill|replace|remove|delete|before|after)",
     re.I,

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field
 
+from perfkit import campaign_walk
 from perfkit.errors import InputError, ToolFailure
 from perfkit.publish.models import IssueFormUse, Placeholder, PolicyConflict, RenderResult, RepoNote, TemplateUse
 from perfkit.publish.outputs import check_out_dir, write_all
@@ -194,9 +195,9 @@ def _check_view(d: Draft) -> dict[str, Any]:
 def _traces(b: Any, d: Draft, campaign: Path) -> list[dict[str, str]]:
     titles = {c.sha: c.title for c in b.candidates}
     shas = [c.sha for c in b.candidates if c.trace]
-    commits = campaign / "commits"
-    if commits.is_dir():
-        shas += sorted(p.name for p in commits.iterdir() if (p / "trace").is_dir() and p.name not in shas)
+    for p in campaign_walk.folders(campaign, campaign / "commits"):  # a link out of the campaign is not listed
+        if (p / "trace").is_dir() and campaign_walk.inside(campaign, p / "trace") and p.name not in shas:
+            shas.append(p.name)
     out = []
     for sha in dict.fromkeys(shas):
         link = next((v for k, v in d.details.trace_links.items() if k and sha.startswith(k.strip().lower())), None)
@@ -308,6 +309,7 @@ def render_pr(
     view = _pr_view(b, d, campaign, repo_part)
     warnings += view.pop("warnings")
     pr_text, issue_text, issue_use, issue_warnings = _render_texts(b, d, view, repo_part)
+    pr_text, issue_text = _inert(pr_text, issue_text, repo_part)
     warnings += issue_warnings
     lint_pr, lint_issue, skipped = _lint(campaign, b, top, repo_part, pr_text, issue_text, d.job)
     out = Path(out_dir).expanduser() if out_dir else (campaign / (b.latest_report or "latest-report.md")).parent
@@ -456,6 +458,16 @@ def _render_texts(
                 f"the {name} has {len(text):,} characters; GitHub accepts {GITHUB_BODY_CHARS:,}: shorten it"
             )
     return pr_text, issue_text, issue_use, warnings
+
+
+def _inert(pr_text: str, issue_text: str, part: _RepoPart) -> tuple[str, str]:
+    """Mentions, active HTML and script links written as code, hidden characters dropped (publish/inert_text)."""
+    from perfkit import templatetext
+    from perfkit.publish.inert_text import make_inert
+
+    pr_lines, _ = templatetext.pr_template_lines(part.files)
+    issue_lines, _, _ = templatetext.issue_template_lines(part.files)
+    return make_inert(pr_text, pr_lines), make_inert(issue_text, issue_lines)
 
 
 def _lint(

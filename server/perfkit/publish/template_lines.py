@@ -14,9 +14,9 @@ from perfkit.templatetext import comment_state_after
 
 # "Fixes #", "Closes # (issue)", "- Related issue: #<number>", "Resolves: #___"
 ISSUE_LINK_RE = re.compile(
-    r"^(?P<lead>\s*(?:[-*+]\s+)?(?:\*\*|__)?(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?|related(?: issues?| to)?|"
-    r"issues?(?: link| number)?|linked issues?|refs?|references?)(?:\*\*|__)?\s*:?\s*(?:\*\*|__)?\s*)"
-    r"#\s*(?:\(?\s*(?:issue|number|issue[ _-]?number|id)?\s*\)?|<[^>\n]*>|_+|\[[^\]\n]*\])\s*$",
+    r"^(?P<lead>\s*+(?:[-*+]\s++)?(?:\*\*|__)?(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?|related(?: issues?| to)?|"
+    r"issues?(?: link| number)?|linked issues?|refs?|references?)(?:\*\*|__)?\s*+:?\s*+(?:\*\*|__)?\s*+)"
+    r"#\s*+(?:\(?\s*+(?:issue|number|issue[ _-]?number|id)?\s*+\)?|<[^>\n]*+>|_++|\[[^\]\n]*+\])\s*+$",
     re.I,
 )
 ISSUE_PLACEHOLDER = "#<issue>"

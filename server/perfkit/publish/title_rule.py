@@ -17,9 +17,11 @@ from dataclasses import dataclass
 _TITLE_WORD_RE = re.compile(
     r"\btitles?\b|\bnaming of (?:the )?(?:pull|merge) requests?\b|\b(?:pr|pull request|merge request) names?\b", re.I
 )
-_BRACKETS_RE = re.compile(r"((?:\[[^\[\]\n]{1,40}\]\s?){1,4})\s*(?P<sep>[:\-]?)\s*(?:<?[\w ]{1,40}>?)")
-_MD_LINK_RE = re.compile(r"\[([^\[\]\n]*)\]\([^)\s]*\)")
-_BOX_LEAD_RE = re.compile(r"^\s*(?:[-*+]\s+)?\[[ xX]\]\s+")
+# Possessive spaces around the separator (one pass over a run of them); a bracket followed by a
+# space alone still counts, as it did when the word after could be that space.
+_BRACKETS_RE = re.compile(r"((?:\[[^\[\]\n]{1,40}\]\s?){1,4})(?:\s*+(?P<sep>[:\-]?)\s*+<?[\w ]{1,40}>?|(?<= ))")
+_MD_LINK_RE = re.compile(r"\[([^\[\]\n]{0,200})\]\([^)\s]{0,500}\)")
+_BOX_LEAD_RE = re.compile(r"^\s*+(?:[-*+]\s++)?\[[ xX]\]\s++")
 _NAMED_CONVENTION_RE = re.compile(r"\bconventional[ -]commits?\b", re.I)
 _CONVENTIONAL_RE = re.compile(r"\b(type|category|kind)(\((?:scope|module|component|area)\))?(!)?:\s*<?\w+>?")
 _TYPE = re.compile(r"^(?:type|kind|category|tag|label|prefix|perf|feat|feature|fix|bug)", re.I)

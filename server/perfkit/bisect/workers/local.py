@@ -24,9 +24,10 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from pathlib import Path
 
-from perfkit.bisect import runner
+from perfkit.bisect import affinity, runner
 from perfkit.bisect.build_cache import BuildCache
 from perfkit.bisect.devices import slot_paths, workers_dir
+from perfkit.bisect.envs import writes_user_env
 from perfkit.bisect.point import Point
 from perfkit.bisect.state import Build, State, write_atomic
 from perfkit.bisect.tester import PointResult
@@ -52,6 +53,17 @@ class Hooks:
         self.groups: set[int] = set()
         self.builds_path = builds_path
         self.builds = builds
+        self.ahead_commands = 0  # install commands builds made ahead ran, not yet added to the state
+
+    def count_ahead(self, n: int) -> None:
+        with self.lock:
+            self.ahead_commands += n
+
+    def take_ahead(self) -> int:
+        """The ahead install commands counted since the last call (the main thread adds them to the state)."""
+        with self.lock:
+            n, self.ahead_commands = self.ahead_commands, 0
+            return n
 
     def on_start(self, pid: int) -> None:
         with self.lock:
@@ -80,7 +92,7 @@ class Hooks:
     def before_install(self) -> None:
         with self.lock:
             self.save_builds()
-            if self.st.environment != "worktree":
+            if self.st.environment != "worktree" and writes_user_env(self.st.settings):
                 self.st.environment = "worktree"
                 self._save(True)
 
@@ -119,11 +131,18 @@ class LocalPool:
         self.logs = sdir / "logs"
         cache = BuildCache(workers_dir(sdir) / "build-cache", s.cache_limit_mb) if s.cache_builds else None
         slots = len(s.devices) + s.build_ahead
+        self.bound = affinity.bound(s.build_ahead)
         self.workers = [SlotWorker(repo, sdir, st, i, sub_source, self.hooks, cache) for i in range(slots)]
+        if self.bound:  # a build may depend on its device: slot k is device k's for the whole bisect
+            for w, d in zip(self.workers, self.devices, strict=True):
+                w.own_device = d
 
     def assign(self, points: list[Point], keep: list[Point] | None = None) -> list[tuple[Point, SlotWorker]]:
         """Give each point a slot and a device: the slot holding its installs first, then one holding its
-        submodule, then one holding nothing `keep` (the points likely next) wants."""
+        submodule, then one holding nothing `keep` (the points likely next) wants.
+
+        Bound slots (affinity.py) bring their own device; otherwise (build_ahead: no build depends on
+        the device) the round's devices go to the chosen slots in turn and each build moves with its slot."""
         free = list(self.workers)
         chosen: dict[int, SlotWorker] = {}
         for k, p in enumerate(points):
@@ -141,8 +160,9 @@ class LocalPool:
             free.remove(w)
         out = []
         for k, p in enumerate(points):
-            chosen[k].device = self.devices[k]
-            out.append((p, chosen[k]))
+            w = chosen[k]
+            w.device = w.own_device if self.bound else self.devices[k]
+            out.append((p, w))
         return out
 
     def prepare(self, points: list[Point], busy: list[SlotWorker]) -> int:
@@ -188,6 +208,12 @@ class LocalPool:
             self.hooks.save_builds()
             with self.hooks.lock:
                 self.hooks.st.active_pgid = None
+
+    def device_of(self, worker: SlotWorker) -> str:
+        return worker.device or ""
+
+    def take_ahead(self) -> int:
+        return self.hooks.take_ahead()
 
     def stop(self) -> None:
         """Kill every command of every slot and wait for the slots' threads."""

@@ -31,3 +31,9 @@ class Pool(Protocol):
 
     def run(self, jobs: list[tuple[Job, Any]], on_done: OnDone, tick: Tick) -> None:
         """Test the jobs at once; on_done in the calling thread as each ends; stop all on interruption."""
+
+    def device_of(self, worker: Any) -> str:
+        """The device the worker tests its point on this round."""
+
+    def take_ahead(self) -> int:
+        """Install commands builds made ahead ran since the last call."""

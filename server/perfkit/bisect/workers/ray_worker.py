@@ -22,7 +22,6 @@ import os
 import re
 import shutil
 import socket
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -32,19 +31,21 @@ import ray  # type: ignore[import-not-found,unused-ignore]  # optional extra per
 
 from perfkit import gitrepo
 from perfkit.bisect import runner
-from perfkit.bisect.devices import worker_id
-from perfkit.bisect.envs import WorkerEnv
+from perfkit.bisect.devices import ray_folder, remove_local_folders, worker_id
+from perfkit.bisect.envs import WorkerEnv, writes_user_env
 from perfkit.bisect.models import BisectSettings, Phase
 from perfkit.bisect.point import Point
 from perfkit.bisect.state import Build, State
 from perfkit.bisect.tester import PointResult, PointTester
 from perfkit.bisect.verdict import Classified
+from perfkit.bisect.workers import ray_preflight
 from perfkit.bisect.workers.pool import Job, OnDone, Tick
 from perfkit.bisect.workers.slot import device_settings
 from perfkit.bisect.worktree import Checkout
 from perfkit.errors import ToolFailure
 
-_URL = re.compile(r"^[a-z][a-z0-9+.-]*://|^[^/]+@[^/]+:")
+# scp-like "host@name:path": the first '@' past the first character is the only one worth trying.
+_URL = re.compile(r"^[a-z][a-z0-9+.-]*://|^[^/][^/@]*+@[^/]+:")
 
 
 class DeviceActor:
@@ -54,7 +55,7 @@ class DeviceActor:
         self.bisect_id, self.slot = bisect_id, slot
         self.settings = BisectSettings.model_validate_json(settings_json)
         self.repo_src, self.sub_src = repo_src, sub_src
-        self.base = Path(tempfile.gettempdir()) / "perfkit-ray" / f"{bisect_id}-slot-{slot}"
+        self.base = ray_folder(bisect_id, slot)
         ids = ray.get_runtime_context().get_accelerator_ids().get(self.settings.ray_resource) or []
         self.device = str(ids[0]) if ids else fallback
         self.groups: set[int] = set()
@@ -135,21 +136,32 @@ class RayPool:
 
     def __init__(self, repo: Path, sdir: Path, st: State, sub_source: Path | None, save: Any):
         s = st.settings
-        if not ray.is_initialized():
-            ray.init(address=os.environ.get("RAY_ADDRESS") or None, include_dashboard=False, log_to_driver=False)
+        n = len(s.devices)
+        self.started_ray = ray_preflight.connect(s.ray_resource, n)  # bounded; one clear error when it fails
+        ray_preflight.check_resources(s.ray_resource, n, self.started_ray)
         self.st, self.save = st, save
+        self.lost = False
         repo_src = s.ray_repo or str(repo)
         sub_src = str(sub_source or "")
         if s.ray_repo and _URL.match(s.ray_repo) and s.submodule:
             sub_src = _submodule_url(repo, st) or sub_src
         actor = ray.remote(DeviceActor)
+        opts = ray_preflight.actor_options(s.ray_resource)
+        runtime_env = {"env_vars": driver_env()}
         self.actors: list[Any] = [  # ray handles: their methods are reached through .remote
-            actor.options(max_concurrency=2, num_cpus=0, resources={s.ray_resource: 1}).remote(
+            actor.options(max_concurrency=2, runtime_env=runtime_env, **opts).remote(
                 st.id, i, d, s.model_dump_json(), repo_src, sub_src
             )
             for i, d in enumerate(s.devices)
         ]
-        self.names = [str(x) for x in ray.get([a.name.remote() for a in self.actors], timeout=600)]
+        try:
+            self.names = [
+                str(x) for x in ray_preflight.wait_actors([a.name.remote() for a in self.actors], s.ray_resource, n)
+            ]
+        except BaseException:
+            self.lost = True
+            self.close()
+            raise
 
     def assign(self, points: list[Point], keep: list[Point] | None = None) -> list[tuple[Point, Any]]:
         return list(zip(points, range(len(points)), strict=False))
@@ -157,8 +169,14 @@ class RayPool:
     def prepare(self, points: list[Point], busy: list[Any]) -> int:
         return 0  # build_ahead is refused with Ray (settings): each actor holds one build
 
+    def device_of(self, worker: int) -> str:
+        return self.names[worker]
+
+    def take_ahead(self) -> int:
+        return 0
+
     def run(self, jobs: list[tuple[Job, Any]], on_done: OnDone, tick: Tick) -> None:
-        if self.st.settings.install or self.st.settings.install_submodule:
+        if writes_user_env(self.st.settings):
             self.st.environment = "worktree"  # as with local devices, the final restore re-runs the installs
             self.save(True)
         started = time.monotonic()
@@ -177,19 +195,51 @@ class RayPool:
                     count += 1
                     on_done(job, self.names[k], _result(out), round(time.monotonic() - started, 3))
                 tick(count, len(jobs))
+        except (ray.exceptions.RayError, ConnectionError) as exc:
+            self.lost = True
+            self._stop(pending)
+            raise ray_preflight.lost(exc, len(self.st.steps)) from None
         except BaseException:
-            ray.get([a.stop.remote() for a in self.actors], timeout=60)
-            for ref in pending:
-                ray.cancel(ref, force=False)
+            self._stop(pending)
             raise
 
-    def close(self) -> None:
+    def _stop(self, pending: list[Any]) -> None:
+        """Stop every actor's command (a lost cluster has nothing left to stop: do not wait for it)."""
         try:
-            ray.get([a.remove.remote() for a in self.actors], timeout=300)
-        except Exception:  # an actor already gone has nothing left to remove on its node
-            pass
+            ray.get([a.stop.remote() for a in self.actors], timeout=5 if self.lost else 60)
+            for ref in pending:
+                ray.cancel(ref, force=False)
+        except Exception:  # the cluster or an actor is gone: its commands went with it
+            self.lost = True
+
+    def close(self) -> None:
+        if not self.lost:
+            try:
+                ray.get([a.remove.remote() for a in self.actors], timeout=60)
+            except Exception:  # an actor already gone has nothing left to remove on its node
+                pass
         for a in self.actors:
-            ray.kill(a)
+            try:
+                ray.kill(a)
+            except Exception:  # a lost cluster: nothing to kill
+                pass
+        remove_local_folders(self.st.id)  # the folders of actors on this machine, whatever happened to them
+        if self.lost or self.started_ray:
+            ray.shutdown()  # a lost connection is not reused; a cluster started here is not left behind
+
+
+_THIS_PROCESS = {"PWD", "OLDPWD", "SHLVL", "_", "HOSTNAME"}
+
+
+def driver_env() -> dict[str, str]:
+    """The environment the actors' commands see: the one the bisect was started in (what `source run.sh`
+    exported), as for local devices, minus what belongs to this process or machine, perfkit's and Ray's
+    own variables, and the visible-device variables Ray sets per actor for the accelerator it gave."""
+    return {
+        k: v
+        for k, v in os.environ.items()
+        if k not in _THIS_PROCESS and not k.startswith(("RAY_", "PERFKIT_")) and not k.endswith("_VISIBLE_DEVICES")
+    }
 
 
 def _result(out: dict[str, Any]) -> PointResult:

@@ -15,7 +15,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from perfkit.bisect import runner, shutdown
+from perfkit.bisect import affinity, runner, shutdown
 from perfkit.bisect.build_cache import BuildCache
 from perfkit.bisect.devices import slot_paths, with_device, worker_id
 from perfkit.bisect.envs import WorkerEnv
@@ -113,6 +113,7 @@ class SlotWorker:
     ):
         self.slot = slot
         self.device: str | None = None  # the device of the job a round gave it
+        self.own_device: str | None = None  # the one device this slot belongs to, when slots are bound
         self.bisect_id = st.id
         self.settings = st.settings
         self.hooks = hooks
@@ -134,6 +135,7 @@ class SlotWorker:
         self._building_ahead = threading.Event()  # set while this slot's thread makes a build ahead
         self._pgid: int | None = None
         self.ahead: Point | None = None  # the point prepared (or being prepared) here
+        self.ahead_commands = 0  # install commands the build made ahead of `ahead` ran
         self._ahead_job: Future[None] | None = None
 
     # ---- what it holds -------------------------------------------------------------------------
@@ -211,6 +213,7 @@ class SlotWorker:
             device = self.device
             self.tester.settings = device_settings(self.settings, device)
             self.tester.check_stop = shutdown.check
+            self.tester.before_run = self._check_affinity
             self.tester.extra_env = {
                 "PERFKIT_DEVICE": device or "",
                 "PERFKIT_BISECT_ID": worker_id(self.bisect_id, self.slot),
@@ -224,10 +227,15 @@ class SlotWorker:
                 log.note(f"[perfkit: installed ahead in slot {self.slot} while the previous round ran]\n")
             res = self.tester.test(job.point, job.n, log, lambda _activity: lambda _s: None)
             res.prepared = prepared and not res.installed
+            res.ahead_commands = self.ahead_commands if prepared else 0
+            self.ahead_commands = 0
             return res
         finally:
             self._pgid = None
             log.close()
+
+    def _check_affinity(self, point: Point) -> None:
+        affinity.check(point, self.slot, self.device, self.own_device, self.tester.built_for(point))
 
     def _prepare(self, point: Point, log_path: Path) -> None:
         self._cancel.clear()
@@ -243,7 +251,13 @@ class SlotWorker:
             )
             if self._cancel.is_set():
                 raise Cancelled()
-            ok = self.tester.prepare(point, log)
+            self.ahead_commands = 0
+            before = self.tester.install_commands
+            try:
+                ok = self.tester.prepare(point, log)
+            finally:
+                self.ahead_commands = self.tester.install_commands - before
+                self.hooks.count_ahead(self.ahead_commands)
             log.note("[perfkit: ready]\n" if ok else "[perfkit: the install failed; the test will install again]\n")
         except Cancelled:
             log.note("[perfkit: no longer wanted; stopped]\n")

@@ -32,8 +32,10 @@ _VERSION_LABEL_RE = re.compile(
     r" ([a-z][a-z0-9 ]{0,40}?) versions?(?: (?:or|and|of) (?:the )?(?:commit|commit id|sha|hash|branch|tag|build))*"
     r"(?: if applicable| optional| used| installed)? $"
 )
-_HINT_NAME_RE = re.compile(
-    r"(?<![\w+-])([A-Za-z][\w+]{0,30}(?:-[A-Za-z][\w+]{0,30}){0,3})\s*(?:==|=|:)?\s*v?\d+(?:\.\d+)+"
+# after a software's name: "PyTorch 2.5.1", "torch==2.5.1", "CUDA version 12.4", "triton-3.1.0"
+_VERSION_AFTER_NAME = r"(?:\s++version)?\s*+(?:(?:==|=|:|-)\s*+)?v?(?P<v>\d+(?:\.\d+)+(?:[\w+.-]{0,40}\w)?)"
+_HINT_NAME_RE = re.compile(  # possessive spaces: one pass over a run of them
+    r"(?<![\w+-])([A-Za-z][\w+]{0,30}(?:-[A-Za-z][\w+]{0,30}){0,3})\s*+(?:(?:==|=|:)\s*+)?v?\d+(?:\.\d+)+"
 )
 _OS_RE = re.compile(
     r"\b(?:Ubuntu|Debian|CentOS|Rocky Linux|Red Hat|RHEL|Fedora|SUSE|Amazon Linux|Linux|macOS|Windows)"
@@ -62,11 +64,7 @@ class Facts:
         """'<name> <version>' as the draft writes the name, when it gives that software a number."""
         for alias in _ALIASES.get(tuple(words), [words]):
             name = r"[\s_-]?".join(re.escape(w) for w in alias)
-            m = re.search(
-                rf"(?<![\w.])(?P<name>{name})(?:\s+version)?\s*(?:==|=|:|-)?\s*v?(?P<v>\d+(?:\.\d+)+(?:[\w+.-]*\w)?)",
-                self._said(),
-                re.I,
-            )
+            m = re.search(rf"(?<![\w.])(?P<name>{name})" + _VERSION_AFTER_NAME, self._said(), re.I)
             if m:
                 return f"{m.group('name')} {m.group('v')}"
         return None

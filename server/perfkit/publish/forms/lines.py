@@ -14,8 +14,8 @@ from collections.abc import Callable
 from perfkit.templatetext import comment_state_after, hidden_lines
 
 _FIELD_RE = re.compile(
-    r"^(?P<lead>\s*[-*+]\s+)?(?P<b1>\*\*)?(?P<label>[A-Za-z][^:*`<>\[\]\n]{0,59}?)\s*"
-    r"(?P<mid>\*\*:|:\*\*|:)\s*(?P<example>\[[^\]\n]*\]|\(e\.g\.[^)\n]*\)|_{2,})?\s*$"
+    r"^(?P<lead>\s*+[-*+]\s++)?(?P<b1>\*\*)?(?P<label>[A-Za-z][^:*`<>\[\]\n]{0,59}?)\s*+"
+    r"(?P<mid>\*\*:|:\*\*|:)\s*+(?P<example>\[[^\]\n]*+\]|\(e\.g\.[^)\n]*+\)|_{2,})?\s*+$"
 )
 _FENCE_RE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 # "- Run the following:" introduces a list; "- Driver version:" asks for a value

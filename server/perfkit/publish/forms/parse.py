@@ -16,7 +16,7 @@ from perfkit.templatetext import Section, hidden_lines, split
 
 _FRONT_RE = re.compile(r"\A---[ \t]*\n(.*?)\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
 _TEXT_KINDS = ("textarea", "input", "dropdown", "checkboxes")
-_BOLD_HEAD_RE = re.compile(r"^\s{0,3}\*\*(?P<t>[^*\n]{2,100}?)\s*:?\s*\*\*\s*:?\s*$")
+_BOLD_HEAD_RE = re.compile(r"^\s{0,3}\*\*(?P<t>[^*\n]{2,100}?)\s*+:?\s*+\*\*\s*+:?\s*+$")
 
 
 class NotAForm(ValueError):
