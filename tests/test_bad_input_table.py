@@ -111,6 +111,38 @@ def _jsonl(*records: Any) -> str:
     return "\n".join(r if isinstance(r, str) else json.dumps(r) for r in records) + "\n"
 
 
+# PR templates built to make a structure parser slow or lose its place; each under the 1 MiB cap
+PARSER_TEMPLATES = {
+    "deep-nesting": "## Checks\n\n"
+    + "<details>\n" * 3_000
+    + "".join("  " * k + "- level\n" for k in range(300))
+    + ">" * 3_000
+    + " quoted\n- [ ] the one box\n"
+    + "</details>\n" * 3_000,
+    "huge-options": "### PR Types\n<!-- One of [ "
+    + " | ".join(f"kind {k}" for k in range(20_000))
+    + " | Performance ] -->\n\n## Type of change\n\n"
+    + "".join(f"- [ ] option {k}\n" for k in range(5_000))
+    + "- [ ] Performance\n",
+    "unterminated-comment": "## Tests\n\n<!-- this comment never closes\n" + "## H\n- [ ] x\n<details>\n" * 10_000,
+    "unterminated-details": "## Checklist\n\n<details>\n<summary>Before</summary>\n\n"
+    + "### not a heading\n- [ ] a box\n<!-- a note -->\n" * 5_000,
+}
+
+
+def _parsed(name: str, boxes: int, must: tuple[str, ...] = (), never: tuple[str, ...] = ()):
+    def check(w: World, result: dict) -> None:
+        pr = Path(result["pr_path"]).read_text()
+        assert result["template_parts"] and len(result["checkboxes"]) == boxes, (name, len(result["checkboxes"]))
+        assert all(p["id"] and p["kind"] for p in result["template_parts"])
+        for text in must:
+            assert text in pr, (name, text)
+        for text in never:
+            assert text not in pr, (name, text)
+
+    return check
+
+
 HOSTILE_TEMPLATE = (
     "## Reviewer notes\n\n{{ 7*7 }} {% for x in range(3) %}loop{% endfor %} {{ ''.__class__.__mro__ }}\n"
     "<script>alert(1)</script> <details><summary>html</summary>kept</details>\n"
@@ -132,6 +164,7 @@ class World:
     c: dict[str, str]  # labelled commits of repo
     bad: dict[str, Path] = field(default_factory=dict)
     builds: Path | None = None
+    templates: dict[str, Path] = field(default_factory=dict)  # target repos whose PR template is built to hang a parser
 
 
 def build_world(root: Path) -> World:
@@ -151,6 +184,10 @@ def build_world(root: Path) -> World:
     afile = root / "afile.txt"
     afile.write_text("not a folder\n")
     w = World(root, camp, outside, p.sup.path, target.path, plain, afile, p.c)
+    for name, text in PARSER_TEMPLATES.items():
+        r = Repo(root / "templates" / name)
+        r.commit("a PR template built to hang a parser", {".github/PULL_REQUEST_TEMPLATE.md": text})
+        w.templates[name] = r.path
 
     def bad(name: str, **kw) -> Path:
         w.bad[name] = _campaign(root / "bad" / name, **kw)
@@ -727,6 +764,26 @@ def rows() -> list[Bad | Hostile]:
         )
     )
 
+    for name, boxes, must, never in (
+        ("deep-nesting", 1, ("- [ ] the one box",), ()),
+        ("huge-options", 5_001, ("### PR Types\nPerformance\n", "- [x] Performance"), ("kind 19999",)),
+        ("unterminated-comment", 0, ("<answer 'Tests'>",), ()),
+        ("unterminated-details", 5_000, ("### not a heading",), ()),
+    ):
+        out.append(
+            Hostile(
+                f"rp-template-{name}",
+                rp,
+                lambda w, name=name: rpa(w, repo=str(w.templates[name]), out_dir=str(w.root / f"rendered-{name}")),
+                _parsed(name, boxes, must, never),
+                lambda w, name=name: {
+                    f"rendered-{name}",
+                    f"rendered-{name}/proposed-pr-description.md",
+                    f"rendered-{name}/proposed-issue.md",
+                },
+            )
+        )
+
     lw = "lint_wording"
     out += [
         Bad("lw-neither", lw, lambda w: {}, "path", "exactly one"),
@@ -1059,8 +1116,12 @@ def _run_check(row: Hostile, world: World, result: dict) -> str | None:
 def _undo_writes(world: World, row) -> None:
     """Remove the output files a Hostile row wrote, so the next row starts from the same tree."""
     if isinstance(row, Hostile):
-        for rel in row.writes(world):
-            (world.root / rel).unlink(missing_ok=True)
+        for rel in sorted(row.writes(world), key=lambda r: -r.count("/")):  # files before their folder
+            target = world.root / rel
+            if target.is_dir():
+                target.rmdir()
+            else:
+                target.unlink(missing_ok=True)
         out = world.root / "rendered"
         if out.is_dir() and not any(out.iterdir()):
             out.rmdir()

@@ -456,16 +456,17 @@ def _is_subsequence(needle: list[str], hay: list[str]) -> bool:
 def test_template_merger_copies_the_template_verbatim(text, data):
     from perfkit.publish.draft_model import Checkbox
     from perfkit.publish.merge_template import merge
-    from perfkit.publish.repo_template import RepoTemplate, classify, split
+    from perfkit.publish.repo_template import RepoTemplate, split
+    from perfkit.publish.template_parts import parse, roles
 
-    sections = split(text)
-    # splitting loses no line: the non-blank lines come back in order
-    flat = [ln for s in sections for ln in s.heading_lines + s.body]
-    assert [ln for ln in flat if ln.strip()] == [ln for ln in text.split("\n") if ln.strip()]
-    headings = [s.heading for s in sections if s.heading]
+    parts = parse.parse(text)
+    roles.assign(parts)
+    # parsing loses no line: the non-blank lines come back in order, each in one part
+    assert [ln for p in parts for ln in p.lines if ln.strip()] == [ln for ln in text.split("\n") if ln.strip()]
+    headings = [p.title for p in parts if p.kind == "heading" and p.title]
     answers = data.draw(
         st.dictionaries(
-            st.sampled_from(headings + ["preamble", "nope"]),
+            st.sampled_from(headings + ["preamble", "nope"] + [p.id for p in parts]),
             st.sampled_from(["answer", "{{ 7*7 }}", "multi\nline", ""]),
             max_size=3,
         )
@@ -481,16 +482,24 @@ def test_template_merger_copies_the_template_verbatim(text, data):
             max_size=3,
         )
     )
-    tpl = RepoTemplate(path="t.md", candidates=["t.md"], why="test", sections=sections, text=text)
-    merged = merge(tpl, answers, boxes, "<{what}>")
-    kept = [s for s in sections if classify(s) is None]
-    for s in kept:
-        box_lines = {k for k, _ in s.boxes}
-        verbatim = s.heading_lines + [ln for k, ln in enumerate(s.body) if k not in box_lines]
-        assert _is_subsequence([ln for ln in verbatim if ln.strip()], merged.lines), (s, merged.lines)
-    # template syntax stays text: as many '{{' come out as the kept sections and answers put in
-    put_in = sum("\n".join(s.heading_lines + s.body).count("{{") for s in kept)
-    assert "\n".join(merged.lines).count("{{") >= put_in
+    tpl = RepoTemplate(path="t.md", candidates=["t.md"], why="test", sections=split(text), text=text, parts=parts)
+    try:
+        merged = merge(tpl, answers, boxes, "<{what}>")
+    except InputError as exc:  # an ambiguous key or option is named back to the agent
+        assert exc.field.startswith(("draft.template_answers", "draft.checkboxes"))
+        return
+    # the template's own words, process notes and markup come out verbatim and in order
+    verbatim = [ln for p in parts if p.kind in ("text", "process", "details") for ln in p.lines if ln.strip()]
+    assert _is_subsequence(verbatim, merged.lines), (parts, merged.lines)
+    # visible prompt text never stays (unless the same words are also the template's own or an answer)
+    other = {ln for p in parts if p.kind != "prompt" for ln in p.lines}
+    said = "\n".join(v if isinstance(v, str) else "\n".join(v) for v in answers.values())
+    for p in parts:
+        if p.kind == "prompt" and not p.hidden:
+            for ln in p.lines:
+                if ln.strip() and ln not in other and ln.strip() not in said:
+                    assert ln not in merged.lines, (ln, merged.lines)
+    assert [t.id for t in merged.parts] == [p.id for p in parts]
     assert {k.strip() for k in merged.unused_answers} <= {k.strip() for k in answers}
 
 

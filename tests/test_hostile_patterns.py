@@ -46,6 +46,9 @@ REVIEWED_DYNAMIC = {
     "perfkit.publish.forms.roles:<module>": "module-level patterns: timed through the imported module",
     "perfkit.publish.repo_template:_fit": "an escaped heading word between \\b: a substring search",
     "perfkit.publish.template_lines:<module>": "module-level patterns: timed through the imported module",
+    "perfkit.publish.template_parts.enforced:heading_pattern": "escaped heading words joined by a separator "
+    "whose alternatives each start with a different character; timed in test_template_parts.py",
+    "perfkit.publish.template_parts.links:<module>": "module-level patterns: timed through the imported module",
     "perfkit.triage.normalise:<module>": "module-level patterns: timed through the imported module",
     "perfkit.triage.normalise:__init__": "the user's own normalisation patterns for build outputs, run once per line",
 }

@@ -261,16 +261,20 @@ def test_lowercase_docs_and_root_locations(tmp_path):
         assert "## Reviewer notes" in pr
 
 
-def test_template_without_headings_is_carried_verbatim(tmp_path):
+def test_template_without_headings_has_its_prompt_replaced(tmp_path):
     text = "Please describe the change and link an issue.\nThanks!\n"
     res, pr, _ = _render(tmp_path, {".github/PULL_REQUEST_TEMPLATE.md": text})
     body = pr.split("\n## Correctness Verification\n", 1)[1]
-    assert "Please describe the change and link an issue.\nThanks!\n" in body
-    assert "<answer 'the template'>" in body  # the agent sees there is something to answer
+    assert "Please describe the change" not in body  # it asks for the description: our Summary
+    assert "<answer" not in body
     draft = dict(DRAFT, template_answers={"preamble": "Linked: the companion issue."})
     res2, pr2, _ = _render(tmp_path, {}, draft=draft)
-    assert "Thanks!\n\nLinked: the companion issue." in pr2 and "<answer" not in pr2
+    assert "Linked: the companion issue." in pr2 and "<answer" not in pr2 and "Please describe" not in pr2
     assert res2.pr_template.kept_headings == []
+    sub = tmp_path / "tests"
+    sub.mkdir()
+    res3, pr3, _ = _render(sub, {".github/PULL_REQUEST_TEMPLATE.md": "Please list the tests you ran.\n"})
+    assert "<answer 'the template'>" in pr3 and "Please list the tests" not in pr3
 
 
 def test_confirm_box_policy_and_unbacked_boxes(tmp_path):

@@ -187,3 +187,38 @@ def read_repo_files(top: Path, commit: str | None = None, field_name: str = "rep
         if e.oid in blobs:
             res.texts[e.path] = decode(blobs[e.oid])
     return res
+
+
+def _take(top: Path, entries: list[Entry]) -> dict[str, str]:
+    """Texts of the plain files among entries: links, submodules and files over the cap are left out."""
+    take = [e for e in entries if e.kind == "blob" and _refusal(e) is None]
+    blobs = _read_blobs(top, sorted({e.oid for e in take}))
+    return {e.path: decode(blobs[e.oid]) for e in take if e.oid in blobs}
+
+
+def read_folder(top: Path, commit: str, folder: str, limit: int, suffixes: tuple[str, ...]) -> dict[str, str]:
+    """The files of one folder at commit (the repo's workflows, for the checks they run on a PR body)."""
+    try:
+        entries = _ls(top, commit, [folder])
+    except ToolFailure:
+        return {}
+    entries = [e for e in entries if e.name.lower().rsplit(".", 1)[-1] in suffixes][:limit]
+    return _take(top, entries)
+
+
+def read_paths(top: Path, commit: str, paths: list[str]) -> dict[str, str]:
+    """Named files at commit (the scripts a workflow runs); names that are no file are skipped."""
+    clean = [p for p in paths if p and not p.startswith(("/", "-")) and ".." not in p.split("/")]
+    if not clean:
+        return {}
+    try:
+        out = gitrepo.git(top, "ls-tree", "-z", "-l", "--end-of-options", commit, "--", *clean)
+    except ToolFailure:
+        return {}
+    entries = []
+    for rec in out.split("\0"):
+        if rec:
+            meta, path = rec.split("\t", 1)
+            mode, kind, oid, size = meta.split()
+            entries.append(Entry(path, mode, kind, oid, int(size) if size.isdigit() else None))
+    return _take(top, entries)

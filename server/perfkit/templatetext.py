@@ -23,6 +23,10 @@ _SETEXT_RE = re.compile(r"^\s{0,3}(=+|-+)\s*$")
 BOX_RE = re.compile(r"^(?P<lead>\s*+(?:[-*+]\s++)?\[)(?P<mark>[ xX])(?P<close>\]\s++)(?P<text>(?:.*\S)?)\s*$")
 _DETAILS_OPEN = re.compile(r"<details\b", re.I)
 _DETAILS_CLOSE = re.compile(r"</details\s*>", re.I)
+_LABEL_NOTED = re.compile(r"^(\s{0,3}(?:[-*+]\s+)?(\*\*|__)[^*_\n]{2,160}?\2)\s*[*_]?\([^\n]{0,300}?\)[*_]?\s*:")
+_LABEL_PREFIX = re.compile(
+    r"^\s{0,3}(?:[-*+]\s+)?(\*\*|__)[^*_\n]{2,160}?\1\s*:|^\s{0,3}(?:[-*+]\s+)?(\*\*|__)[^*_\n]{2,160}?:\2"
+)
 
 
 def norm_heading(text: str) -> str:
@@ -207,6 +211,9 @@ def pr_template_lines(files: RepoFiles) -> tuple[set[str], set[str]]:
     for p in singles + folder:
         text = files.texts[p]
         lines |= {ln for ln in text.split("\n") if ln.strip()}
+        # a bold label is kept when its inline prompt is replaced: '**Collection**: [say which]' -> '**Collection**:'
+        lines |= {m.group(0).rstrip() for ln in text.split("\n") if (m := _LABEL_PREFIX.match(ln))}
+        lines |= {m.group(1) + ":" for ln in text.split("\n") if (m := _LABEL_NOTED.match(ln))}
         heads |= {norm_heading(s.heading) for s in split(text) if s.heading}
     return lines, heads
 

@@ -72,7 +72,10 @@ class Correctness(_Strict):
 
 
 class Checkbox(_Strict):
-    text: str = Field(description="The checkbox's text in the repo template, or a unique part of it.")
+    text: str = Field(
+        description="The box's id from render_pr's template_parts/checkboxes (e.g. 'p7.2'), its text in the repo "
+        "template, or a unique part of that text."
+    )
     tick: bool = Field(False, description="Tick it only when the work backs the statement.")
     reason: str | None = Field(None, description="Why it stays unticked (shown after the box).")
 
@@ -159,10 +162,15 @@ class Draft(_Strict):
         "lists them; every other candidate goes to 'tried and not kept'. Default: those recorded as shipped.",
     )
     correctness: Correctness | None = Field(None, description="The correctness checks.")
-    template_answers: dict[str, str] = Field(
+    template_answers: dict[str, str | list[str]] = Field(
         default_factory=dict,
-        description="Answers for the repo template's headings that stay in the description, "
-        "keyed by heading text (case and punctuation ignored); 'preamble' answers a template without headings.",
+        description="Answers for the repo template's parts, keyed by part id from render_pr's template_parts "
+        "(e.g. 'p3'), by heading or label text (case and punctuation ignored), or by a unique part of it; "
+        "'preamble' answers a template without headings. For an option list or checklist, a list of the "
+        "options to tick (their text or box ids).",
+    )
+    issue_number: int | None = Field(
+        None, ge=1, description="The companion issue's number once filed; fills the template's issue-link lines."
     )
     checkboxes: list[Checkbox] = Field(default_factory=list, description="Decisions on the repo template's boxes.")
     ai_disclosure: str | None = Field(

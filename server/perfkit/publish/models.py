@@ -31,6 +31,35 @@ class CheckboxOutcome(BaseModel):
     ticked: bool
     reason: str | None = Field(description="Why it is unticked, when the draft says; null otherwise.")
     note: str | None = Field(None, description="Anything the agent must know: template pre-ticked it, policy box.")
+    id: str | None = Field(
+        None, description="The box's id, e.g. 'p7.2' (box 2 of part p7): draft.checkboxes accepts it as text."
+    )
+
+
+FilledHow = Literal["answer", "placeholder", "kept", "dropped", "replaced", "pointer", "boxes", "option", "link"]
+
+
+class TemplatePart(BaseModel):
+    """One part of the repo's PR template, as it was read and what was put in its place."""
+
+    id: str = Field(description="Stable for this template: draft.template_answers and draft.checkboxes accept it.")
+    kind: str = Field(
+        description="heading (a heading or bold label), prompt, checklist, options, link, ai-value, process, "
+        "code, details, text or cut."
+    )
+    role: str | None = Field(
+        None,
+        description="For headings: question (answer it), process (for reviewers/CI/bots, kept, nothing asked), "
+        "covered (our Summary or Speedup Result says it), group (its parts are answered one by one).",
+    )
+    line: int = Field(description="First line of the part in the template file.")
+    heading: str | None = Field(None, description="The heading or label the part sits under.")
+    template: str = Field(description="The template's text of the part (shortened).")
+    prompt: str | None = Field(None, description="For headings: what the template asks under it, in its words.")
+    options: list[str] = Field(default_factory=list, description="For option lists and checklists: the choices.")
+    filled: FilledHow = Field(description="What the description has there.")
+    value: str | None = Field(None, description="What was put there (shortened), when it is not the template's text.")
+    why: str = ""
 
 
 class PolicyConflict(BaseModel):
@@ -56,6 +85,10 @@ class TemplateUse(BaseModel):
     why: str
     kept_headings: list[str] = Field(default_factory=list)
     skipped_headings: list[SkippedHeading] = Field(default_factory=list)
+    enforced_headings: list[str] = Field(
+        default_factory=list,
+        description="Headings the repo's own checks look for in the PR body; kept even when our parts cover them.",
+    )
     cut_line: int | None = Field(
         None,
         description="Line of the template that says a bot removes everything below it; the whole description, "
@@ -119,6 +152,11 @@ class RenderResult(BaseModel):
     pr_template: TemplateUse
     repo_commit: str | None = Field(default=None, description="The repo commit whose templates and forms were read.")
     checkboxes: list[CheckboxOutcome] = Field(default_factory=list)
+    template_parts: list[TemplatePart] = Field(
+        default_factory=list,
+        description="Every part of the repo's PR template with its id and kind, what was put there and why; "
+        "answer questions by id in draft.template_answers, boxes by id in draft.checkboxes.",
+    )
     policy_conflicts: list[PolicyConflict] = Field(default_factory=list)
     repo_notes: list[RepoNote] = Field(
         default_factory=list,
@@ -142,6 +180,12 @@ class RenderResult(BaseModel):
         lines.append(f"repo template: {t.path or 'none'}{at} ({t.why})")
         for s in t.skipped_headings:
             lines.append(f"  skipped '{s.heading}': {s.reason}")
+        for h in t.enforced_headings:
+            lines.append(f"  kept '{h}': the repo's checks require it; it points to our part")
+        for part in self.template_parts:
+            if part.filled == "placeholder":
+                first = part.template.split("\n", 1)[0][:70]
+                lines.append(f"  to answer by id: {part.id} ({part.kind}) {first}")
         if t.cut_line:
             lines.append(f"  line {t.cut_line} says a bot removes what follows: the description ends above it")
         if t.title_rule:

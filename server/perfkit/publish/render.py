@@ -376,13 +376,17 @@ def _repo_part(
 
     files = repofiles.read_repo_files(top, commit)
     tpl = repo_template.select(files, pr_template)
+    enforced = _enforced(top, files.commit, tpl)
+    issue = str(d.issue_number) if d.issue_number else None
     answers, boxes, ai_warnings = ai_disclosure.apply(tpl, d.template_answers, d.checkboxes, d.ai_disclosure)
-    merged = merge_template.merge(tpl, answers, boxes, PH)
+    merged = merge_template.merge(tpl, answers, boxes, PH, issue, enforced)
     notes, note_conflicts = repo_notes.read(files, tpl.path, tpl.text)
     rule = title_rule.from_notes([(n.source, n.line, n.text) for n in notes if n.kind == "title-rule"], tpl.path)
     warnings = list(files.skipped) + ai_warnings
     warnings += [
-        f"draft.template_answers['{k}'] matches no heading kept from the repo's template" for k in merged.unused_answers
+        f"draft.template_answers['{k}'] was not placed: it matches no part of the repo's template that asks "
+        "something (a covered heading, a note for reviewers or CI, or no part at all); see template_parts"
+        for k in merged.unused_answers
     ]
     warnings += [f"draft.checkboxes '{t}' matches no box of the repo's template" for t in merged.unused_boxes]
     if rule and d.title_prefix != DEFAULT_PREFIX:
@@ -391,6 +395,14 @@ def _repo_part(
         )
     forms = issue_forms.pick(files, issue_form)
     return _RepoPart(files, tpl, merged, notes, merged.conflicts + note_conflicts, rule, forms, warnings)
+
+
+def _enforced(top: Path, commit: str | None, tpl: RepoTemplate) -> dict[str, str]:
+    """Covered headings the repo's own checks require in the PR body (read only when there are any)."""
+    from perfkit.publish.template_parts import enforced
+
+    titles = [p.title for p in tpl.parts if p.kind == "heading" and p.role == "covered" and p.title]
+    return enforced.enforced(titles, enforced.check_texts(top, commit)) if titles else {}
 
 
 def _shared_settings(d: Draft) -> tuple[list[str], list[str]]:
@@ -511,11 +523,13 @@ def _result(
             why=tpl.why,
             kept_headings=merged.kept,
             skipped_headings=merged.skipped,
+            enforced_headings=[f"{h} ({p})" for h, p in merged.enforced.items()],
             cut_line=tpl.cut_at + 1 if tpl.cut_at is not None else None,
             title_rule=f"{part.rule.pattern} ({part.rule.source}:{part.rule.line})" if part.rule else None,
         ),
         repo_commit=part.files.commit,
         checkboxes=merged.boxes,
+        template_parts=merged.parts,
         policy_conflicts=part.conflicts,
         repo_notes=part.notes,
         issue_form=issue_use,

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from perfkit.errors import InputError
 from perfkit.publish.template_lines import cut_line
+from perfkit.publish.template_parts.kinds import Part
 from perfkit.repofiles import RepoFiles
 from perfkit.templatetext import (
     BOX_RE,
@@ -58,6 +59,7 @@ class RepoTemplate:
     text: str = ""
     tail: list[str] = field(default_factory=list)  # a bot's cut-off line and what follows it, verbatim
     cut_at: int | None = None  # 0-based line of the cut-off line, when the template has one
+    parts: list[Part] = field(default_factory=list)  # the text above the cut, read once as a structure
 
 
 def _ci_child(folder: Path, name: str) -> Path | None:
@@ -130,8 +132,19 @@ def _load(files: RepoFiles, path: str, rel: list[str], why: str) -> RepoTemplate
     head, tail = (lines, []) if cut is None else (lines[:cut], lines[cut:])
     while tail and not tail[-1].strip():
         tail.pop()
+    from perfkit.publish.template_parts import parse, roles
+
+    parts = parse.parse("\n".join(head))
+    roles.assign(parts)
     return RepoTemplate(
-        path=path, candidates=rel, why=why, sections=split("\n".join(head)), text=text, tail=tail, cut_at=cut
+        path=path,
+        candidates=rel,
+        why=why,
+        sections=split("\n".join(head)),
+        text=text,
+        tail=tail,
+        cut_at=cut,
+        parts=parts,
     )
 
 
