@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PYPTO = Path(os.environ.get("PERFKIT_PYPTO_FIXTURE", ROOT.parent / "shared" / "fixtures" / "pypto-history"))
+PYPTO = Path(os.environ.get("PERFKIT_PYPTO_FIXTURE", ROOT / "tests" / "fixtures" / "pypto-history"))
 ENV = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")} | {
     "GIT_AUTHOR_NAME": "Bench",
     "GIT_AUTHOR_EMAIL": "bench@example.com",

@@ -69,6 +69,7 @@ def main() -> int:
     titles = {
         "bench_cold_start.py": "MCP cold start",
         "bench_read_benchmark.py": "read_benchmark",
+        "bench_read_requests.py": "read_benchmark, one row per request",
         "bench_blame_removal.py": "git_blame_removal",
         "bench_bisect.py": "Bisect",
         "bench_culprit.py": "evaluate_culprit and triage_builds",

@@ -55,7 +55,7 @@ from perfkit.bisect.noisy_search import (  # noqa: E402
 )
 from perfkit.bisect.search import Bisection, Decision, Mark, by_distance, expected_tests  # noqa: E402
 
-FIXTURE = Path(os.environ.get("PERFKIT_PYPTO_FIXTURE", ROOT.parent / "shared" / "fixtures" / "pypto-history"))
+FIXTURE = Path(os.environ.get("PERFKIT_PYPTO_FIXTURE", ROOT / "tests" / "fixtures" / "pypto-history"))
 ADD = "9ac2b906691bf082e8da34c6053a00f54df0a0a3"
 BUMP_OLD, BUMP_NEW = "66e7c901882958c2c936c8aa1ef167706def8f2f", "0304adf6eba55ae6e088dded2f3e77b5c72fea96"
 CONFIDENCE = 0.99

@@ -22,7 +22,7 @@ both installs again in the user's checkout (150 s).
   and disk for b + d builds at once.
 
 Histories: synthetic (pointer moves every k commits; every bump a culprit, level-2 culprits spread
-over the bump) and the real pypto pointer history (../shared/fixtures/pypto-history: every forward
+over the bump) and the real pypto pointer history (tests/fixtures/pypto-history: every forward
 pointer move of the 852 commits since the submodule was added, with its real number of simpler
 commits).
 
@@ -52,7 +52,7 @@ sys.path.insert(0, str(ROOT / "server"))
 from perfkit.bisect.rounds import answers, ksection, likely_next  # noqa: E402
 from perfkit.bisect.search import Bisection, Mark  # noqa: E402
 
-FIXTURE = Path(os.environ.get("PERFKIT_PYPTO_FIXTURE", ROOT.parent / "shared" / "fixtures" / "pypto-history"))
+FIXTURE = Path(os.environ.get("PERFKIT_PYPTO_FIXTURE", ROOT / "tests" / "fixtures" / "pypto-history"))
 ADD = "9ac2b906691bf082e8da34c6053a00f54df0a0a3"
 COMPILER, RUNTIME, RUN = 60.0, 90.0, 120.0
 RESTORE = COMPILER + RUNTIME

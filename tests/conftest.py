@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -13,7 +12,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from helpers.gitbuild import Repo  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-PYPTO_FIXTURE = Path(os.environ.get("PERFKIT_PYPTO_FIXTURE", ROOT.parent / "shared" / "fixtures" / "pypto-history"))
+# the real pypto/simpler histories, shipped with the tests (8.6 MB); see its README
+PYPTO_FIXTURE = ROOT / "tests" / "fixtures" / "pypto-history"
 
 
 @pytest.fixture
@@ -40,12 +40,10 @@ def superproject(tmp_path: Path):
     return sup, runtime, shas | r
 
 
-def pypto_fixture_or_skip() -> Path:
-    """The real pypto/simpler histories. CI has them; say loudly when they are missing."""
+def pypto_fixture() -> Path:
+    """The real pypto/simpler histories; part of the repository, so missing means a broken clone."""
     if not (PYPTO_FIXTURE / "pypto.bundle").is_file():
-        if os.environ.get("CI"):
-            pytest.fail(f"pypto-history fixture missing at {PYPTO_FIXTURE}: CI must have ../shared beside the clone")
-        pytest.skip(f"pypto-history fixture missing at {PYPTO_FIXTURE} (set PERFKIT_PYPTO_FIXTURE)")
+        pytest.fail(f"{PYPTO_FIXTURE / 'pypto.bundle'} is missing: the clone is incomplete (git status shows it)")
     return PYPTO_FIXTURE
 
 
@@ -54,7 +52,7 @@ def pypto_history(tmp_path_factory) -> Path:
     """A clone of the pypto fixture with its runtime submodule initialised offline (shared, read-only use)."""
     from helpers.gitbuild import run_git
 
-    src = pypto_fixture_or_skip()
+    src = pypto_fixture()
     base = tmp_path_factory.mktemp("pypto-history")
     run_git(base, "clone", "-q", str(src / "pypto.bundle"), "pypto")
     run_git(base, "clone", "-q", "--bare", str(src / "simpler.bundle"), "simpler.git")

@@ -4,6 +4,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # three test processes on two cores: most tests wait on git and child processes, not on the CPU.
 # PERFKIT_TEST_WORKERS=0 runs them in one process.
+# the client tools first: test_launcher drives Claude Code and the MCP Inspector from .tools/
+bash tests/clients/install.sh
 status=0
 python -m pytest -n "${PERFKIT_TEST_WORKERS:-3}" "$@" || status=$?
 if [ "$status" -eq 5 ]; then

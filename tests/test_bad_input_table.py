@@ -30,6 +30,7 @@ from typing import Any
 import anyio
 import pytest
 from helpers.bisect_project import build
+from helpers.cli_audit import mcp_words
 from helpers.gitbuild import Repo
 from helpers.tree import changes, tree
 from mcp import Client
@@ -1127,12 +1128,23 @@ def _undo_writes(world: World, row) -> None:
             out.rmdir()
 
 
-def _check_error_text(row: Bad, text: str) -> None:
+def _cli_field(row: Bad) -> str:
+    """The field as the command line spells it: --flag for an option, NAME for a positional."""
+    head, _, rest = row.field.partition(".")
+    params = {p.name: p for p in SPECS[row.tool].parameters()}
+    if head not in params:
+        return row.field
+    spelled = head.upper() if params[head].default is inspect.Parameter.empty else "--" + head.replace("_", "-")
+    return spelled + ("." + rest if rest else "")
+
+
+def _check_error_text(row: Bad, text: str, cli: bool = False) -> None:
     """Our errors start with 'field: problem'; MCP's own argument validation puts the field on line 2."""
     lines = text.split("\n")
     assert "Traceback" not in text and "internal error" not in text, text[:2000]
-    named = lines[0].startswith(row.field + ":") or (
-        "validation error" in lines[0] and len(lines) > 1 and lines[1].strip() == row.field
+    field = _cli_field(row) if cli else row.field
+    named = lines[0].startswith(field + ":") or (
+        "validation error" in lines[0] and len(lines) > 1 and lines[1].strip() == field
     )
     assert named, f"{row.id}: {text[:500]!r}"
     if row.problem:
@@ -1156,7 +1168,8 @@ def test_bad_input_on_the_cli(row: Bad, results):
     lines = res["stderr"].strip().split("\n")
     assert len(lines) == 1, res["stderr"][-1500:]
     assert lines[0].startswith("perfkit: error: ")
-    _check_error_text(row, lines[0].removeprefix("perfkit: error: "))
+    _check_error_text(row, lines[0].removeprefix("perfkit: error: "), cli=True)
+    assert not mcp_words(lines[0], SPECS[row.tool], list(SPECS.values())), lines[0]  # the CLI's own words
     assert not res["changes"], f"{row.id} wrote: {res['changes'][:10]}"
 
 

@@ -161,7 +161,7 @@ def test_the_superproject_install_building_the_runtime_and_the_build_cache(tmp_p
         assert res.culprit.commit == q.c["c20"] and res.submodule_culprit.commit == q.r[23], res.message
 
 
-@pytest.mark.parametrize("mode", ["venv-device", "none"])
+@pytest.mark.parametrize("mode", ["venv-device"])  # each actor holds its own environment, per device inside
 def test_every_point_runs_where_its_build_is_on_ray_with_two_actors(tmp_path, monkeypatch, mode):
     ray = pytest.importorskip("ray", reason="ray is not installed here (pip install -e '.[test,ray]'); CI installs it")
     monkeypatch.setenv("VIRTUAL_ENV", str(tmp_path / "user-env"))

@@ -20,6 +20,7 @@ from pathlib import Path
 import anyio
 import pytest
 from helpers.bisect_project import Project, build
+from helpers.cli_audit import cli_field
 from helpers.gitbuild import Repo
 from perfkit.bisect import state as statefile
 from perfkit.bisect.runner import owned_by
@@ -60,7 +61,8 @@ def assert_refused(p: Project, field: str, mcp_args: dict[str, object], cli_args
     if cli_args is not None:
         proc = perfkit("bisect-start", p.path, p.c["add"], *cli_args)
         assert proc.returncode == 2, proc.stderr
-        assert proc.stderr.startswith(f"perfkit: error: {field}: ") and len(proc.stderr.splitlines()) == 1
+        spelled = cli_field(field, "bisect_start")  # --flag or NAME: the command line's own words
+        assert proc.stderr.startswith(f"perfkit: error: {spelled}: ") and len(proc.stderr.splitlines()) == 1
     assert not statefile.state_dir(p.sup.path).exists()
     assert checkout_state(p) == before
 

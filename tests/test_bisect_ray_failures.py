@@ -138,7 +138,6 @@ def test_missing_resources_are_named_with_the_ray_start_line(tmp_path, head):
     for resource, devices, words in (
         ("NPU", ["a", "b"], ["has 1 NPU", "needs 2", """--resources='{"NPU": 2}'"""]),
         ("GPU", ["0", "1"], ["has 0 GPU", "needs 2", "--num-gpus=2"]),
-        ("FPGA", ["x"], ["has 0 FPGA", "needs 1", """--resources='{"FPGA": 1}'"""]),
     ):
         start(p, head.env, devices, "--ray-resource", resource)
         out, seconds = cli(head.env, "bisect-run", p.path)

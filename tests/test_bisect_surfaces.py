@@ -90,7 +90,7 @@ def test_cli_run_and_errors(tmp_path):
     assert started.returncode == 0, started.stderr
     assert json.loads(started.stdout)["expected_steps"] == 2 + 3 + 2  # the ends, halving, the confirmation
     again = perfkit(*args)
-    assert again.returncode == 2 and again.stderr.startswith("perfkit: error: repo: a bisect of this repository")
+    assert again.returncode == 2 and again.stderr.startswith("perfkit: error: REPO: a bisect of this repository")
     run = perfkit("bisect-run", p.path, "--quiet")
     assert run.returncode == 0, run.stderr
     assert run.stdout.startswith("Found: " + p.c["bug"][:12]) and run.stderr == ""
@@ -99,9 +99,9 @@ def test_cli_run_and_errors(tmp_path):
     reset = perfkit("bisect-reset", p.path, "--json")
     assert reset.returncode == 0 and set(json.loads(reset.stdout)["removed"]) >= {"state", "logs", "lock"}
     for cmd, field in [
-        (["bisect-start", str(tmp_path / "nowhere"), "HEAD~1", "--run", "true"], "repo"),
-        (["bisect-start", p.path, "HEAD", "--run", "true", "--timeout-s", "abc"], "timeout_s"),
-        (["bisect-run", p.path], "repo"),
+        (["bisect-start", str(tmp_path / "nowhere"), "HEAD~1", "--run", "true"], "REPO"),
+        (["bisect-start", p.path, "HEAD", "--run", "true", "--timeout-s", "abc"], "--timeout-s"),
+        (["bisect-run", p.path], "REPO"),  # the command line's own names for the fields
     ]:
         proc = perfkit(*cmd)
         assert proc.returncode == 2, proc.stderr

@@ -30,9 +30,9 @@ def test_human_output(superproject):
 def test_bad_input_exit_2(superproject, tmp_path):
     sup, _, _ = superproject
     for args, field in [
-        ((str(tmp_path / "x"), "HEAD"), "repo"),
-        ((str(sup.path), "abc1234"), "commit"),
-        ((str(sup.path), "HEAD", "--submodule", "nope"), "submodule"),
+        ((str(tmp_path / "x"), "HEAD"), "REPO"),  # the command line spells a positional NAME, an option --flag
+        ((str(sup.path), "abc1234"), "COMMIT"),
+        ((str(sup.path), "HEAD", "--submodule", "nope"), "--submodule"),
     ]:
         proc = perfkit("evaluate-culprit", *args)
         assert proc.returncode == 2, proc.stderr

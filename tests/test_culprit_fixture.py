@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import pypto_fixture_or_skip
+from conftest import pypto_fixture
 from helpers.gitbuild import run_git
 from perfkit.culprit.evaluate import evaluate_culprit
 from perfkit.errors import InputError
@@ -21,7 +21,7 @@ ADDS = "9ac2b906691bf082e8da34c6053a00f54df0a0a3"
 @pytest.fixture(scope="module")
 def shamap() -> dict[tuple[str, str], str]:
     """(repo, original sha) -> skeleton sha, from the fixture's map.tsv."""
-    rows = (pypto_fixture_or_skip() / "map.tsv").read_text().splitlines()[1:]
+    rows = (pypto_fixture() / "map.tsv").read_text().splitlines()[1:]
     return {(r, o): s for r, o, s in (row.split("\t") for row in rows)}
 
 

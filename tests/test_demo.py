@@ -21,6 +21,7 @@ def test_demo_finds_both_culprits_and_writes_clean_drafts(tmp_path):
     out = proc.stdout
     assert proc.returncode == 0, out + proc.stderr
     assert "found both" in out
+    assert "Next: perfkit bisect-run" in out and "Next: bisect_run" not in out  # a command line names commands
     assert "your checkout untouched (HEAD, status, submodule): yes" in out
     assert "environment points at your checkout again: yes" in out
     assert "kind    submodule_bump" in out
@@ -44,30 +45,55 @@ def test_demo_finds_both_culprits_and_writes_clean_drafts(tmp_path):
     assert "accumulate matmul partial sums in bf16" in run.stdout
 
 
-def test_demo_removes_its_folder_without_keep():
-    proc = subprocess.run(
-        [sys.executable, "-m", "perfkit.cli", "demo", "--only", "publish"], capture_output=True, text=True, timeout=120
-    )
+def test_demo_keeps_its_outputs_in_perfkit_demo_by_default(tmp_path):
+    """Run from a folder with no options: the drafts stay in ./perfkit-demo, and it says what to open."""
+    proc = demo(tmp_path, "--only", "publish", "--quiet")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    folder = re.search(r"perfkit demo in (\S+)", proc.stdout).group(1)
-    assert f"Removed {folder}" in proc.stdout
-    import os
+    root = (tmp_path / "perfkit-demo").resolve()
+    pr = root / "publish" / "campaign" / "proposed-pr-description.md"
+    assert pr.is_file() and (root / "publish" / "campaign" / "proposed-issue.md").is_file()
+    assert f"Open first: {pr}" in proc.stdout
+    assert "Removed" not in proc.stdout
+    again = demo(tmp_path, "--only", "publish", "--quiet")  # a second demo replaces the first
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert pr.is_file()
 
-    assert not os.path.exists(folder)
+
+def test_demo_removes_its_folder_only_when_asked(tmp_path):
+    proc = demo(tmp_path, "--only", "publish", "--quiet", "--dir", "out", "--remove")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"Removed {(tmp_path / 'out').resolve()}, as --remove asked." in proc.stdout
+    assert not (tmp_path / "out").exists()
+
+
+def test_demo_never_empties_a_folder_it_did_not_make(tmp_path):
+    mine = tmp_path / "perfkit-demo"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("my notes\n")
+    proc = demo(tmp_path, "--only", "publish")
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("perfkit: error: --dir: ") and "pass another --dir" in proc.stderr
+    assert (mine / "notes.txt").read_text() == "my notes\n" and len(list(mine.iterdir())) == 1
+
+
+def demo(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "perfkit.cli", "demo", *args], capture_output=True, text=True, timeout=300, cwd=cwd
+    )
 
 
 def _env() -> dict[str, str]:
     return dict(os.environ, PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]]))
 
 
-def test_demo_keep_prints_commands_that_run(tmp_path):
-    """`perfkit demo --keep` prints the kept paths and the next commands; each runs as printed, in order.
+def test_demo_prints_commands_that_run(tmp_path):
+    """`perfkit demo` prints the kept paths and the next commands; each runs as printed, in order.
 
     The publish act only, to stay quick: the bisect's commands run in test_readme_commands, and the
     culprits' ones in the first test.
     """
     proc = subprocess.run(
-        [sys.executable, "-m", "perfkit.cli", "demo", "--keep", "--quiet", "--only", "publish"],
+        [sys.executable, "-m", "perfkit.cli", "demo", "--quiet", "--only", "publish"],
         capture_output=True,
         text=True,
         timeout=300,

@@ -485,7 +485,10 @@ def test_disk_full_mid_step(bench):
     sdir.mkdir()
     if not _mount("-t", "tmpfs", "-o", "size=700k", "tmpfs", str(sdir)):
         sdir.rmdir()
-        pytest.skip("mounting a small filesystem needs root; test_read_only_state_folder covers the rest")
+        pytest.skip(
+            "fills a 700 KB tmpfs, and mounting one needs root and `mount`: run the suite as root (for example in "
+            "a container) to include it; test_read_only_state_folder covers the rest"
+        )
     try:
         fill = 'if [ "$PERFKIT_STEP" = 3 ]; then head -c 3000000 /dev/zero | tr "\\0" x; echo; fi'
         p = b.p
@@ -547,7 +550,10 @@ def test_read_only_state_folder(bench):
     sdir = statefile.state_dir(p.sup.path)
     saved = (sdir / "state.json").read_bytes()
     if not _read_only(sdir):
-        pytest.skip("cannot make a folder read-only here")
+        pytest.skip(
+            "as root, a read-only folder needs a bind mount, which failed here: give the container "
+            "CAP_SYS_ADMIN (or run the suite as a normal user) to include it"
+        )
     try:
         for cmd in ("bisect-step", "bisect-run", "bisect-reset"):
             out = perfkit(cmd, p.path, "--quiet") if cmd != "bisect-reset" else perfkit(cmd, p.path)
@@ -598,7 +604,7 @@ def test_two_bisects_of_one_repository_at_once(bench):
     results = [(s.wait(60), s.stderr.read()) for s in starts]
     assert sorted(rc for rc, _ in results) == [0, 2], results
     refused = next(err for rc, err in results if rc == 2)
-    assert refused.startswith("perfkit: error: repo: ") and (
+    assert refused.startswith("perfkit: error: REPO: ") and (
         "already in progress" in refused or "another perfkit call" in refused
     ), refused
     b.bisect_id = statefile.load(statefile.state_dir(p.sup.path)).id

@@ -231,7 +231,7 @@ def test_a_200000_character_revision_or_path_is_a_bad_field(world):
         assert "please report" not in text, text[:300]
     # a command line cannot carry 200,000 characters in one argument (the kernel refuses): 120,000 can
     proc = _cli("evaluate-culprit", str(world["repo"]), long[:120_000], timeout=60)
-    assert proc.returncode == 2 and proc.stderr.startswith("perfkit: error: commit"), proc.stderr[:300]
+    assert proc.returncode == 2 and proc.stderr.startswith("perfkit: error: COMMIT"), proc.stderr[:300]
 
 
 def test_a_truncated_git_config_is_named_as_such(world):

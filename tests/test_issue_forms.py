@@ -42,7 +42,6 @@ def _campaign_with_its_verify_record(tmp_path_factory):
     make_examples.py renders it, so the description lints clean too, not only the issue."""
     copy = tmp_path_factory.mktemp("example") / "campaign"
     shutil.copytree(ROOT / "examples" / "campaign", copy)
-    shutil.copytree(ROOT / "examples" / "publish" / "verify", copy / "verify")
     _COPY["campaign"] = copy
 
 

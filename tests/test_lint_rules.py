@@ -69,6 +69,7 @@ PLANTS: dict[str, list[tuple[str, str]]] = {
     ],
     "unrequested-section": [("## Notes for reviewers", "## Notes for reviewers")],
     "unbacked-number": [("The loader waits 3.7 s per batch.", "3.7 s")],
+    "direction": [("On 8 B200 the loader runs 0.92x faster.", "0.92x faster")],
     "mention": [("Thanks to @alice for the trace.", "@alice"), ("Found by @acme/perf-team first.", "@acme/perf-team")],
     "raw-html": [("See <img src=x onerror=alert(1)> here.", "<img src=x onerror=alert(1)>")],
     "link-scheme": [("See [the log](javascript:alert(1)) here.", "[the log](javascript:alert(1))")],

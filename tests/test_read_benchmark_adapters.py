@@ -77,4 +77,4 @@ def test_bad_input_is_one_line_on_both_surfaces(tmp_path):
     _, res = mcp_call("read_benchmark", {"campaign_dir": str(EXAMPLE), "warmup_steps": -1})
     assert res.is_error and "warmup_steps" in res.content[0].text
     proc = perfkit("read-benchmark", str(EXAMPLE), "--slow-threshold-s", "0")
-    assert proc.returncode == 2 and proc.stderr.startswith("perfkit: error: slow_threshold_s: ")
+    assert proc.returncode == 2 and proc.stderr.startswith("perfkit: error: --slow-threshold-s: ")

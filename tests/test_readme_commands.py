@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SKIP = {
     "claude plugin marketplace add": "needs Claude Code and a login (tests/clients and test_launcher drive it)",
     "claude plugin install": "needs Claude Code and a login",
-    "pip install -e '.[test]' uv && bash tests/run.sh": "runs the whole test suite, this test included; CI runs it",
+    "pip install -e '.[test,ray]' uv && bash tests/run.sh": "runs the whole test suite, this test included; CI runs it",
 }
 NETWORK = re.compile(r"(?i)proxy|cert|ssl|ca_bundle|^pip_|^uv_")
 
@@ -72,12 +72,20 @@ def test_extraction_finds_the_commands():
     blocks = command_blocks((ROOT / "README.md").read_text())
     commands = [c for block in blocks for c in block]
     assert "pip install -e . && perfkit demo" in commands
-    assert any(c.startswith("perfkit demo --dir perfkit-demo") for c in commands)
+    assert any(c.startswith("perfkit demo --quiet") for c in commands)
+    assert any(c.startswith("perfkit evaluate-culprit perfkit-demo/bisect/pypto culprit ") for c in commands)
+    assert any(c.startswith("perfkit render-pr examples/campaign ") for c in commands)
     assert any(c.startswith("perfkit bisect-run ") for c in commands)
     assert all(not c.startswith("{") for c in commands), "JSON examples are not commands"
     for prefix in SKIP:
         assert any(c.startswith(prefix) for c in commands), f"SKIP names a command the README no longer has: {prefix}"
     assert not any("../compiler" in c for c in commands), "commands use only what a clone and the demo provide"
+
+
+def _rev(repo: Path, name: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(repo), "rev-parse", f"{name}^{{commit}}"], capture_output=True, text=True, check=True
+    ).stdout.strip()
 
 
 def fresh_clone(dest: Path) -> Path:
@@ -114,6 +122,7 @@ def test_every_readme_command_runs_as_written(tmp_path):
     }
     (tmp_path / "home").mkdir()
     ran = 0
+    said: list[str] = []
     for block in command_blocks((clone / "README.md").read_text()):
         script = "\n".join(c for c in block if not skipped(c))
         if not script.strip():
@@ -128,8 +137,20 @@ def test_every_readme_command_runs_as_written(tmp_path):
             stdin=subprocess.DEVNULL,
         )
         assert proc.returncode == 0, f"README block failed:\n{script}\n--- stderr ---\n{proc.stderr[-4000:]}"
+        said.append(proc.stdout)
         ran += len([c for c in block if not skipped(c)])
     assert ran >= 12
+    out = "\n".join(said)
+    # the evaluate-culprit lines explain what the demo planted: its tags are the culprits it checked
+    planted = re.findall(r"expected culprits (\w+) / (\w+): found both", out)
+    assert planted, out[-3000:]
+    compiler = clone / "perfkit-demo" / "bisect" / "pypto"
+    tagged = [_rev(compiler, "culprit"), _rev(compiler / "runtime", "culprit")]
+    assert all(t.startswith(p) for t, p in zip(tagged, planted[-1], strict=True)), (tagged, planted)
+    assert tagged[0][:12] in out and tagged[1][:12] in out
+    assert "accumulate matmul partial sums in bf16" in out
+    # the examples fit together: the example draft on the example campaign lints clean
+    assert "no findings" in out
     assert (clone / "perfkit-demo" / "publish" / "campaign" / "proposed-pr-description.md").is_file()
     assert not (clone / "perfkit-demo" / "bisect" / "pypto" / ".git" / "perfkit-bisect").exists(), "reset ran last"
     where = subprocess.run(

@@ -490,12 +490,11 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 @pytest.fixture(scope="module")
 def example_campaign(tmp_path_factory) -> Path:
-    """The example campaign with its re-verification record, as make_examples.py renders it."""
+    """The example campaign (with its re-verification record), as make_examples.py renders it."""
     import shutil
 
     root = tmp_path_factory.mktemp("ex") / "campaign"
     shutil.copytree(EXAMPLES / "campaign", root)
-    shutil.copytree(EXAMPLES / "publish" / "verify", root / "verify")
     return root
 
 

@@ -208,7 +208,7 @@ def test_mcp_cli_and_core_agree(builds):
         text=True,
         timeout=120,
     )
-    assert err.returncode == 2 and err.stderr.startswith("perfkit: error: subdirs: ")
+    assert err.returncode == 2 and err.stderr.startswith("perfkit: error: --subdirs: ")
     assert len(err.stderr.strip().splitlines()) == 1
     human = subprocess.run(
         [sys.executable, "-m", "perfkit.cli", "triage-builds", str(good), str(bad), "--quiet"],

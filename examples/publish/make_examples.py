@@ -1,9 +1,9 @@
 """Regenerate templates/pr-description.example.md and templates/issue.example.md.
 
 The examples are rendered by render_pr from examples/campaign, this folder's draft.json and the
-target repository built by target_repo.py. The example campaign holds no re-verification record,
-so a copy of it gets verify/report.md from this folder: the correctness figures the draft quotes
-come from there, as a real campaign's would. Usage:
+target repository built by target_repo.py. The correctness figures the draft quotes come from the
+campaign's re-verification record (examples/campaign/verify/report.md), as a real campaign's would.
+Usage:
 
     python examples/publish/make_examples.py          # write both examples
     python examples/publish/make_examples.py --check  # exit 1 if either example is stale
@@ -31,7 +31,6 @@ def render(work: Path):
 
     campaign = work / "campaign"
     shutil.copytree(ROOT / "examples" / "campaign", campaign)
-    shutil.copytree(HERE / "verify", campaign / "verify")
     repo = build(work / "target-repo")
     result = render_pr(str(campaign), str(repo), draft=str(HERE / "draft.json"), out_dir=str(work / "out"))
     return result, campaign, repo

@@ -20,6 +20,7 @@ from typing import Any, Literal
 from pydantic import ValidationError, create_model
 
 from perfkit import __version__
+from perfkit.cli_render import cli_error, cli_text, tool_words
 from perfkit.errors import InputError, ToolFailure
 from perfkit.toolspec import ToolSpec
 
@@ -95,8 +96,9 @@ def option_help(description: str, default: Any) -> str:
     return text.replace("%", "%%")
 
 
-def _add_param(parser: argparse.ArgumentParser, p: inspect.Parameter) -> None:
+def _add_param(parser: argparse.ArgumentParser, p: inspect.Parameter, spec: ToolSpec, specs: list[ToolSpec]) -> None:
     tp, desc = _unwrap(p.annotation)
+    desc = cli_text(spec.cli.params.get(p.name, desc), spec, specs)
     name = metavar(p.name, tp)
     # choices are checked by pydantic, like every other value, so a wrong one is a one-line error too
     if p.default is inspect.Parameter.empty:
@@ -108,14 +110,29 @@ def _add_param(parser: argparse.ArgumentParser, p: inspect.Parameter) -> None:
         parser.add_argument(flag, dest=p.name, action=argparse.BooleanOptionalAction, default=None, help=help_text)
     elif _is(tp, list) and not _is(tp, str):
         parser.add_argument(
-            flag, dest=p.name, action="append", default=None, metavar=name, help=f"{help_text} Repeat for several."
+            flag,
+            dest=p.name,
+            action="append",
+            default=None,
+            metavar=name,
+            help=f"{help_text} Repeat {flag} for several.",
         )
     else:
         parser.add_argument(flag, dest=p.name, default=None, metavar=name, help=help_text)
 
 
 def _coerce(tp: Any, value: Any) -> Any:
-    """JSON for structured parameters (dicts, models); strings stay strings for pydantic to convert."""
+    """JSON for structured parameters (dicts, models); strings stay strings for pydantic to convert.
+
+    A list option is given by repeating its flag; one value written as a JSON list (`--devices '["0", "1"]'`,
+    the form the MCP description shows) is read as that list rather than as one odd name.
+    """
+    if isinstance(value, list) and len(value) == 1 and isinstance(value[0], str) and value[0].lstrip()[:1] == "[":
+        try:
+            items = json.loads(value[0])
+        except json.JSONDecodeError:
+            return value
+        return [str(v) for v in items] if isinstance(items, list) else value
     if isinstance(value, str) and any(_is(tp, k) for k in (dict,)) and value.lstrip()[:1] in "{[":
         try:
             return json.loads(value)
@@ -144,10 +161,7 @@ def cli_words(text: str, specs: list[ToolSpec]) -> str:
     Core messages name the tools as an agent calls them; only this adapter knows the user is at a shell.
     A name inside a path, a longer identifier or code (a call, an assignment) is left alone.
     """
-    names = sorted((s.name for s in specs), key=len, reverse=True)
-    pattern = re.compile(r"(?<![\w/.\-])(" + "|".join(map(re.escape, names)) + r")(?![\w/\-(=]|\.\w)")
-    by_name = {s.name: s.cli_name for s in specs}
-    return pattern.sub(lambda m: "perfkit " + by_name[m.group(1)], text)
+    return tool_words(text, specs)
 
 
 def _render(result: Any) -> str:
@@ -187,8 +201,18 @@ class _Reworded:
 SERVE_HELP = "run the MCP server on stdio (what MCP clients start)"
 SERVE_DESCRIPTION = (
     "Run perfkit's MCP server on stdin/stdout until the client closes it. Claude Code starts it through the\n"
-    "plugin's launcher; other clients run `perfkit serve` (see the README). Logs go to stderr."
+    "plugin's launcher; other clients run `perfkit serve` (see the README). Logs go to stderr.\n\n"
+    "Examples:\n"
+    "  perfkit serve                      # what an MCP client's server entry runs\n"
+    "  npx @modelcontextprotocol/inspector perfkit serve   # try the tools in the MCP Inspector"
 )
+
+
+def _examples(spec: ToolSpec) -> str | None:
+    """The Examples section of a command's --help."""
+    if not spec.cli.examples:
+        return None
+    return "Examples:\n" + "".join(f"  {line}\n" for line in spec.cli.examples).replace("%", "%%")
 
 
 def _summary(spec: ToolSpec) -> str:
@@ -220,8 +244,8 @@ def build_parser(specs: list[ToolSpec]) -> argparse.ArgumentParser:
         prog="perfkit",
         formatter_class=_OneLineEach,
         description="Publish performance campaigns and bisect precision regressions.",
-        epilog="`perfkit COMMAND --help` describes a command. Every tool command accepts --json to print the "
-        "tool's structured result exactly as MCP returns it.",
+        epilog="`perfkit COMMAND --help` describes a command, with examples. Every tool command accepts --json "
+        "to print the tool's structured result exactly as MCP returns it.",
     )
     parser.add_argument("--version", action="version", version=f"perfkit {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -237,11 +261,12 @@ def build_parser(specs: list[ToolSpec]) -> argparse.ArgumentParser:
         p = sub.add_parser(
             spec.cli_name,
             help=_summary(spec),
-            description=_raw(spec.description),
+            description=_raw(cli_text(spec.cli.description or spec.description, spec, specs)),
+            epilog=_examples(spec),
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         for param in spec.parameters():
-            _add_param(p, param)
+            _add_param(p, param, spec, specs)
         p.add_argument("--json", action="store_true", help="print the structured result as JSON")
         if spec.wants_progress:
             p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -268,7 +293,17 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_OK
     specs = all_tools()
     parser = build_parser(specs)
-    ns = parser.parse_args(argv)
+    args = sys.argv[1:] if argv is None else argv
+    from perfkit.cli_hints import extra_arguments_hint, unknown_command_hint
+
+    hint = unknown_command_hint(args, parser)
+    if hint:
+        print(f"perfkit: error: {hint}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    ns, extras = parser.parse_known_args(args)
+    if extras:
+        print(f"perfkit: error: {extra_arguments_hint(args, extras, ns, parser)}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     if ns.command is None:
         parser.print_help()
         return EXIT_BAD_INPUT
@@ -282,10 +317,10 @@ def main(argv: list[str] | None = None) -> int:
             return _run_tool(ns._spec, ns, specs)
         return int(ns._run(ns))
     except InputError as exc:
-        print(f"perfkit: error: {cli_words(str(exc), specs)}", file=sys.stderr)
+        print(f"perfkit: error: {cli_error(exc, getattr(ns, '_spec', None), specs)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except ToolFailure as exc:
-        print(f"perfkit: failed: {cli_words(str(exc), specs)}", file=sys.stderr)
+        print(f"perfkit: failed: {cli_text(str(exc), getattr(ns, '_spec', None), specs)}", file=sys.stderr)
         return EXIT_FAILURE
     except KeyboardInterrupt:
         print("perfkit: interrupted", file=sys.stderr)

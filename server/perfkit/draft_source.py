@@ -109,7 +109,9 @@ def read_text(s: str, campaign_dir: str | Path | None, field: str) -> Any:
     if not p.is_file() and campaign_dir is not None and not p.is_absolute():
         p = Path(campaign_dir).expanduser() / s
     if not p.is_file():
-        raise InputError(field, f"'{s}' is not a file", "pass the draft as an object, JSON text or a file path")
+        raise InputError(
+            field, f"'{s}' is not a file", "pass the draft as JSON or as the path of a .json or .yaml file"
+        )
     return _parse_file(p, field)
 
 

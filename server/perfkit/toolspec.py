@@ -11,7 +11,7 @@ import inspect
 import logging
 import math
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
@@ -49,6 +49,21 @@ def no_progress(done: float, total: float | None = None, message: str | None = N
 
 
 @dataclass(frozen=True)
+class CliText:
+    """What a person at a shell reads where the agent's text does not fit them.
+
+    The MCP descriptions (docstring, Field descriptions) speak to an agent. The CLI help renders the
+    same texts in its own words (cli_render), and takes these instead where the words alone are not
+    enough: `params` replaces one parameter's help line, `description` the command's description.
+    `examples` are whole command lines, a comment after `#` saying what each shows.
+    """
+
+    examples: tuple[str, ...] = ()
+    params: Mapping[str, str] = field(default_factory=dict)
+    description: str | None = None
+
+
+@dataclass(frozen=True)
 class ToolSpec:
     """One tool: its core function, its name on both surfaces, and truthful behaviour hints."""
 
@@ -59,6 +74,7 @@ class ToolSpec:
     open_world: bool = False
     title: str | None = None
     name: str = field(default="")
+    cli: CliText = field(default_factory=CliText)
     # Seconds an MCP call may take before it is answered with an error and its thread abandoned.
     # None for the bisect tools: they stop on their own step timeouts and cancellation, and a
     # thread abandoned mid-step would leave a worktree and an environment half changed.

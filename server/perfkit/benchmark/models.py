@@ -10,6 +10,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from perfkit.benchmark.metric_models import MetricComparison
+from perfkit.benchmark.metric_spec import MetricSpec, Uninferred
+
 
 class Source(BaseModel):
     """Provenance of a figure: which file, which columns, which rows, and how it was computed."""
@@ -236,11 +239,36 @@ class BenchmarkSummary(BaseModel):
     warmup_steps: int = Field(description="steps 1..warmup_steps of every run are excluded from steady-state figures")
     baseline: str = Field(description="baseline arm")
     candidate: str = Field(description="the PR's arm")
-    arms: list[ArmSummary] = Field(description="baseline first, the PR's arm second, then the other arms in file order")
-    comparison: Comparison = Field(description="the PR's arm against the baseline")
+    shape: Literal["steps", "runs", "requests"] = Field(
+        default="steps",
+        description="steps: one row per training step (step-time figures below); runs: one row per run with "
+        "metric columns; requests: one row per request, statistics computed per run",
+    )
+    arms: list[ArmSummary] = Field(
+        default_factory=list,
+        description="steps shape: baseline first, the PR's arm second, then the other arms in file order; "
+        "empty for the runs and requests shapes (see metrics)",
+    )
+    comparison: Comparison | None = Field(
+        default=None, description="steps shape: the PR's arm against the baseline in step time; null otherwise"
+    )
     of_which: list[Comparison] = Field(
         default_factory=list, description="every other arm against the baseline ('of which' rows)"
     )
+    metric_model: list[MetricSpec] = Field(
+        default_factory=list,
+        description="every metric with its unit, direction and level, declared or inferred (with the reason)",
+    )
+    uninferred: list[Uninferred] = Field(
+        default_factory=list, description="numeric columns not used as metrics, and why: declare them to use them"
+    )
+    metrics: list[MetricComparison] = Field(
+        default_factory=list, description="each metric of metric_model, the PR's arm against the baseline"
+    )
+    metrics_of_which: list[MetricComparison] = Field(
+        default_factory=list, description="each headline metric, every other arm against the baseline"
+    )
+    arm_names: list[str] = Field(default_factory=list, description="every arm, baseline first, the PR's arm second")
     candidates: list[Candidate] = Field(default_factory=list, description="records/candidates.jsonl, in file order")
     candidates_file: str | None = Field(description="records/candidates.jsonl when present")
     reference_baseline: str | None = Field(
@@ -256,6 +284,19 @@ class BenchmarkSummary(BaseModel):
 
     def arm(self, name: str) -> ArmSummary:
         return next(a for a in self.arms if a.name == name)
+
+    def headline(self) -> list[MetricComparison]:
+        """The metrics the title and the result table lead with."""
+        heads = {m.key for m in self.metric_model if m.headline}
+        return [m for m in self.metrics if m.key in heads]
+
+    def step_comparison(self) -> Comparison:
+        """The step-time comparison; only the steps shape has one."""
+        if self.comparison is None:
+            from perfkit.errors import InputError
+
+            raise InputError("campaign_dir", f"the campaign is in the {self.shape} shape: it has no step times")
+        return self.comparison
 
     def human(self) -> str:
         from perfkit.benchmark.render import human

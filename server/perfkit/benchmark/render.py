@@ -70,7 +70,40 @@ def _table(arms: list[ArmSummary], cmp: Comparison) -> list[str]:
     return ["  " + "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in [head, *rows]]
 
 
+def _metric_lines(s: BenchmarkSummary) -> list[str]:
+    """The metric path: each metric in its unit and direction, then where its direction came from."""
+    lines = [f"{s.campaign_dir}: {s.benchmark_file}, one row per {s.shape[:-1]}"]
+    rows = [("metric (better)", f"{s.baseline}", f"{s.candidate}", "change", "verdict")]
+    for m in s.metrics:
+        unit = f", {m.unit}" if m.unit else ""
+        head = "*" if any(x.key == m.key and x.headline for x in s.metric_model) else " "
+        rows.append(
+            (
+                f"{head}{m.name}{unit} ({m.direction})",
+                _n(m.baseline.estimate.value),
+                _n(m.candidate.estimate.value),
+                f"{_pct(m.change_pct)} ({m.speedup:.3f}x {m.outcome})",
+                m.verdict,
+            )
+        )
+    widths = [max(len(r[i]) for r in rows) for i in range(5)]
+    lines += ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+    lines.append("  (* headline)")
+    for m in s.metrics:
+        if m.candidate.tail_note:
+            lines.append(f"tail {m.name}: {m.candidate.tail_note}")
+    lines.append("metric model:")
+    lines += [
+        f"  {x.key}: {x.direction} is better, {x.unit or 'no unit'}, per {x.level} ({x.reason})" for x in s.metric_model
+    ]
+    lines += [f"  not a metric: {u.column} ({u.reason})" for u in s.uninferred]
+    lines += [f"warning: {w}" for w in s.warnings]
+    return lines
+
+
 def human(s: BenchmarkSummary) -> str:
+    if s.comparison is None:
+        return "\n".join(_metric_lines(s))
     cmp = s.comparison
     warm = {0: "no warm-up left out", 1: "step 1 left out as warm-up"}.get(
         s.warmup_steps, f"steps 1-{s.warmup_steps} left out as warm-up"

@@ -405,3 +405,68 @@ def automatic_slow_threshold(sorted_values: np.ndarray, shape: Split) -> tuple[f
     if fence >= SLOW_FLOOR * med:
         return fence, "baseline Q3 + 3 x IQR (Tukey far-out fence)"
     return SLOW_FLOOR * med, "1.2 x the baseline median (the Q3 + 3 x IQR fence was lower)"
+
+
+# ---------------------------------------------------------------- percentiles
+
+
+def binom_cdf(k: int, n: int, p: float) -> float:
+    """P(B <= k) for B ~ Binomial(n, p)."""
+    if k < 0:
+        return 0.0
+    if k >= n:
+        return 1.0
+    return betainc(n - k, k + 1, 1.0 - p)
+
+
+def quantile_order_indices(n: int, q: float, confidence: float = CONFIDENCE) -> tuple[int, int, float] | None:
+    """1-based order statistics (l, u) with [x(l), x(u)] covering the population q-quantile.
+
+    The count B of samples below the quantile is Binomial(n, q), so the interval covers it with
+    probability P(l <= B < u) = F(u - 1) - F(l - 1). Start from the normal approximation, then
+    widen one side at a time (the side whose step adds more coverage) until the coverage is
+    reached; None when even [x(1), x(n)] falls short, which is how a p99 from too few samples
+    says it rests on too few tail values. The median's interval is the case q = 0.5.
+    """
+    if n < 1 or not 0.0 < q < 1.0:
+        return None
+    if 1.0 - binom_cdf(0, n, q) - (1.0 - binom_cdf(n - 1, n, q)) < confidence:
+        return None
+    z = math.sqrt(2.0) * _erfinv(confidence)
+    sd = math.sqrt(n * q * (1.0 - q))
+    lo = max(1, min(n, int(math.floor(n * q - z * sd))))
+    hi = max(lo + 1, min(n, int(math.ceil(n * q + z * sd)) + 1))
+
+    def cover(a: int, b: int) -> float:
+        return binom_cdf(b - 1, n, q) - binom_cdf(a - 1, n, q)
+
+    while cover(lo, hi) < confidence:
+        gain_lo = cover(lo - 1, hi) if lo > 1 else -1.0
+        gain_hi = cover(lo, hi + 1) if hi < n else -1.0
+        if gain_lo < 0 and gain_hi < 0:
+            return None
+        if gain_lo >= gain_hi:
+            lo -= 1
+        else:
+            hi += 1
+    while lo < hi - 1 and cover(lo + 1, hi) >= confidence and lo + 1 <= n * q:  # tighten from the outside
+        lo += 1
+    while hi > lo + 1 and cover(lo, hi - 1) >= confidence and hi - 1 >= n * q:
+        hi -= 1
+    return lo, hi, cover(lo, hi)
+
+
+def quantile_ci(sorted_values: np.ndarray, q: float, confidence: float = CONFIDENCE) -> Interval:
+    n = len(sorted_values)
+    found = quantile_order_indices(n, q, confidence)
+    if found is None:
+        need = 1
+        while quantile_order_indices(need, q, confidence) is None:
+            need = need * 2 if need < 64 else need + max(1, need // 8)
+        return Interval(
+            None,
+            None,
+            f"too few samples: fewer than about {need} leave no {confidence:.0%} interval of the p{q * 100:g}",
+        )
+    lo, hi, coverage = found
+    return Interval(float(sorted_values[lo - 1]), float(sorted_values[hi - 1]), None, coverage)

@@ -136,6 +136,11 @@ class StepRecord(BaseModel):
     prepared: bool = Field(
         default=False, description="installed ahead, while the previous round ran (build_ahead): no install waited"
     )
+    checkout_changed: list[str] = Field(
+        default_factory=list,
+        description="what changed in the user's checkout while this step ran (HEAD, refs, stash, index, submodule "
+        "HEAD); the bisect stopped on it",
+    )
 
 
 class PointEvidence(BaseModel):
@@ -228,7 +233,9 @@ class BisectStatus(BaseModel):
             lines.append(f"  candidate  {cand.short} {quoted(cand.subject)}")
         if self.steps:
             lines.append("  steps:")
-            lines += [f"    {s.n:>3} {s.short} {s.verdict:<4} {s.reason}{_where(s)}" for s in self.steps]
+            for rec in self.steps:  # a skip's cause is in its log: say where
+                log = f" (log {rec.log})" if rec.verdict == "skip" and rec.log else ""
+                lines.append(f"    {rec.n:>3} {rec.short} {rec.verdict:<4} {rec.reason}{_where(rec)}{log}")
         if self.devices_now:
             lines.append("  devices now: " + "; ".join(f"{d} testing {p}" for d, p in sorted(self.devices_now.items())))
         lines.append(
@@ -319,7 +326,10 @@ class StepResult(BaseModel):
     status: BisectStatus
 
     def human(self) -> str:
-        return self.line if not self.status.done else self.line + "\n" + self.status.human()
+        line = self.line
+        if self.step is not None and self.step.verdict == "skip" and self.step.log:
+            line += f"\n  log: {self.step.log}"
+        return line if not self.status.done else line + "\n" + self.status.human()
 
 
 class ResetResult(BaseModel):

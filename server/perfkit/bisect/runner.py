@@ -55,8 +55,11 @@ class Log:
         self._tail_size = 0
         self._fh = None
         try:
+            if path.parent.is_symlink():  # planted in perfkit's folder: removed as a link, never followed
+                path.parent.unlink()
             path.parent.mkdir(exist_ok=True)
-            self._fh = open(path, "ab")
+            flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW
+            self._fh = os.fdopen(os.open(path, flags, 0o644), "ab")
         except OSError as exc:
             self.error = exc.strerror or str(exc)
 

@@ -10,7 +10,6 @@ recorded steps stay, and the next bisect_step or bisect_run resumes from them.
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import threading
 import time
@@ -22,7 +21,7 @@ from types import FrameType
 from typing import Any
 
 from perfkit import gitrepo
-from perfkit.bisect import estimate, noise_plan, shutdown
+from perfkit.bisect import command_lookup, confine, estimate, noise_plan, seal, shutdown
 from perfkit.bisect import lock as lockfile
 from perfkit.bisect import settings as settingsfile
 from perfkit.bisect import state as statefile
@@ -165,6 +164,7 @@ def start(repo: str, good: str, bad: str, explicit: dict[str, Any]) -> StartResu
     path, name = _pick_submodule(top, good_sha, bad_sha, settings.submodule, explicit.get("submodule") is not None)
     settings.submodule = path
     _check_run_cwd(settings, notes)
+    command_lookup.check_settings(settings, notes)
     notes += ahead_notes(settings)
     source = None
     if path is not None:
@@ -179,7 +179,10 @@ def start(repo: str, good: str, bad: str, explicit: dict[str, Any]) -> StartResu
     items = gitrepo.git(top, "rev-list", "--first-parent", "--reverse", f"{good_sha}..{bad_sha}").split()
     sdir = statefile.state_dir(top)
     with lockfile.locked(sdir):
-        old = statefile.load(sdir)
+        try:
+            old = statefile.load(sdir)
+        except statefile.Untrusted as exc:
+            raise InputError("repo", str(exc), "run bisect_reset, then bisect_start again") from None
         if old is not None and old.phase != "done":
             raise InputError(
                 "repo",
@@ -189,6 +192,7 @@ def start(repo: str, good: str, bad: str, explicit: dict[str, Any]) -> StartResu
         _clear(top, sdir, old)
         st = State(
             id=uuid.uuid4().hex,
+            identity=seal.identity(sdir.parent),
             repo=str(top),
             good=good_sha,
             bad=bad_sha,
@@ -294,7 +298,12 @@ def run(repo: str, progress: Progress = no_progress) -> BisectStatus:
 
 def status(repo: str) -> BisectStatus:
     top, sdir = _open(repo)
-    st = statefile.load(sdir) if sdir.is_dir() else None
+    try:
+        st = statefile.load(sdir) if confine.check_folder(sdir) else None
+    except (statefile.Untrusted, confine.NotOurs) as exc:
+        return BisectStatus(
+            repo=str(top), active=False, done=False, phase="none", state_dir=str(sdir), message=f"{exc}."
+        )
     if st is None:
         return BisectStatus(
             repo=str(top),
@@ -311,8 +320,29 @@ def status(repo: str) -> BisectStatus:
     return status_of(st, top, sdir, running, eng.expected_total(), stale=stale)
 
 
+def _unlink_folder_link(top: Path, sdir: Path) -> ResetResult:
+    target = os.readlink(sdir)
+    os.unlink(sdir)  # the link only: what it points to is the user's
+    return ResetResult(
+        repo=str(top),
+        removed=["link"],
+        restored=None,
+        message=f"Bisect reset: perfkit's folder {sdir} was a link to {target}; removed the link only, nothing "
+        "it points to, and ran nothing.",
+    )
+
+
+def _restore_tail(logs: Path) -> str:
+    try:
+        return "\n".join((logs / "restore.log").read_text(errors="replace").splitlines()[-15:])
+    except OSError:
+        return ""
+
+
 def reset(repo: str) -> ResetResult:
     top, sdir = _open(repo)
+    if os.path.islink(sdir):
+        return _unlink_folder_link(top, sdir)
     if not sdir.exists():
         return ResetResult(
             repo=str(top),
@@ -322,10 +352,12 @@ def reset(repo: str) -> ResetResult:
         )
     removed: list[str] = []
     restored = None
-    tail = ""
+    tail = untrusted = ""
     with shutdown.active(), lockfile.locked(sdir), _signals_as_interrupt():
         try:
             st = statefile.load(sdir)
+        except statefile.Untrusted as exc:
+            st, untrusted = None, str(exc)
         except ToolFailure:
             st = None
         wt, parking, logs = work_paths(sdir, top)
@@ -334,15 +366,15 @@ def reset(repo: str) -> ResetResult:
             eng = Engine(top, sdir, st)
             eng.recover()
             restored = eng.restore_environment()
-            if restored is False:
-                try:
-                    tail = "\n".join((logs / "restore.log").read_text(errors="replace").splitlines()[-15:])
-                except OSError:
-                    tail = ""
+            tail = _restore_tail(logs) if restored is False else ""
         existed = wt.exists()
-        Checkout(top, wt, parking, st.settings.submodule if st else None, None).remove()
-        if remove_slots(top, sdir, st.settings.submodule if st else None):
-            removed.append("device worktrees")
+        checkout = Checkout(top, wt, parking, st.settings.submodule if st else None, None)
+        if untrusted:  # files only: no git command on a worktree that may be another copy's
+            checkout.forget()
+        else:
+            checkout.remove()
+            if remove_slots(top, sdir, st.settings.submodule if st else None):
+                removed.append("device worktrees")
         if existed:
             removed.append("worktree")
         if logs.exists():
@@ -350,9 +382,11 @@ def reset(repo: str) -> ResetResult:
         if statefile.state_file(sdir).exists():
             removed.append("state")
         removed.append("lock")
-        shutil.rmtree(sdir, ignore_errors=True)
+        confine.remove_quietly(sdir.parent, sdir)  # inside the lock, as before: nobody takes a folder going away
     what = ", ".join(removed)
-    if restored is None:
+    if untrusted:
+        env = "nothing was run or stopped, since the state was not one to trust (" + untrusted + ")"
+    elif restored is None:
         env = "the environment did not need restoring"
     elif restored:
         env = "the install commands re-ran against your checkout"
@@ -370,8 +404,8 @@ def _clear(top: Path, sdir: Path, old: State | None) -> None:
     Checkout(top, wt, parking, sub, None).remove()
     remove_slots(top, sdir, sub)
     for p in (logs, sdir / "worktree"):
-        shutil.rmtree(p, ignore_errors=True)
-    statefile.state_file(sdir).unlink(missing_ok=True)
+        confine.remove_quietly(sdir, p)
+    confine.remove_quietly(sdir, statefile.state_file(sdir))
 
 
 def _relocate(st: State, top: Path) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Literal
 
 from perfkit import gitrepo
-from perfkit.bisect import runner, shutdown
+from perfkit.bisect import command_lookup, runner, shutdown
 from perfkit.bisect import verdict as verdicts
 from perfkit.bisect.models import BisectSettings
 from perfkit.bisect.point import Point
@@ -133,7 +133,7 @@ class PointTester:
         result.ran = True
         res = runner.run(s.run, cwd, env, s.timeout_s, log, scan, tick("running"), self.on_start, self.check_stop)
         result.exit_code = res.exit_code
-        result.verdict = verdicts.classify(res, scan)
+        result.verdict = command_lookup.named(verdicts.classify(res, scan), res, s.run, env, cwd)
         return result
 
     def prepare(self, point: Point, log: runner.Log) -> bool:
@@ -229,7 +229,7 @@ class PointTester:
                 cmd, cwd, env, timeout, log, None, tick(f"installing {side}"), self.on_start, self.check_stop
             )
             if not res.ok:
-                return verdicts.install_failed(side, res)
+                return command_lookup.named(verdicts.install_failed(side, res), res, cmd, env, cwd)
         return None
 
     def _super_changed(self, a: str, b: str, sub_a: str | None, sub_b: str | None) -> bool:

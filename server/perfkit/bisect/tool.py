@@ -12,6 +12,7 @@ from typing import Annotated
 
 from pydantic import Field
 
+from perfkit.bisect import cli_text
 from perfkit.bisect.models import BisectStatus, ResetResult, StartResult, StepResult
 from perfkit.toolspec import Progress, ToolSpec, no_progress
 
@@ -160,8 +161,8 @@ def bisect_start(
 
     Records the range (first-parent commits of good..bad) and the settings in the repository's git
     directory; tests nothing yet. Settings not given are read from perfkit.toml ([bisect]) or
-    pyproject.toml ([tool.perfkit.bisect]) in the checkout; arguments win. install, install_submodule
-    and run are user-supplied shell commands, and the only commands perfkit runs through a shell.
+    pyproject.toml ([tool.perfkit.bisect]) in the checkout; arguments win. `install`, `install_submodule`
+    and `run` are user-supplied shell commands, and the only commands perfkit runs through a shell.
     Refuses while another bisect of this repository is unfinished."""
     from perfkit.bisect import session
 
@@ -227,7 +228,7 @@ def bisect_run(repo: RepoArg, *, progress: Progress = no_progress) -> BisectStat
 def bisect_status(repo: RepoArg) -> BisectStatus:
     """Report the bisect of this repository: phase, steps with verdicts, metrics and log paths, and when
     done the culprit(s) and a reproduce script. Also says whether another process is working on it or
-    died mid-way (resume with bisect_step/bisect_run, clean up with bisect_reset). Reads only."""
+    died mid-way (resume with bisect_step or bisect_run, clean up with bisect_reset). Reads only."""
     from perfkit.bisect import session
 
     return session.status(repo)
@@ -244,9 +245,32 @@ def bisect_reset(repo: RepoArg) -> ResetResult:
 
 
 SPECS = [
-    ToolSpec(bisect_start, read_only=False, idempotent=False, title="Start a precision bisect", deadline_s=None),
-    ToolSpec(bisect_step, read_only=False, idempotent=False, title="Test one bisect point", deadline_s=None),
-    ToolSpec(bisect_run, read_only=False, idempotent=False, title="Run a bisect to the end", deadline_s=None),
-    ToolSpec(bisect_status, read_only=True, title="Show the bisect's status"),
-    ToolSpec(bisect_reset, read_only=False, idempotent=True, title="Reset the bisect", deadline_s=None),
+    ToolSpec(
+        bisect_start,
+        read_only=False,
+        idempotent=False,
+        title="Start a precision bisect",
+        deadline_s=None,
+        cli=cli_text.START,
+    ),
+    ToolSpec(
+        bisect_step,
+        read_only=False,
+        idempotent=False,
+        title="Test one bisect point",
+        deadline_s=None,
+        cli=cli_text.STEP,
+    ),
+    ToolSpec(
+        bisect_run,
+        read_only=False,
+        idempotent=False,
+        title="Run a bisect to the end",
+        deadline_s=None,
+        cli=cli_text.RUN,
+    ),
+    ToolSpec(bisect_status, read_only=True, title="Show the bisect's status", cli=cli_text.STATUS),
+    ToolSpec(
+        bisect_reset, read_only=False, idempotent=True, title="Reset the bisect", deadline_s=None, cli=cli_text.RESET
+    ),
 ]

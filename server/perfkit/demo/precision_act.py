@@ -25,9 +25,11 @@ def precision_act(root: Path, quiet: bool, out: TextIO) -> bool:
     import subprocess
 
     from perfkit.bisect.tool import bisect_run, bisect_start
+    from perfkit.cli_render import tool_words
     from perfkit.culprit.evaluate import evaluate_culprit
     from perfkit.demo.precision_repo import build
     from perfkit.progressbar import ProgressBar
+    from perfkit.registry import all_tools
 
     out.write("\n== 1. bisect-precision ==\n")
     sc = build(root)
@@ -43,7 +45,8 @@ def precision_act(root: Path, quiet: bool, out: TextIO) -> bool:
     )
     before = _checkout_state(sc.compiler)
     start = bisect_start(str(sc.compiler), sc.good)
-    out.write(start.message + "\n")
+    # the demo is a command line: the messages name the commands a user types, not the MCP tools
+    out.write(tool_words(start.message, all_tools()) + "\n")
     bar = None if quiet else ProgressBar()
     try:
         status = bisect_run(str(sc.compiler), progress=bar) if bar else bisect_run(str(sc.compiler))
@@ -56,7 +59,7 @@ def precision_act(root: Path, quiet: bool, out: TextIO) -> bool:
             f"  step {step.n:2d} [{step.phase}] {step.short} {step.subject[:60]} -> {step.verdict}"
             f"{metric} ({step.reason})\n"
         )
-    out.write(f"{status.message}\n")
+    out.write(tool_words(status.message, all_tools()) + "\n")
     found = status.culprit.commit if status.culprit else None
     found_sub = status.submodule_culprit.commit if status.submodule_culprit else None
     if found:

@@ -26,11 +26,10 @@ def publish_act(root: Path, out: TextIO) -> bool:
     examples = examples_dir()
     campaign = root / "campaign"
     shutil.copytree(examples / "campaign", campaign)
-    shutil.copytree(examples / "publish" / "verify", campaign / "verify")
     repo, base, head = build(root / "target-repo")
 
     bench = read_benchmark(str(campaign))
-    c = bench.comparison
+    c = bench.step_comparison()
     out.write(
         f"read_benchmark: {bench.candidate} against {bench.baseline}: "
         f"{c.speedup_mean:.3f}x mean, {c.speedup_median:.3f}x median step time\n"
@@ -60,11 +59,42 @@ def publish_act(root: Path, out: TextIO) -> bool:
         out.write(f"policy conflict: {conflict.text.strip()[:80]} ({conflict.why})\n")
     out.write(f"lint_wording findings: {findings}\n")
     kinds_seen = set(changes.totals) if isinstance(changes.totals, dict) else set()
+    serving_ok = serving_act(root / "serving", repo, out)
     return (
-        findings == 0
+        serving_ok
+        and findings == 0
         and Path(result.pr_path).is_file()
         and Path(result.issue_path).is_file()
         and bool(blame.commits)
         and blame.commits[0].pr_number == 88
         and {"setting", "default", "source", "removal"} <= {k for k in kinds_seen if changes.totals[k]}
     )
+
+
+def serving_act(root: Path, repo: Path, out: TextIO) -> bool:
+    """The serving example: one result JSON per run, throughput and latency percentiles in their own units."""
+    from perfkit.benchmark.read import read_benchmark
+    from perfkit.demo.assets import examples_dir
+    from perfkit.lint.lint import lint_wording
+    from perfkit.publish.render import render_pr
+
+    examples = examples_dir()
+    campaign = root / "campaign"
+    shutil.copytree(examples / "serving" / "campaign", campaign)
+    bench = read_benchmark(str(campaign))
+    for m in bench.headline():
+        out.write(
+            f"read_benchmark (serving): {m.name} {m.baseline.estimate.value:,.4g} to "
+            f"{m.candidate.estimate.value:,.4g} {m.unit}, {m.change_pct:+.1f}%, {m.outcome} ({m.direction} is better)\n"
+        )
+    draft = str(examples / "serving" / "draft.json")
+    result = render_pr(str(campaign), str(repo), draft=draft)
+    findings = 0
+    for path in (result.pr_path, result.issue_path):
+        findings += len(lint_wording(path=path, campaign_dir=str(campaign), repo=str(repo), draft=draft).findings)
+    out.write(
+        f"render_pr wrote:\n  {result.pr_path}\n    {result.pr_title}\n"
+        f"  {result.issue_path}\n    {result.issue_title}\n"
+        f"lint_wording findings (serving): {findings}\n"
+    )
+    return findings == 0 and Path(result.pr_path).is_file() and Path(result.issue_path).is_file()

@@ -100,6 +100,7 @@ class FigureSet:
                 buckets[kind].add(abs(v))
         self.values = {k: sorted(vs) for k, vs in buckets.items()}
         self.sources = sources or []
+        self.directions: list[Any] = []
 
     def __len__(self) -> int:
         return sum(len(v) for v in self.values.values())
@@ -122,8 +123,14 @@ class FigureSet:
         root = Path(campaign_dir)
         tagged: list[tuple[str, float]] = []
         sources: list[str] = []
+        directions: list[Any] = []
         if bench is not None:
-            tagged += _model_values(bench.model_dump(mode="json"))
+            from perfkit.lint.direction import facts_from
+            from perfkit.lint.metric_figures import metric_values
+
+            dump = bench.model_dump(mode="json")
+            tagged += _model_values(dump) + metric_values(dump)
+            directions = facts_from(dump)
             sources.append("read_benchmark")
         for p in _report_files(root):
             try:
@@ -140,7 +147,9 @@ class FigureSet:
                         tagged += _text_values(doc)
             else:
                 tagged += _text_values(text)
-        return cls(tagged, sources)
+        found = cls(tagged, sources)
+        found.directions = directions  # the direction rule's facts (perfkit.lint.direction)
+        return found
 
 
 def _json_values(obj: Any, kinds: bool = False) -> list[tuple[str, float]]:

@@ -89,18 +89,11 @@ def repo_context(
 
 def campaign_figures(campaign_dir: str, draft: dict[str, Any] | str | None = None) -> Any:
     """Every figure the campaign backs, read with the same read_benchmark options render_pr used."""
-    from perfkit.benchmark.read import read_benchmark
     from perfkit.lint.figures import FigureSet
     from perfkit.lint.options import bench_options
 
     o = bench_options(draft, campaign_dir)
-    bench = read_benchmark(
-        campaign_dir,
-        baseline=o.baseline,
-        candidate=o.candidate,
-        warmup_steps=o.warmup_steps,
-        slow_threshold_s=o.slow_threshold_s,
-    )
+    bench = o.read(campaign_dir)  # the same options as render_pr
     return FigureSet.from_campaign(campaign_dir, bench)
 
 
@@ -150,10 +143,11 @@ def lint_wording(
     """Check the wording of a PR description or issue: em and en dashes, sales and filler words, review
     words aimed at the repo, campaign vocabulary and test-function names, stray bold, speedups without
     the hardware, scope wider than measured, the same number in two sections, sections the description
-    leaves out, the title form, the description's structure and, given the campaign, numbers the data
-    does not back. Each finding has a rule id, line, column, excerpt and a one-line fix. Reads only."""
+    leaves out, the title form, the description's structure, words of change the figures contradict ('0.86x
+    faster') and, given the campaign, numbers the data does not back and directions it contradicts ('throughput
+    fell' when it rose). Each finding has a rule id, line, column, excerpt and a one-line fix. Reads only."""
     if (path is None) == (text is None):
-        raise InputError("path", "give exactly one of path and text", "pass the file to check, or its text")
+        raise InputError("path", "give exactly one of `path` and `text`", "pass the file to check, or its text")
     source = "<text>"
     if path is not None:
         p = Path(path).expanduser()

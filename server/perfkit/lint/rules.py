@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from perfkit.lint import live_text
+from perfkit.lint import direction, live_text, metric_title
 from perfkit.lint import numbers as nums
 from perfkit.lint.markdown import Doc, norm_heading, paragraphs, sentences
 from perfkit.lint.models import Finding
@@ -489,6 +489,8 @@ def rule_title_form(doc: Doc, ctx: Context) -> list[Finding]:
         ]
     if ctx.kind == "pr":
         m = PR_TITLE_RE.match(first)
+        if not m and metric_title.matches(first):
+            return metric_title.check(first)
         if not m:
             return [
                 Finding(
@@ -699,5 +701,6 @@ RULES: dict[str, Callable[[Doc, Context], list[Finding]]] = {
     "title-form": rule_title_form,
     "structure": rule_structure,
     "unbacked-number": rule_unbacked_number,
+    "direction": direction.rule_direction,
 }
 RULES.update(live_text.RULES)  # text that would act once posted: mentions, raw HTML, script links, hidden characters

@@ -1,6 +1,20 @@
 """Tool declarations for the lint module."""
 
 from perfkit.lint.lint import lint_wording
-from perfkit.toolspec import ToolSpec
+from perfkit.toolspec import CliText, ToolSpec
 
-SPECS = [ToolSpec(lint_wording, read_only=True, title="Lint the wording of a PR description or issue")]
+CLI = CliText(
+    examples=(
+        "perfkit lint-wording --path proposed-pr-description.md",
+        "perfkit lint-wording --path perfkit-demo/publish/campaign/proposed-pr-description.md \\\n"
+        "      --campaign-dir perfkit-demo/publish/campaign --repo perfkit-demo/publish/target-repo",
+        "perfkit lint-wording --text 'A blazing fast 2x speedup' --kind pr",
+    ),
+    params={
+        "draft": "The draft given to perfkit render-pr (JSON text or a file path); only its benchmark options (so "
+        "the campaign's figures are read the same way) and its job (whose words are not campaign vocabulary) "
+        "are used.",
+    },
+)
+
+SPECS = [ToolSpec(lint_wording, read_only=True, title="Lint the wording of a PR description or issue", cli=CLI)]

@@ -1,46 +1,20 @@
 """read_benchmark's figures turned into the cells of the description's tables.
 
-This is the only place figures are formatted. Each is rounded to three significant digits (times,
-memory), one decimal (percentages) or two (speedup factors), which is also the rounding the
+Figures are formatted by perfkit.publish.numfmt (re-exported here): three significant digits
+(times, memory), one decimal (percentages) or two (speedup factors), which is also the rounding the
 truthfulness rule allows when it checks the rendered text against the data.
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
+import re
 
 from perfkit.benchmark.models import BenchmarkSummary, Candidate, Comparison
 from perfkit.errors import InputError
 from perfkit.publish.draft_model import Draft
+from perfkit.publish.numfmt import Row, factor, pct, sig
 
-
-def sig(v: float | None, digits: int = 3) -> str:
-    if v is None or not math.isfinite(v):
-        return "n/a"
-    a = abs(v)
-    if a >= 10 ** (digits - 1):
-        return f"{v:,.0f}"
-    if a == 0:
-        return "0"
-    d = max(0, digits - 1 - math.floor(math.log10(a)))
-    return f"{v:.{d}f}"
-
-
-def pct(v: float | None) -> str:
-    return "n/a" if v is None else f"{v:+.1f}%"
-
-
-def factor(v: float) -> str:
-    return f"{v:.2f}"
-
-
-@dataclass
-class Row:
-    label: str
-    baseline: str
-    pr: str
-    change: str
+__all__ = ["Row", "factor", "pct", "sig"]
 
 
 def _runs(values: list[float]) -> str:
@@ -50,7 +24,7 @@ def _runs(values: list[float]) -> str:
 def result_rows(b: BenchmarkSummary, d: Draft, placeholder: str) -> list[Row]:
     """The Speedup Result table: headline, what disappeared, memory, one-time cost, 'of which' rows."""
     unit = d.unit
-    base, pr, cmp = b.arm(b.baseline), b.arm(b.candidate), b.comparison
+    base, pr, cmp = b.arm(b.baseline), b.arm(b.candidate), b.step_comparison()
     rows = [
         Row(
             f"mean {unit} time (per run)",
@@ -77,10 +51,15 @@ def result_rows(b: BenchmarkSummary, d: Draft, placeholder: str) -> list[Row]:
                 f"{cmp.slow_steps_candidate - cmp.slow_steps_baseline:+,}",
             )
         )
+    specs = {s.column: s for s in b.metric_model}
     for m in cmp.metrics:
-        rows.append(
-            Row(f"{m.name.replace('_', ' ')} per {unit} (mean)", sig(m.baseline), sig(m.candidate), pct(m.change_pct))
+        spec = specs.get(m.name)
+        label = (
+            f"{spec.name}{f', {spec.unit}' if spec.unit else ''} (mean per {unit}, {spec.direction} is better)"
+            if spec
+            else f"{m.name.replace('_', ' ')} per {unit} (mean)"
         )
+        rows.append(Row(label, sig(m.baseline), sig(m.candidate), pct(m.change_pct)))
     if cmp.peak_mem_baseline_gb is not None and cmp.peak_mem_candidate_gb is not None:
         rows.append(
             Row(
@@ -90,7 +69,7 @@ def result_rows(b: BenchmarkSummary, d: Draft, placeholder: str) -> list[Row]:
                 pct(cmp.peak_mem_change_pct),
             )
         )
-    if cmp.first_step_baseline_s is not None and cmp.first_step_candidate_s is not None:
+    if b.warmup_steps and cmp.first_step_baseline_s is not None and cmp.first_step_candidate_s is not None:
         rows.append(
             Row(
                 f"first {unit}, one-time cost",
@@ -113,36 +92,76 @@ def result_rows(b: BenchmarkSummary, d: Draft, placeholder: str) -> list[Row]:
     return rows
 
 
-def _effect(c: Candidate) -> str:
-    text = pct(c.effect_pct)
+def _effect(c: Candidate, b: BenchmarkSummary | None = None) -> str:
+    if b is not None:
+        from perfkit.publish.metric_text import effect
+
+        text = effect(b, c)
+    else:
+        text = pct(c.effect_pct)
     if c.other_baseline and c.baseline:
         text += f" (measured on a different base, `{c.baseline}`)"
     return text
 
 
-def ships(b: BenchmarkSummary, chosen: list[str]) -> list[Candidate]:
-    """The commits this PR ships: the draft's choice (sha prefixes) if it makes one, else those recorded as shipped."""
+def _setting_words(settings: list[str]) -> set[str]:
+    """The code a setting names ('`NCCL_P2P_LEVEL=NVL`'), and its variable alone ('NCCL_P2P_LEVEL')."""
+    words: set[str] = set()
+    for text in settings:
+        for code in re.findall(r"`([^`]+)`", text):
+            code = code.strip()
+            words.add(code)
+            name = code.split("=", 1)[0].strip()
+            if "=" in code and len(name) >= 4:
+                words.add(name)
+    return words
+
+
+def is_setting(c: Candidate, settings: list[str] | None = None) -> bool:
+    """An install or setting (recorded with kind or type 'setting', or naming the code of a setting the draft
+    applies to both versions): never the PR's own contribution, so neither a per-commit row nor 'tried and
+    not kept'."""
+    if any(str(c.other_fields.get(k, "")).strip().lower() in ("setting", "install") for k in ("kind", "type")):
+        return True
+    return any(w in c.title for w in _setting_words(settings or []))
+
+
+def ships(b: BenchmarkSummary, chosen: list[str], settings: list[str] | None = None) -> list[Candidate]:
+    """The commits this PR ships: the draft's choice (sha prefixes) if it makes one, else those recorded as
+    shipped; settings left out."""
     if chosen:
         prefixes = [p.strip().lower() for p in chosen if p.strip()]
-        return [c for c in b.candidates if any(c.sha.startswith(p) for p in prefixes)]
-    return [c for c in b.candidates if c.shipped]
+        picked = [c for c in b.candidates if any(c.sha.startswith(p) for p in prefixes)]
+    else:
+        picked = [c for c in b.candidates if c.shipped]
+    return [c for c in picked if not is_setting(c, settings)]
 
 
-def commit_rows(b: BenchmarkSummary, chosen: list[str] | None = None) -> list[dict[str, str]]:
+def commit_rows(
+    b: BenchmarkSummary, chosen: list[str] | None = None, settings: list[str] | None = None
+) -> list[dict[str, str]]:
     """The per-commit table: shipped commits with their own measured effect, when there are several."""
-    shipped = [c for c in ships(b, chosen or []) if c.effect_pct is not None]
+    from perfkit.publish.metric_text import names_metric
+
+    shipped = [c for c in ships(b, chosen or [], settings) if c.effect_pct is not None]
     if len(shipped) < 2:
         return []
-    return [{"short": c.sha[:12], "title": c.title, "effect": _effect(c)} for c in shipped]
+    named = b if names_metric(b, b.candidates) else None
+    return [{"short": c.sha[:12], "title": c.title, "effect": _effect(c, named)} for c in shipped]
 
 
-def not_shipped(b: BenchmarkSummary, chosen: list[str] | None = None) -> list[dict[str, str]]:
+def not_shipped(
+    b: BenchmarkSummary, chosen: list[str] | None = None, settings: list[str] | None = None
+) -> list[dict[str, str]]:
     """Candidates tried and not in this PR, for the Details block."""
-    kept = {c.sha for c in ships(b, chosen or [])}
+    from perfkit.publish.metric_text import names_metric
+
+    kept = {c.sha for c in ships(b, chosen or [], settings)}
+    named = b if names_metric(b, b.candidates) else None
     return [
-        {"title": c.title, "effect": _effect(c) if c.effect_pct is not None else "not measured"}
+        {"title": c.title, "effect": _effect(c, named) if c.effect_pct is not None else "not measured"}
         for c in b.candidates
-        if c.sha not in kept
+        if c.sha not in kept and not is_setting(c, settings)
     ]
 
 
@@ -166,13 +185,19 @@ def cause(b: BenchmarkSummary, d: Draft) -> dict[str, object] | None:
     """The before and after of the one change the issue is about."""
     i = d.issue
     if i.cause_arm:
-        names = [a.name for a in b.arms if a.name != b.baseline]
+        names = [a for a in b.arm_names or [a.name for a in b.arms] if a != b.baseline]
         if i.cause_arm not in names:
             raise InputError(
                 "draft.issue.cause_arm",
                 f"'{i.cause_arm}' is not an arm of benchmark.csv",
                 f"use one of: {', '.join(names)}",
             )
+        if b.shape != "steps":
+            from perfkit.publish.metric_text import span
+
+            found = [m for m in b.metrics if m.candidate.arm == i.cause_arm and m in b.headline()]
+            found += [m for m in b.metrics_of_which if m.candidate.arm == i.cause_arm]
+            return {"sentence": f"takes {span(found[0])}", "other_base": False} if found else None
         return {
             "before": sig(b.arm(b.baseline).mean.value),
             "after": sig(b.arm(i.cause_arm).mean.value),
@@ -188,14 +213,30 @@ def cause(b: BenchmarkSummary, d: Draft) -> dict[str, object] | None:
             )
         chosen = hits[0]
     else:
+        from perfkit.publish.metric_text import candidate_metric
+
         timed = [
             c
             for c in b.candidates
-            if c.shipped and c.effect_pct is not None and c.before is not None and c.after is not None
+            if c.shipped
+            and not is_setting(c, d.details.shared_settings)
+            and c.effect_pct is not None
+            and c.before is not None
+            and c.after is not None
         ]
         if not timed:
             return None
-        chosen = min(timed, key=lambda c: c.effect_pct or 0.0)
-    if chosen.before is None or chosen.after is None or "time" not in chosen.metric:
+
+        def gain(c: Candidate) -> float:  # the largest improvement in the candidate's own direction
+            effect = c.effect_pct or 0.0
+            return effect if candidate_metric(b, c)[1] == "higher" else -effect
+
+        chosen = max(timed, key=gain)
+    if chosen.before is None or chosen.after is None:
         return None
+    if "time" not in chosen.metric or b.shape != "steps":
+        from perfkit.publish.metric_text import cause_sentence
+
+        sentence = cause_sentence(b, chosen)
+        return {"sentence": sentence, "other_base": chosen.other_baseline} if sentence else None
     return {"before": sig(chosen.before), "after": sig(chosen.after), "other_base": chosen.other_baseline}

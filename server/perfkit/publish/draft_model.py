@@ -145,6 +145,16 @@ class Draft(_Strict):
     gpu_count: int | None = Field(None, ge=1, description="How many accelerators the measurement used.")
     world_size: int | None = Field(None, ge=1, description="World size for the title. Default: gpu_count.")
     unit: str = Field("step", description="What one measured row is: 'step', 'iteration', 'batch'.")
+    parallelism: str | None = Field(
+        None,
+        description="How a serving job is split, as the title says it: 'TP 8', 'TP 4 x PP 2'. Runs and requests "
+        "campaigns put it after the metrics ('at TP 8'); they never say 'world size'.",
+    )
+    chart: bool = Field(
+        False,
+        description="Add a Mermaid chart of the headline metric per run, both versions (step time: per-run means "
+        "and medians), to the Details block. GitHub draws it without an upload.",
+    )
     largest_cause: str | None = Field(
         None, description="The largest cause of the speedup, for the title ('mostly from ...')."
     )

@@ -127,10 +127,19 @@ def _title(b: BenchmarkSummary, d: Draft, rule: TitleRule | None = None) -> str:
     from perfkit.publish import title_rule
     from perfkit.publish.cells import sig
 
+    if b.shape != "steps":
+        from perfkit.publish.metric_text import title_summary
+
+        summary = title_summary(b, d, _or(d.job, "job"), _hardware(d), _or(d.largest_cause, "largest cause"))
+        if rule is not None and d.title_prefix == DEFAULT_PREFIX:
+            return title_rule.apply(rule, summary)
+        return f"{d.title_prefix.strip()} {summary}" if d.title_prefix.strip() else summary
     ws = d.world_size or d.gpu_count
+    at = d.parallelism.strip() if d.parallelism and d.parallelism.strip() else None
+    at = at or f"world size {ws if ws else _ph('world size')}"
     summary = (
         f"{_or(d.job, 'job')} on {_hardware(d)}: {sig(b.arm(b.baseline).mean.value)} s to "
-        f"{sig(b.arm(b.candidate).mean.value)} s per {d.unit} at world size {ws if ws else _ph('world size')}, "
+        f"{sig(b.arm(b.candidate).mean.value)} s per {d.unit} at {at}, "
         f"mostly from {_or(d.largest_cause, 'largest cause')}"
     )
     if rule is not None and d.title_prefix == DEFAULT_PREFIX:
@@ -152,7 +161,7 @@ def _changes(b: Any, d: Draft) -> list[dict[str, str]]:
         ]
     from perfkit.publish.cells import ships
 
-    shipped = [c.title for c in ships(b, d.ships)] or [_ph("change name")]
+    shipped = [c.title for c in ships(b, d.ships, d.details.shared_settings)] or [_ph("change name")]
     return [
         {
             "name": t,
@@ -215,24 +224,41 @@ def _details(b: Any, d: Draft, campaign: Path) -> dict[str, Any]:
     from perfkit.publish import cells
 
     x = d.details
-    base, pr = b.arm(b.baseline), b.arm(b.candidate)
-    steps = sorted({r.steps for a in (base, pr) for r in a.per_run})
-    return {
+    common: dict[str, Any] = {
         "hardware": _or(x.hardware, "hardware and environment"),
         "model": _or(x.model, "model and job"),
         "data": _or(x.data, "data preparation"),
         "setup": _or(x.setup, "base commit, what both versions share, data size, seed"),
-        "runs_baseline": base.runs,
-        "runs_pr": pr.runs,
-        "steps_per_run": str(steps[0]) if len(steps) == 1 else f"{steps[0]} to {steps[-1]}",
-        "warmup": b.warmup_steps,
-        "significance": cells.significance(b.comparison),
         "shared": list(x.shared_settings),
         "command_baseline": _or(x.command_baseline, "full command, baseline"),
         "command_pr": _or(x.command_pr, "full command, this PR"),
         "rejected": list(x.rejected),
-        "not_shipped": cells.not_shipped(b, d.ships),
+        "not_shipped": cells.not_shipped(b, d.ships, x.shared_settings),
         "traces": _traces(b, d, campaign),
+        "chart": None,
+    }
+    if d.chart:
+        from perfkit.publish.metric_text import chart
+
+        common["chart"] = chart(b)
+    if b.shape != "steps":
+        from perfkit.publish import metric_text
+
+        heads = b.headline() or b.metrics
+        return common | {
+            "runs_baseline": len(heads[0].baseline.per_run) if heads else 0,
+            "runs_pr": len(heads[0].candidate.per_run) if heads else 0,
+            "per_run": metric_text.per_run_words(b),
+            "significance": metric_text.significance(b),
+        }
+    base, pr = b.arm(b.baseline), b.arm(b.candidate)
+    steps = sorted({r.steps for a in (base, pr) for r in a.per_run})
+    return common | {
+        "runs_baseline": base.runs,
+        "runs_pr": pr.runs,
+        "steps_per_run": str(steps[0]) if len(steps) == 1 else f"{steps[0]} to {steps[-1]}",
+        "warmup": b.warmup_steps,
+        "significance": cells.significance(b.step_comparison()),
     }
 
 
@@ -325,17 +351,8 @@ def _load(draft: dict[str, Any] | str | None, campaign: Path) -> Draft:
 
 def _read(campaign: Path, d: Draft) -> tuple[BenchmarkSummary, list[str]]:
     """read_benchmark with the draft's options; the draft's arms and shipped commits checked against it."""
-    from perfkit.benchmark.read import read_benchmark
-
-    o = d.benchmark
-    b = read_benchmark(
-        str(campaign),
-        baseline=o.baseline,
-        candidate=o.candidate,
-        warmup_steps=o.warmup_steps,
-        slow_threshold_s=o.slow_threshold_s,
-    )
-    arms = {a.name for a in b.arms}
+    b = d.benchmark.read(str(campaign))
+    arms = set(b.arm_names)
     for c in d.changes:
         if c.arm and c.arm not in arms:
             raise InputError(
@@ -426,6 +443,27 @@ def _pr_view(b: BenchmarkSummary, d: Draft, campaign: Path, part: _RepoPart) -> 
 
     details = _details(b, d, campaign)
     details["shared"], warnings = _shared_settings(d)
+    if b.shape != "steps":
+        from perfkit.publish import metric_text
+
+        return {
+            "title": _title(b, d, part.rule),
+            "summary": _or(
+                d.summary, "summary: what the job loses and why, with one or two figures, and what this PR adds"
+            ),
+            "headline_sentence": metric_text.headline_sentence(b, _hardware(d)),
+            "hardware": _hardware(d),
+            "unit": d.unit,
+            "changes": _changes(b, d),
+            "rows": [r.__dict__ for r in metric_text.result_rows(b, d, PH)],
+            "commits": cells.commit_rows(b, d.ships, d.details.shared_settings),
+            "check": _check_view(d),
+            "repo_sections": "\n".join(part.merged.lines).strip(),
+            "repo_tail": "\n".join(part.tpl.tail).strip(),
+            "d": details,
+            "warnings": warnings,
+        }
+    cmp = b.step_comparison()
     return {
         "title": _title(b, d, part.rule),
         "summary": _or(
@@ -433,12 +471,17 @@ def _pr_view(b: BenchmarkSummary, d: Draft, campaign: Path, part: _RepoPart) -> 
         ),
         "hardware": _hardware(d),
         "unit": d.unit,
-        "speedup_mean": cells.factor(b.comparison.speedup_mean),
-        "speedup_median": cells.factor(b.comparison.speedup_median),
-        "show_median": b.comparison.show_mean_and_median,
+        "headline_sentence": "",
+        "speedup_mean": cells.factor(cmp.speedup_mean if cmp.speedup_mean >= 1 else 1 / cmp.speedup_mean),
+        "speedup_median": cells.factor(cmp.speedup_median if cmp.speedup_median >= 1 else 1 / cmp.speedup_median),
+        "faster_mean": "faster" if cmp.speedup_mean >= 1 else "slower",
+        "faster_median": ""
+        if (cmp.speedup_median >= 1) == (cmp.speedup_mean >= 1)
+        else (" faster" if cmp.speedup_median >= 1 else " slower"),
+        "show_median": cmp.show_mean_and_median,
         "changes": _changes(b, d),
         "rows": [r.__dict__ for r in cells.result_rows(b, d, PH)],
-        "commits": cells.commit_rows(b, d.ships),
+        "commits": cells.commit_rows(b, d.ships, d.details.shared_settings),
         "check": _check_view(d),
         "repo_sections": "\n".join(part.merged.lines).strip(),
         "repo_tail": "\n".join(part.tpl.tail).strip(),

@@ -1,6 +1,13 @@
 """Tool declarations for the triage module."""
 
-from perfkit.toolspec import ToolSpec
+from perfkit.toolspec import CliText, ToolSpec
 from perfkit.triage.compare import triage_builds
 
-SPECS = [ToolSpec(triage_builds, read_only=True, title="Triage two build outputs: compiler or runtime")]
+CLI = CliText(
+    examples=(
+        "perfkit triage-builds build_output/Qwen3_20260301 build_output/Qwen3_20260315",
+        "perfkit triage-builds good-build bad-build --subdirs . --max-diffs 10",
+    )
+)
+
+SPECS = [ToolSpec(triage_builds, read_only=True, title="Triage two build outputs: compiler or runtime", cli=CLI)]

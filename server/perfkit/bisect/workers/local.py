@@ -17,14 +17,13 @@ interrupted point is never recorded as a skip.
 from __future__ import annotations
 
 import json
-import shutil
 import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from pathlib import Path
 
-from perfkit.bisect import affinity, runner
+from perfkit.bisect import affinity, confine, runner, shutdown
 from perfkit.bisect.build_cache import BuildCache
 from perfkit.bisect.devices import slot_paths, workers_dir
 from perfkit.bisect.envs import writes_user_env
@@ -124,6 +123,8 @@ class LocalPool:
 
     def __init__(self, repo: Path, sdir: Path, st: State, sub_source: Path | None, save: Callable[[bool], None]):
         builds = load_builds(sdir)
+        if workers_dir(sdir).is_symlink():
+            workers_dir(sdir).unlink()  # planted in perfkit's folder: removed as a link, never followed
         workers_dir(sdir).mkdir(parents=True, exist_ok=True)
         self.hooks = Hooks(st, save, workers_dir(sdir) / BUILDS, builds)
         s = st.settings
@@ -195,6 +196,7 @@ class LocalPool:
         try:
             pending, count = set(futures), 0
             while pending:
+                shutdown.check()  # a cancelled call stops the round as Ctrl-C does
                 finished, pending = wait(pending, timeout=1.0, return_when=FIRST_COMPLETED)
                 for f in finished:
                     job, w = futures[f]
@@ -239,6 +241,9 @@ def remove_slots(repo: Path, sdir: Path, sub_path: str | None) -> bool:
     """Remove every device worker's worktree and environment found on disk (also after a crash, when
     the settings that named the devices may be gone); whether there was anything."""
     base = workers_dir(sdir)
+    if base.is_symlink():
+        base.unlink()  # planted: removed as a link, never followed
+        return True
     if not base.exists():
         return False
     for slot_dir in sorted(base.glob("slot-*")):
@@ -247,7 +252,8 @@ def remove_slots(repo: Path, sdir: Path, sub_path: str | None) -> bool:
         except ValueError:
             continue
         wt, parking, env_dir = slot_paths(sdir, repo, slot)
-        Checkout(repo, wt, parking, sub_path, None).remove()
-        shutil.rmtree(env_dir, ignore_errors=True)
-    shutil.rmtree(base, ignore_errors=True)
+        if confine.within(base, slot_dir):  # a slot folder that is a link is only unlinked below
+            Checkout(repo, wt, parking, sub_path, None).remove()
+            confine.remove_quietly(slot_dir, env_dir)
+    confine.remove_quietly(sdir, base)
     return True

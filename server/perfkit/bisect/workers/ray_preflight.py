@@ -6,7 +6,8 @@ that waits without a word looks hung. So the driver checks first, each check bou
 stops with one message naming what is missing and the `ray start` line that would provide it:
 
 - RAY_ADDRESS names a host and port: something must accept a connection there within 5 s;
-- connecting to RAY_ADDRESS must finish within CONNECT_S (a local cluster, without RAY_ADDRESS or
+- connecting to RAY_ADDRESS must finish within CONNECT_S, with the token this machine's heads use
+  when one exists (as `ray start` does) (a local cluster, without RAY_ADDRESS or
   with RAY_ADDRESS=local, is started by Ray's own bounded start);
 - the cluster must hold at least one unit of `ray_resource` per device; CPU and GPU are Ray's own
   `num_cpus` and `num_gpus`, any other name a custom resource;
@@ -69,6 +70,7 @@ def connect(resource: str, n: int) -> bool:
         return True
     assert address is not None
     _probe(address, resource, n)
+    _token_mode()
     done = threading.Event()
     failure: list[BaseException] = []
 
@@ -83,9 +85,12 @@ def connect(resource: str, n: int) -> bool:
     threading.Thread(target=init, name="perfkit-ray-connect", daemon=True).start()
     if not done.wait(CONNECT_S):
         where = f"RAY_ADDRESS={address}"
+        auth = os.environ.get("RAY_AUTH_MODE", "unset")
         raise ToolFailure(
             f"Ray: could not connect to {where} within {CONNECT_S:.0f} s. The bisect is paused, nothing was "
-            f"tested. Check the head with `ray status`, or start one: `{start_line(resource, n)}`"
+            f"tested. Check the head with `ray status`, or start one: `{start_line(resource, n)}`. If the head "
+            f"uses token authentication, give this process its token (RAY_AUTH_MODE is {auth} here; set "
+            "RAY_AUTH_MODE=token with RAY_AUTH_TOKEN or RAY_AUTH_TOKEN_PATH)"
         )
     if failure:
         raise _explained(failure[0], address, resource, n) from None
@@ -133,6 +138,21 @@ def lost(exc: BaseException, kept: int) -> ToolFailure:
         "cluster again (`ray status` shows it) and run bisect_run (`perfkit bisect-run <repo>`) to resume, or "
         "bisect_reset to drop the bisect"
     )
+
+
+def _token_mode() -> None:
+    """Use the token the heads of this machine use: recent `ray start` turns token authentication on when
+    ~/.ray/auth_token exists, but a driver joining a cluster does not, and then waits for minutes on
+    "Authentication token is missing". The same rule for the driver; RAY_AUTH_MODE set by the user wins."""
+    if os.environ.get("RAY_AUTH_MODE") is not None:
+        return
+    try:  # Ray's own rule (what `ray start` and a local ray.init apply); it also refreshes Ray's cached config
+        from ray._private.authentication.authentication_token_setup import (  # type: ignore[import-not-found,unused-ignore]
+            maybe_enable_token_auth_if_token_available,
+        )
+    except ImportError:  # a Ray without token authentication: nothing to turn on
+        return
+    maybe_enable_token_auth_if_token_available(warn_if_disabled=False)
 
 
 def _probe(address: str, resource: str, n: int) -> None:

@@ -30,7 +30,7 @@ from typing import Any
 import ray  # type: ignore[import-not-found,unused-ignore]  # optional extra perfkit[ray]: absent without it
 
 from perfkit import gitrepo
-from perfkit.bisect import runner
+from perfkit.bisect import runner, shutdown
 from perfkit.bisect.devices import ray_folder, remove_local_folders, worker_id
 from perfkit.bisect.envs import WorkerEnv, writes_user_env
 from perfkit.bisect.models import BisectSettings, Phase
@@ -187,6 +187,7 @@ class RayPool:
         pending, count = list(refs), 0
         try:
             while pending:
+                shutdown.check()  # a cancelled call (or a stopping server) stops the round as Ctrl-C does
                 ready, pending = ray.wait(pending, num_returns=1, timeout=1.0)
                 for ref in ready:
                     job, k = refs[ref]
