@@ -507,7 +507,7 @@ def test_mcp_and_cli_agree(tmp_path):
         text=True,
         timeout=120,
     )
-    assert proc.returncode == 2 and proc.stderr.startswith("perfkit: error: draft.jobb: ")
+    assert proc.returncode == 2 and proc.stderr.startswith("perfkit: error: --draft.jobb: ")
 
 
 def test_unreadable_yaml_is_refused_with_its_line(tmp_path):
