@@ -34,7 +34,6 @@ REVIEWED_DYNAMIC = {
     "perfkit.changes.lookup:_word_re": "an alternation of escaped literal words between fixed lookarounds",
     "perfkit.changes.lookup:import_uses": "an alternation of escaped module names after fixed anchored prefixes",
     "perfkit.changes.removal:judge": r"one escaped name between \b: a substring search",
-    "perfkit.cli:cli_words": "tool names from the registry, not repository text",
     "perfkit.cli_render:argument_words": "escaped argument names between fixed lookarounds: a substring search",
     "perfkit.cli_render:other_arguments": "escaped argument names between fixed lookarounds: a substring search",
     "perfkit.cli_render:tool_words": "escaped tool names between fixed lookarounds: a substring search",
