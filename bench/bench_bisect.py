@@ -122,9 +122,9 @@ def replay(repo: Path) -> tuple[float, float, float, float]:
     (both at every step). No checkouts: the strategy is pure, the pointers come from git.
     """
     from perfkit.bisect.models import BisectSettings
-    from perfkit.bisect.planner import Planner
-    from perfkit.bisect.search import Bisection
-    from perfkit.bisect.state import PhaseData, State
+    from perfkit.bisect.search.bisection import Bisection
+    from perfkit.bisect.search.planner import Planner
+    from perfkit.bisect.state.store import PhaseData, State
 
     bad = git(repo, "rev-parse", "HEAD").strip()
     items = git(repo, "rev-list", "--first-parent", "--reverse", f"{ADD}..{bad}").split()

@@ -1,6 +1,6 @@
 """The bisect strategies against a check that lies: accuracy, runs and installs over many seeds.
 
-Drives the real strategy code (perfkit.bisect.search, perfkit.bisect.noisy_search) with a fake
+Drives the real strategy code (perfkit.bisect.search.bisection, perfkit.bisect.search.noisy) with a fake
 check: a linear history of N commits, a planted first bad commit, verdicts flipped at random
 (symmetric or one-sided rates), blocks of commits that always crash. Costs are fake but shaped
 like a two-level project: the runtime pointer moves every 32 commits, and a point whose pointer
@@ -46,14 +46,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "server"))
 
-from perfkit.bisect.noisy_search import (  # noqa: E402
+from perfkit.bisect.search.bisection import Bisection, Decision, Mark, by_distance, expected_tests  # noqa: E402
+from perfkit.bisect.search.noisy import (  # noqa: E402
     Adaptive,
     NoisySearch,
     Posterior,
     _Counts,
     posterior,
 )
-from perfkit.bisect.search import Bisection, Decision, Mark, by_distance, expected_tests  # noqa: E402
 
 FIXTURE = Path(os.environ.get("PERFKIT_PYPTO_FIXTURE", ROOT / "tests" / "fixtures" / "pypto-history"))
 ADD = "9ac2b906691bf082e8da34c6053a00f54df0a0a3"

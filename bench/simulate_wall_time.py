@@ -49,8 +49,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "server"))
 
-from perfkit.bisect.rounds import answers, ksection, likely_next  # noqa: E402
-from perfkit.bisect.search import Bisection, Mark  # noqa: E402
+from perfkit.bisect.engine.rounds import answers, ksection, likely_next  # noqa: E402
+from perfkit.bisect.search.bisection import Bisection, Mark  # noqa: E402
 
 FIXTURE = Path(os.environ.get("PERFKIT_PYPTO_FIXTURE", ROOT / "tests" / "fixtures" / "pypto-history"))
 ADD = "9ac2b906691bf082e8da34c6053a00f54df0a0a3"

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from helpers.bisect_project import Project, build
 from helpers.gitbuild import snapshot
-from perfkit.bisect import state as statefile
+from perfkit.bisect.state import store as statefile
 from perfkit.bisect.tool import bisect_reset, bisect_run, bisect_start
 from perfkit.errors import InputError
 
@@ -188,7 +188,7 @@ def test_device_in_a_command_without_devices_is_refused(tmp_path):
 
 def test_a_point_sent_to_another_device_is_an_internal_error_not_a_verdict(tmp_path, monkeypatch):
     """Break the pool on purpose (devices given by position again): the slot refuses to run the point."""
-    from perfkit.bisect.affinity import AffinityError
+    from perfkit.bisect.workers.affinity import AffinityError
     from perfkit.bisect.workers.local import LocalPool
 
     real = LocalPool.assign

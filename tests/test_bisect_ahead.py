@@ -17,9 +17,9 @@ import pytest
 from helpers.bisect_project import Project, build
 from helpers.gitbuild import snapshot
 from helpers.procs import alive, all_dead, launch_run, perfkit
-from perfkit.bisect import state as statefile
-from perfkit.bisect.rounds import answers, ksection, likely_next
-from perfkit.bisect.search import Mark
+from perfkit.bisect.engine.rounds import answers, ksection, likely_next
+from perfkit.bisect.search.bisection import Mark
+from perfkit.bisect.state import store as statefile
 from perfkit.bisect.tool import bisect_reset, bisect_run, bisect_start, bisect_step
 from perfkit.errors import InputError
 

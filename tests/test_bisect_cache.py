@@ -13,8 +13,8 @@ from pathlib import Path
 
 from helpers.bisect_project import Project, build
 from helpers.gitbuild import snapshot
-from perfkit.bisect import state as statefile
-from perfkit.bisect.build_cache import BuildCache
+from perfkit.bisect.state import store as statefile
+from perfkit.bisect.state.build_cache import BuildCache
 from perfkit.bisect.tool import bisect_reset, bisect_run, bisect_start
 
 

@@ -16,7 +16,7 @@ import time
 import uuid
 
 import psutil
-from perfkit.bisect import runner
+from perfkit.bisect.command import runner
 
 ESCAPE = textwrap.dedent(
     """
@@ -80,7 +80,7 @@ WRITE_OVER_LIMIT = textwrap.dedent(
     """
     import resource, signal, sys
     from pathlib import Path
-    from perfkit.bisect.state import write_atomic
+    from perfkit.bisect.state.store import write_atomic
     from perfkit.errors import ToolFailure
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG instead
     resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
@@ -93,7 +93,7 @@ WRITE_OVER_LIMIT = textwrap.dedent(
 
 
 def test_a_state_write_that_fails_half_way_leaves_the_previous_state_whole(tmp_path):
-    from perfkit.bisect.state import write_atomic
+    from perfkit.bisect.state.store import write_atomic
 
     path = tmp_path / "state.json"
     write_atomic(path, '{"step": 1}')
@@ -107,7 +107,7 @@ def test_a_state_write_that_fails_half_way_leaves_the_previous_state_whole(tmp_p
 
 def test_a_saved_state_is_a_new_file_not_the_old_one_rewritten(tmp_path):
     """Readers that opened the old state keep reading it whole while a new one is saved."""
-    from perfkit.bisect.state import write_atomic
+    from perfkit.bisect.state.store import write_atomic
 
     path = tmp_path / "state.json"
     write_atomic(path, '{"step": 1, "pad": "' + "a" * 5000 + '"}')

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from helpers.gitbuild import Repo
-from perfkit.bisect.command_lookup import missing, programs
+from perfkit.bisect.command.lookup import missing, programs
 from perfkit.bisect.tool import bisect_reset, bisect_run, bisect_start
 from perfkit.errors import InputError
 

@@ -21,10 +21,10 @@ import pytest
 from helpers.bisect_project import Project, build
 from helpers.gitbuild import snapshot
 from helpers.procs import alive, all_dead, launch_run, perfkit
-from perfkit.bisect import state as statefile
-from perfkit.bisect.envs import WorkerEnv
+from perfkit.bisect.command.envs import WorkerEnv
+from perfkit.bisect.engine.rounds import ksection
 from perfkit.bisect.models import BisectSettings
-from perfkit.bisect.rounds import ksection
+from perfkit.bisect.state import store as statefile
 from perfkit.bisect.tool import bisect_reset, bisect_run, bisect_start, bisect_status, bisect_step
 from perfkit.errors import InputError
 

@@ -22,9 +22,9 @@ from pathlib import Path
 import pytest
 from helpers.bisect_project import Project, build, log2ceil
 from helpers.gitbuild import snapshot
-from perfkit.bisect import lock as lockfile
-from perfkit.bisect import state as statefile
-from perfkit.bisect.estimate import CONFIRM_RUNS
+from perfkit.bisect.search.estimate import CONFIRM_RUNS
+from perfkit.bisect.state import lock as lockfile
+from perfkit.bisect.state import store as statefile
 from perfkit.bisect.tool import bisect_reset, bisect_run, bisect_start, bisect_status, bisect_step
 from perfkit.errors import InputError, ToolFailure
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from perfkit.bisect import error_line
+from perfkit.bisect.command import error_line
 
 
 def test_the_shared_last_line_is_found_and_perfkit_notes_are_skipped(tmp_path):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 
 import pytest
-from perfkit.bisect import estimate
 from perfkit.bisect.models import BisectSettings
+from perfkit.bisect.search import estimate
 
 
 def test_noise_off_counts_the_ends_the_halving_and_the_confirmation():

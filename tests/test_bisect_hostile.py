@@ -22,8 +22,8 @@ import pytest
 from helpers.bisect_project import Project, build
 from helpers.cli_audit import cli_field
 from helpers.gitbuild import Repo
-from perfkit.bisect import state as statefile
-from perfkit.bisect.runner import owned_by
+from perfkit.bisect.command.runner import owned_by
+from perfkit.bisect.state import store as statefile
 from perfkit.bisect.tool import bisect_reset, bisect_run, bisect_start, bisect_status, bisect_step
 from perfkit.errors import InputError
 
@@ -259,7 +259,7 @@ def test_a_lock_created_but_not_yet_written_is_not_taken_as_stale(tmp_path):
 RACE = """
 import os, sys, time
 from pathlib import Path
-from perfkit.bisect.lock import locked
+from perfkit.bisect.state.lock import locked
 from perfkit.errors import InputError
 sdir, inside = Path(sys.argv[1]), Path(sys.argv[2])
 while time.time() < float(sys.argv[3]):

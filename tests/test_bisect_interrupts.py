@@ -14,7 +14,7 @@ import pytest
 from helpers.bisect_project import Project, build
 from helpers.gitbuild import snapshot
 from helpers.procs import alive, all_dead, launch_run
-from perfkit.bisect import state as statefile
+from perfkit.bisect.state import store as statefile
 from perfkit.bisect.tool import bisect_start, bisect_status
 
 PLAN = [("src", "")] * 9 + [("src", "BUG", "bug")] + [("src", "BUG")] * 6

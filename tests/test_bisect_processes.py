@@ -9,7 +9,7 @@ import time
 
 import psutil
 import pytest
-from perfkit.bisect import runner
+from perfkit.bisect.command import runner
 
 
 @pytest.fixture(params=["proc", "psutil"])

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from helpers.bisect_project import build
 from helpers.gitbuild import snapshot
-from perfkit.bisect import state as statefile
+from perfkit.bisect.state import store as statefile
 from perfkit.bisect.tool import bisect_reset, bisect_run, bisect_start
 
 ray = pytest.importorskip("ray", reason="ray is not installed here (pip install -e '.[test,ray]'); CI installs it")

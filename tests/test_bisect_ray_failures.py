@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 from helpers.bisect_project import Project, build
 from helpers.gitbuild import snapshot
-from perfkit.bisect import state as statefile
+from perfkit.bisect.state import store as statefile
 
 pytest.importorskip("ray", reason="ray is not installed here (pip install -e '.[test,ray]'); CI installs it")
 

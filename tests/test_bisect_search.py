@@ -6,7 +6,7 @@ import math
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from perfkit.bisect.search import Bisection, Decision, expected_tests
+from perfkit.bisect.search.bisection import Bisection, Decision, expected_tests
 
 UNBOUNDED = Bisection(max_skips=10**9)  # the property below is about steering, not the skip budget
 

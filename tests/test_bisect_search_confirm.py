@@ -10,9 +10,9 @@ the skip budget never ends a search while a stretch outside known skip blocks is
 from __future__ import annotations
 
 import pytest
-from perfkit.bisect import skip_policy
-from perfkit.bisect.noisy_search import CONFIRM_RUNS, Adaptive, NoisySearch
-from perfkit.bisect.search import Bisection, Decision
+from perfkit.bisect.search import skip_policy
+from perfkit.bisect.search.bisection import Bisection, Decision
+from perfkit.bisect.search.noisy import CONFIRM_RUNS, Adaptive, NoisySearch
 
 
 def drive(strategy, n: int, k: int, lies: dict[tuple[int, int], str] | None = None, skips=frozenset(), ends=True):
@@ -97,7 +97,7 @@ def test_under_noise_a_flaky_end_run_costs_a_rerun_not_the_bisect():
 
 def test_a_flake_rate_stated_is_the_noise_aware_search():
     from perfkit.bisect.models import BisectSettings
-    from perfkit.bisect.noise_plan import noise_on
+    from perfkit.bisect.search.noise_plan import noise_on
 
     assert not noise_on(BisectSettings(run="x"))
     assert noise_on(BisectSettings(run="x", flaky_fail=0.05))

@@ -10,8 +10,8 @@ import sys
 import pytest
 from helpers.bisect_project import build
 from perfkit import gitrepo
-from perfkit.bisect import state as statefile
 from perfkit.bisect.models import EXIT_NO_SINGLE_CULPRIT
+from perfkit.bisect.state import store as statefile
 from perfkit.bisect.tool import bisect_reset, bisect_run, bisect_start, bisect_status
 
 

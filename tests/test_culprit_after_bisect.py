@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from helpers.bisect_project import build
-from perfkit.bisect import state as statefile
+from perfkit.bisect.state import store as statefile
 from perfkit.bisect.tool import bisect_reset, bisect_run, bisect_start
 from perfkit.culprit import after_bisect
 from perfkit.culprit.evaluate import evaluate_culprit

@@ -32,8 +32,8 @@ import psutil
 import pytest
 from helpers.bisect_project import Project, build
 from helpers.gitbuild import snapshot
-from perfkit.bisect import state as statefile
-from perfkit.bisect.runner import owned_by
+from perfkit.bisect.command.runner import owned_by
+from perfkit.bisect.state import store as statefile
 from perfkit.bisect.tool import bisect_reset, bisect_run, bisect_start, bisect_status
 
 # level 1 finds the pointer bump, level 2 the first BROKEN runtime commit inside it

@@ -572,7 +572,7 @@ OUT_BITS = [
 @SETTINGS
 @given(st.lists(st.one_of(st.sampled_from(OUT_BITS), st.binary(max_size=40)), max_size=30), st.data())
 def test_verdict_scan_does_not_depend_on_how_output_arrives(lines, data):
-    from perfkit.bisect.runner import Scan
+    from perfkit.bisect.command.runner import Scan
 
     out = b"\n".join(lines)
 
@@ -640,7 +640,7 @@ LINE_BITS = [
 )
 def test_fast_scan_finds_exactly_what_the_pattern_finds(pattern, lines, pos):
     """The flood-speed search (a wider pattern first) and the last-match search agree with re itself."""
-    from perfkit.bisect.runner import _last, _search
+    from perfkit.bisect.command.runner import _last, _search
 
     rx = re.compile(pattern, re.MULTILINE)
     text = "\n".join(lines)

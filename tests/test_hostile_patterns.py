@@ -26,10 +26,10 @@ TOP = 16000
 # one is reviewed here, with why it is linear. A new one fails test_dynamic_patterns_are_reviewed.
 _USERS_PATTERN = "the user's own verdict pattern, run in a child process stopped at the step's timeout"
 REVIEWED_DYNAMIC = {
-    "perfkit.bisect.scan:_child": _USERS_PATTERN,
-    "perfkit.bisect.scan:_search": _USERS_PATTERN,
+    "perfkit.bisect.command.scan:_child": _USERS_PATTERN,
+    "perfkit.bisect.command.scan:_search": _USERS_PATTERN,
     "perfkit.bisect.settings:merge": "the user's own verdict patterns, compiled to check them; never run here",
-    "perfkit.bisect.verdict:scanner": "the user's own verdict pattern, run under the step's timeout (scan.py)",
+    "perfkit.bisect.command.verdict:scanner": "the user's own verdict pattern, run under the step's timeout (scan.py)",
     "perfkit.bisect.workers.ray_worker:_submodule_url": "an escaped literal URL: a plain substring search",
     "perfkit.changes.lookup:_word_re": "an alternation of escaped literal words between fixed lookarounds",
     "perfkit.changes.lookup:import_uses": "an alternation of escaped module names after fixed anchored prefixes",

@@ -24,12 +24,12 @@ def _type_checking_only(node: ast.If) -> bool:
     )
 
 
-def _imported(tree: ast.AST, here: str, is_package: bool, known: set[str]) -> set[str]:
+def _imported(tree: ast.AST, here: str, is_package: bool, known: set[str], typing_too: bool = False) -> set[str]:
     """The perfkit modules a module imports, at any depth (functions included)."""
     found: set[str] = set()
     skip: set[int] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.If) and _type_checking_only(node):
+        if not typing_too and isinstance(node, ast.If) and _type_checking_only(node):
             skip.update(id(n) for stmt in node.body for n in ast.walk(stmt))
     for node in ast.walk(tree):
         if id(node) in skip:
@@ -53,11 +53,11 @@ def _imported(tree: ast.AST, here: str, is_package: bool, known: set[str]) -> se
     return found
 
 
-def import_graph(root: Path = PACKAGE) -> dict[str, set[str]]:
+def import_graph(root: Path = PACKAGE, typing_too: bool = False) -> dict[str, set[str]]:
     files = {module_name(p, root): p for p in root.rglob("*.py")}
     known = set(files)
     return {
-        name: _imported(ast.parse(path.read_text(), str(path)), name, path.name == "__init__.py", known)
+        name: _imported(ast.parse(path.read_text(), str(path)), name, path.name == "__init__.py", known, typing_too)
         for name, path in files.items()
     }
 
@@ -168,3 +168,29 @@ def test_perfkit_packages_have_no_import_cycle():
     found = cycles(rooms(import_graph()))
     named = "; ".join(" -> ".join(c) for c in found)
     assert not found, f"import cycles between packages: {named}"
+
+
+def bisect_rooms(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The graph between the bisect package's rooms (search, command, state, engine, workers, and its top modules)."""
+
+    def room(m: str) -> str:
+        parts = m.split(".")
+        return ".".join(parts[:3]) if len(parts) > 3 else m
+
+    out: dict[str, set[str]] = {}
+    for src, targets in graph.items():
+        if src.startswith("perfkit.bisect."):
+            inside = {room(t) for t in targets if t.startswith("perfkit.bisect.")}
+            out.setdefault(room(src), set()).update(inside - {room(src)})
+    return out
+
+
+def test_bisect_rooms_have_no_import_cycle_even_for_type_checking():
+    """A newcomer reads each room of the bisect on its own: none needs another that needs it back,
+    not even for a type annotation (a Protocol in the lower room names what it needs instead)."""
+    graph = import_graph(typing_too=True)
+    assert {"perfkit.bisect.search", "perfkit.bisect.engine", "perfkit.bisect.workers"} <= set(bisect_rooms(graph))
+    module_cycles = [c for c in cycles(graph) if c[0].startswith("perfkit.bisect")]
+    assert not module_cycles, "; ".join(" -> ".join(c) for c in module_cycles)
+    found = cycles(bisect_rooms(graph))
+    assert not found, "import cycles between the bisect's rooms: " + "; ".join(" -> ".join(c) for c in found)

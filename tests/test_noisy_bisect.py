@@ -11,9 +11,9 @@ import math
 import random
 
 import pytest
-from perfkit.bisect import skip_policy
-from perfkit.bisect.noisy_search import CONFIRM_RUNS, Adaptive, NoisySearch, best_split, contradiction, info_gain
-from perfkit.bisect.search import Bisection, expected_tests
+from perfkit.bisect.search import skip_policy
+from perfkit.bisect.search.bisection import Bisection, expected_tests
+from perfkit.bisect.search.noisy import CONFIRM_RUNS, Adaptive, NoisySearch, best_split, contradiction, info_gain
 
 
 def reference_pick(n, marks, cheap):

@@ -13,7 +13,7 @@ import math
 import random
 
 import pytest
-from perfkit.bisect.noisy_search import (
+from perfkit.bisect.search.noisy import (
     NoisySearch,
     Posterior,
     _Counts,
@@ -22,7 +22,7 @@ from perfkit.bisect.noisy_search import (
     info_gain,
     posterior,
 )
-from perfkit.bisect.rate_prior import DEFAULT_PRIOR
+from perfkit.bisect.search.rate_prior import DEFAULT_PRIOR
 
 
 def flaky_marks(n: int, k: int, rate: float, runs: int, rng: random.Random) -> dict[int, list[str]]:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from helpers.bisect_project import Project, build
-from perfkit.bisect.envs import WorkerEnv
+from perfkit.bisect.command.envs import WorkerEnv
 from perfkit.bisect.models import BisectSettings
 from perfkit.bisect.tool import bisect_reset, bisect_run, bisect_start
 

@@ -72,7 +72,7 @@ def pwned(*roots: Path) -> list[str]:
 
 SHELL_ALLOWED = {
     # the user's own install and run commands: the only data perfkit hands to a shell, as documented
-    ("bisect/runner.py", "shell"),
+    ("bisect/command/runner.py", "shell"),
     # `perfkit demo` runs its own fixed install commands (constants of the demo scenario)
     ("demo/precision_act.py", "precision_act"),
 }
@@ -433,7 +433,7 @@ def test_a_line_break_in_a_path_never_escapes_the_reproduce_script(tmp_path):
     """A submodule path from a repository can hold a newline; the script must keep it inside quotes."""
     from perfkit.bisect.models import BisectSettings
     from perfkit.bisect.report import reproduce_script
-    from perfkit.bisect.state import PhaseData, State
+    from perfkit.bisect.state.store import PhaseData, State
 
     stubs, base = tmp_path / "bin", tmp_path / "base"
     evil = "rt\ntouch pwned-newline #"

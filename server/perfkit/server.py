@@ -13,6 +13,7 @@ import functools
 import inspect
 import logging
 import sys
+import threading
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
@@ -59,13 +60,32 @@ def _wrap(spec: ToolSpec) -> Handler:
                 except Exception:  # a client that went away must not stop the work
                     log.debug("progress notification dropped", exc_info=True)
 
+        from perfkit import cancel  # on the first call: listing tools imports nothing more
+
+        token = cancel.Token()
+        finished = threading.Event()
+
+        def work() -> Any:
+            try:
+                return cancel.running(token, functools.partial(spec.call, kwargs, progress))
+            finally:
+                finished.set()
+
         deadline = call_deadline(spec.deadline_s)
         try:
             # at the deadline the call is answered and its thread abandoned (it holds no slot, no
             # lock and no worker token any more), so one stuck call never holds the server
-            with anyio.fail_after(deadline):
-                work = functools.partial(spec.call, kwargs, progress)
-                return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+            with anyio.fail_after(deadline) as timer:
+                try:
+                    return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+                except anyio.get_cancelled_exc_class():
+                    token.set()  # work that checks it (a bisect) stops through its own stop path
+                    if not timer.cancel_called:
+                        # notifications/cancelled: wait for that stop (no answer goes out for a cancelled
+                        # call), so the next call finds the state saved and the lock free
+                        with anyio.CancelScope(shield=True):
+                            await anyio.to_thread.run_sync(finished.wait)
+                    raise
         except TimeoutError:
             raise ToolError(
                 f"{spec.name} did not answer within its deadline of {deadline:g} s and was abandoned; "
@@ -161,7 +181,7 @@ def build_cached_server() -> MCPServer:
 
 def serve() -> None:
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="perfkit %(levelname)s %(message)s")
-    from perfkit.bisect.shutdown import stop_cleanly_on_exit  # SIGTERM, SIGINT, stdin closed: a clean stop
+    from perfkit.bisect.command.shutdown import stop_cleanly_on_exit  # SIGTERM, SIGINT, stdin closed: a clean stop
 
     stop_cleanly_on_exit()
     from perfkit.mcp_flow import run_stdio

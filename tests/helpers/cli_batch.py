@@ -36,7 +36,7 @@ def _preload() -> None:
     import jinja2.sandbox  # noqa: F401
     import pandas  # noqa: F401
     import perfkit.benchmark.build  # noqa: F401
-    import perfkit.bisect.session  # noqa: F401
+    import perfkit.bisect.engine.session  # noqa: F401
     import perfkit.changes.blame  # noqa: F401
     import perfkit.cli  # noqa: F401
     import perfkit.lint.rules  # noqa: F401

@@ -137,6 +137,11 @@ class StepRecord(BaseModel):
     prepared: bool = Field(
         default=False, description="installed ahead, while the previous round ran (build_ahead): no install waited"
     )
+    checkout_changed: list[str] = Field(
+        default_factory=list,
+        description="what changed in the user's checkout while this step ran (HEAD, refs, stash, index, submodule "
+        "HEAD); the bisect stopped on it",
+    )
 
 
 class PointEvidence(BaseModel):

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from perfkit.bisect import evidence, reproduce
+from perfkit.bisect import reproduce
 from perfkit.bisect.models import BisectStatus, StepRecord
-from perfkit.bisect.point import Point, ref, short
-from perfkit.bisect.state import State
+from perfkit.bisect.search import evidence
+from perfkit.bisect.state.named_files import named_paths
+from perfkit.bisect.state.point import Point, ref, short
+from perfkit.bisect.state.store import State
 
 
 def label(point: Point, repo: Path, sub_repo: Path | None, sub_path: str | None) -> tuple[str, str]:
@@ -33,6 +35,18 @@ def label(point: Point, repo: Path, sub_repo: Path | None, sub_path: str | None)
 def reproduce_script(st: State, repo: Path) -> str | None:
     """The reproduce script (reproduce.py), under the name callers know."""
     return reproduce.script(st, repo)
+
+
+def reuse_note(st: State, reused: list[int]) -> str:
+    """Say that verdicts came from memory, what they are keyed on, and how to forget them."""
+    files = named_paths(st.settings)
+    named = f" and the content of {', '.join(files[:3])}" if files else ""
+    which = ", ".join(str(n) for n in reused[:10]) + (", ..." if len(reused) > 10 else "")
+    return (
+        f"{len(reused)} verdict(s) were reused from perfkit's verdict memory, nothing ran for them (step(s) {which}); "
+        f"they were kept for the same commands, patterns{named}. If something they do not show changed "
+        "(a driver, a file a script reads), bisect_reset forgets every remembered verdict"
+    )
 
 
 def status_of(
@@ -64,6 +78,9 @@ def status_of(
             "and your environment may still point at it; bisect_run finishes the clean-up, bisect_reset "
             "removes everything."
         )
+    reused = [s.n for s in st.steps if s.remembered]
+    if reused:
+        notes.append(reuse_note(st, reused))
     if not st.settings.verify_ends and st.phase == "done" and st.outcome in ("found", "candidates"):
         notes.append("the ends were not verified (verify_ends=false): the culprit assumes good passes and bad fails")
     return BisectStatus(

@@ -17,8 +17,8 @@ import os
 import shlex
 from pathlib import Path
 
-from perfkit.bisect.devices import with_device
-from perfkit.bisect.state import State
+from perfkit.bisect.state.store import State
+from perfkit.bisect.workers.devices import with_device
 
 _SITES = 'import site; print("\\n".join(site.getsitepackages() + [site.getusersitepackages()]))'
 _PTH = (

@@ -135,7 +135,7 @@ def merge(repo: Path, explicit: dict[str, Any], notes: list[str] | None = None) 
     for key in ("install", "install_submodule"):
         if key in values:
             values[key] = [c for c in values[key] if c.strip()]
-    from perfkit.bisect.devices import check_settings
+    from perfkit.bisect.workers.devices import check_settings
 
     check_settings(values)
     for key in KEYS:

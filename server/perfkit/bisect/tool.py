@@ -164,7 +164,7 @@ def bisect_start(
     pyproject.toml ([tool.perfkit.bisect]) in the checkout; arguments win. `install`, `install_submodule`
     and `run` are user-supplied shell commands, and the only commands perfkit runs through a shell.
     Refuses while another bisect of this repository is unfinished."""
-    from perfkit.bisect import session
+    from perfkit.bisect.engine import session
 
     explicit = dict(
         run=run,
@@ -204,7 +204,7 @@ def bisect_step(repo: RepoArg, *, progress: Progress = no_progress) -> StepResul
     and the bisect's status. When this step finishes the bisect, the install commands re-run against
     the user's checkout and the worktree is removed. Runs the user's install and run shell commands;
     reports progress while they run."""
-    from perfkit.bisect import session
+    from perfkit.bisect.engine import session
 
     return session.step(repo, progress)
 
@@ -220,7 +220,7 @@ def bisect_run(repo: RepoArg, *, progress: Progress = no_progress) -> BisectStat
     are going. At the end removes the worktrees and, where the installs went into the user's environment,
     re-runs them against the user's checkout; returns the culprit(s), every step, the install commands run
     and a script that reproduces the failure by hand. Runs the user's install and run shell commands."""
-    from perfkit.bisect import session
+    from perfkit.bisect.engine import session
 
     return session.run(repo, progress)
 
@@ -229,7 +229,7 @@ def bisect_status(repo: RepoArg) -> BisectStatus:
     """Report the bisect of this repository: phase, steps with verdicts, metrics and log paths, and when
     done the culprit(s) and a reproduce script. Also says whether another process is working on it or
     died mid-way (resume with bisect_step or bisect_run, clean up with bisect_reset). Reads only."""
-    from perfkit.bisect import session
+    from perfkit.bisect.engine import session
 
     return session.status(repo)
 
@@ -239,7 +239,7 @@ def bisect_reset(repo: RepoArg) -> ResetResult:
     left behind, re-runs the install commands (the user's shell commands) against the user's checkout
     if the environment still points at the worktree, removes the worktree, logs, state and lock.
     Never touches the user's checkout, index, stash or submodule. Safe to repeat."""
-    from perfkit.bisect import session
+    from perfkit.bisect.engine import session
 
     return session.reset(repo)
 

@@ -18,7 +18,7 @@ from perfkit import gitrepo
 from perfkit.culprit.models import NextAction
 from perfkit.errors import ToolFailure
 
-# where bisect/state.py keeps a bisect (read here as plain data: the culprit tools do not import the bisect)
+# where bisect/state/store.py keeps a bisect (read here as plain data: the culprit tools do not import the bisect)
 STATE = ("perfkit-bisect", "state.json")
 
 

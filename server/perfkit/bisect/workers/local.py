@@ -17,98 +17,27 @@ interrupted point is never recorded as a skip.
 from __future__ import annotations
 
 import json
-import shutil
-import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from pathlib import Path
 
-from perfkit.bisect import affinity, runner
-from perfkit.bisect.build_cache import BuildCache
-from perfkit.bisect.devices import slot_paths, workers_dir
-from perfkit.bisect.envs import writes_user_env
-from perfkit.bisect.point import Point
-from perfkit.bisect.state import Build, State, write_atomic
-from perfkit.bisect.tester import PointResult
+from perfkit.bisect.command import shutdown
+from perfkit.bisect.command.tester import PointResult
+from perfkit.bisect.command.worktree import Checkout
+from perfkit.bisect.state import confine
+from perfkit.bisect.state.build_cache import BuildCache
+from perfkit.bisect.state.point import Point
+from perfkit.bisect.state.store import Build, State
+from perfkit.bisect.workers import affinity
+from perfkit.bisect.workers.devices import slot_paths, workers_dir
+from perfkit.bisect.workers.hooks import Hooks
 from perfkit.bisect.workers.pool import Job, OnDone, Tick
 from perfkit.bisect.workers.slot import SlotWorker, device_settings
-from perfkit.bisect.worktree import Checkout
-from perfkit.errors import ToolFailure
 
 __all__ = ["LocalPool", "device_settings", "remove_slots"]
 
 BUILDS = "builds.json"
-
-
-class Hooks:
-    """What workers may do to the shared state, under one lock: record a command's process group,
-    mark the environment as pointing away from the user, save."""
-
-    def __init__(self, st: State, save: Callable[[bool], None], builds_path: Path, builds: dict[str, Build]):
-        self.st = st
-        self._save = save
-        self.lock = threading.RLock()
-        self.stopping = threading.Event()
-        self.groups: set[int] = set()
-        self.builds_path = builds_path
-        self.builds = builds
-        self.ahead_commands = 0  # install commands builds made ahead ran, not yet added to the state
-
-    def count_ahead(self, n: int) -> None:
-        with self.lock:
-            self.ahead_commands += n
-
-    def take_ahead(self) -> int:
-        """The ahead install commands counted since the last call (the main thread adds them to the state)."""
-        with self.lock:
-            n, self.ahead_commands = self.ahead_commands, 0
-            return n
-
-    def on_start(self, pid: int) -> None:
-        with self.lock:
-            if self.stopping.is_set():
-                runner.kill_group(pid)
-                return
-            self.groups.add(pid)
-            self.st.active_pgid = pid
-            try:
-                self._save(False)
-            except ToolFailure:
-                pass  # best effort: a resume finds the command by its marker anyway
-
-    def track(self, pid: int) -> None:
-        """A build made ahead started a command: kill it with the others on a stop, but write no state.
-
-        Builds ahead run while the planner changes the state in the main thread; only that thread
-        (and device threads while it waits for them) may save it. A resume finds the command by its
-        marker, as after any kill -9."""
-        with self.lock:
-            if self.stopping.is_set():
-                runner.kill_group(pid)
-                return
-            self.groups.add(pid)
-
-    def before_install(self) -> None:
-        with self.lock:
-            self.save_builds()
-            if self.st.environment != "worktree" and writes_user_env(self.st.settings):
-                self.st.environment = "worktree"
-                self._save(True)
-
-    def save_builds(self) -> None:
-        with self.lock:
-            data = json.dumps({k: b.model_dump() for k, b in self.builds.items()})
-            try:
-                write_atomic(self.builds_path, data, durable=False)
-            except ToolFailure:
-                pass  # losing it costs reinstalls, never a wrong verdict: a missing record means "unknown"
-
-    def stop(self) -> None:
-        with self.lock:
-            self.stopping.set()
-            for pgid in self.groups:
-                runner.kill_group(pgid)
 
 
 def load_builds(sdir: Path) -> dict[str, Build]:
@@ -124,6 +53,8 @@ class LocalPool:
 
     def __init__(self, repo: Path, sdir: Path, st: State, sub_source: Path | None, save: Callable[[bool], None]):
         builds = load_builds(sdir)
+        if workers_dir(sdir).is_symlink():
+            workers_dir(sdir).unlink()  # planted in perfkit's folder: removed as a link, never followed
         workers_dir(sdir).mkdir(parents=True, exist_ok=True)
         self.hooks = Hooks(st, save, workers_dir(sdir) / BUILDS, builds)
         s = st.settings
@@ -195,6 +126,7 @@ class LocalPool:
         try:
             pending, count = set(futures), 0
             while pending:
+                shutdown.check()  # a cancelled call stops the round as Ctrl-C does
                 finished, pending = wait(pending, timeout=1.0, return_when=FIRST_COMPLETED)
                 for f in finished:
                     job, w = futures[f]
@@ -239,6 +171,9 @@ def remove_slots(repo: Path, sdir: Path, sub_path: str | None) -> bool:
     """Remove every device worker's worktree and environment found on disk (also after a crash, when
     the settings that named the devices may be gone); whether there was anything."""
     base = workers_dir(sdir)
+    if base.is_symlink():
+        base.unlink()  # planted: removed as a link, never followed
+        return True
     if not base.exists():
         return False
     for slot_dir in sorted(base.glob("slot-*")):
@@ -247,7 +182,8 @@ def remove_slots(repo: Path, sdir: Path, sub_path: str | None) -> bool:
         except ValueError:
             continue
         wt, parking, env_dir = slot_paths(sdir, repo, slot)
-        Checkout(repo, wt, parking, sub_path, None).remove()
-        shutil.rmtree(env_dir, ignore_errors=True)
-    shutil.rmtree(base, ignore_errors=True)
+        if confine.within(base, slot_dir):  # a slot folder that is a link is only unlinked below
+            Checkout(repo, wt, parking, sub_path, None).remove()
+            confine.remove_quietly(slot_dir, env_dir)
+    confine.remove_quietly(sdir, base)
     return True

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from perfkit.bisect.point import Point
-from perfkit.bisect.tester import PointResult
+from perfkit.bisect.command.tester import PointResult
+from perfkit.bisect.state.point import Point
 
 OnDone = Callable[["Job", str, PointResult, float], None]  # job, device, result, seconds
 Tick = Callable[[int, int], None]  # points finished, points in the round

@@ -30,18 +30,18 @@ from typing import Any
 import ray  # type: ignore[import-not-found,unused-ignore]  # optional extra perfkit[ray]: absent without it
 
 from perfkit import gitrepo
-from perfkit.bisect import runner
-from perfkit.bisect.devices import ray_folder, remove_local_folders, worker_id
-from perfkit.bisect.envs import WorkerEnv, writes_user_env
+from perfkit.bisect.command import runner, shutdown
+from perfkit.bisect.command.envs import WorkerEnv, writes_user_env
+from perfkit.bisect.command.tester import PointResult, PointTester
+from perfkit.bisect.command.verdict import Classified
+from perfkit.bisect.command.worktree import Checkout
 from perfkit.bisect.models import BisectSettings, Phase
-from perfkit.bisect.point import Point
-from perfkit.bisect.state import Build, State
-from perfkit.bisect.tester import PointResult, PointTester
-from perfkit.bisect.verdict import Classified
+from perfkit.bisect.state.point import Point
+from perfkit.bisect.state.store import Build, State
 from perfkit.bisect.workers import ray_preflight
+from perfkit.bisect.workers.devices import ray_folder, remove_local_folders, worker_id
 from perfkit.bisect.workers.pool import Job, OnDone, Tick
 from perfkit.bisect.workers.slot import device_settings
-from perfkit.bisect.worktree import Checkout
 from perfkit.errors import ToolFailure
 
 # scp-like "host@name:path": the first '@' past the first character is the only one worth trying.
@@ -187,6 +187,7 @@ class RayPool:
         pending, count = list(refs), 0
         try:
             while pending:
+                shutdown.check()  # a cancelled call (or a stopping server) stops the round as Ctrl-C does
                 ready, pending = ray.wait(pending, num_returns=1, timeout=1.0)
                 for ref in ready:
                     job, k = refs[ref]

@@ -15,21 +15,22 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from perfkit.bisect import affinity, runner, shutdown
-from perfkit.bisect.build_cache import BuildCache
-from perfkit.bisect.devices import slot_paths, with_device, worker_id
-from perfkit.bisect.envs import WorkerEnv
+from perfkit.bisect.command import runner, shutdown
+from perfkit.bisect.command.envs import WorkerEnv
+from perfkit.bisect.command.tester import PointResult, PointTester, Side
+from perfkit.bisect.command.tester import Tick as TesterTick
+from perfkit.bisect.command.verdict import Classified
+from perfkit.bisect.command.worktree import Checkout
 from perfkit.bisect.models import BisectSettings
-from perfkit.bisect.point import Point
-from perfkit.bisect.state import Build, State
-from perfkit.bisect.tester import PointResult, PointTester, Side
-from perfkit.bisect.tester import Tick as TesterTick
-from perfkit.bisect.verdict import Classified
+from perfkit.bisect.state.build_cache import BuildCache
+from perfkit.bisect.state.point import Point
+from perfkit.bisect.state.store import Build, State
+from perfkit.bisect.workers import affinity
+from perfkit.bisect.workers.devices import slot_paths, with_device, worker_id
 from perfkit.bisect.workers.pool import Job
-from perfkit.bisect.worktree import Checkout
 
 if TYPE_CHECKING:
-    from perfkit.bisect.workers.local import Hooks
+    from perfkit.bisect.workers.hooks import Hooks
 
 
 def device_settings(settings: BisectSettings, device: str | None) -> BisectSettings:

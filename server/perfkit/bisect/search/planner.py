@@ -12,12 +12,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from perfkit import gitrepo
-from perfkit.bisect import estimate, noise_plan
-from perfkit.bisect.levels import Levels
 from perfkit.bisect.models import StepRecord, Verdict
-from perfkit.bisect.point import Point, short
-from perfkit.bisect.search import DEFAULT, Decision, Mark, Strategy
-from perfkit.bisect.state import PhaseData, State
+from perfkit.bisect.search import estimate, noise_plan
+from perfkit.bisect.search.bisection import DEFAULT, Decision, Mark, Strategy
+from perfkit.bisect.search.levels import Levels
+from perfkit.bisect.state.point import Point, short
+from perfkit.bisect.state.store import PhaseData, State
 from perfkit.errors import ToolFailure
 
 # estimated steps still to come, per phase, beyond the level-1 search itself

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from perfkit.bisect import error_line, skip_policy
+from perfkit.bisect.command import error_line
 from perfkit.bisect.models import PointEvidence, SkipReason, StepRecord
+from perfkit.bisect.search import skip_policy
 
 SEARCHES = ("verify_good", "verify_bad", "level1", "level2", "find_fix", "split_pointer", "split_source")
 

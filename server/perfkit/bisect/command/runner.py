@@ -23,10 +23,10 @@ from pathlib import Path
 
 import psutil
 
-from perfkit.bisect.scan import Scan as Scan  # re-exported: the runner's callers and tests name it here
-from perfkit.bisect.scan import _last as _last  # re-exported for the scan's property tests
-from perfkit.bisect.scan import _search as _search  # re-exported for the scan's property tests
-from perfkit.bisect.scanproc import BUFFER_MAX, ScanProcess, widen_pipe
+from perfkit.bisect.command.scan import Scan as Scan  # re-exported: the runner's callers and tests name it here
+from perfkit.bisect.command.scan import _last as _last  # re-exported for the scan's property tests
+from perfkit.bisect.command.scan import _search as _search  # re-exported for the scan's property tests
+from perfkit.bisect.command.scanproc import BUFFER_MAX, ScanProcess, widen_pipe
 
 TAIL_BYTES = 64 * 1024
 GRACE_S = 3.0
@@ -55,8 +55,11 @@ class Log:
         self._tail_size = 0
         self._fh = None
         try:
+            if path.parent.is_symlink():  # planted in perfkit's folder: removed as a link, never followed
+                path.parent.unlink()
             path.parent.mkdir(exist_ok=True)
-            self._fh = open(path, "ab")
+            flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW
+            self._fh = os.fdopen(os.open(path, flags, 0o644), "ab")
         except OSError as exc:
             self.error = exc.strerror or str(exc)
 

@@ -8,7 +8,8 @@ same side at the same commit with the same install commands, takes the files the
 install created away and puts the kept ones back: no install runs. Entries are per device worker
 (an environment holds absolute paths of its own worktree) and per fingerprint of the install
 commands; the oldest go first when the cache passes `cache_limit_mb`. The cache lives in the
-bisect's folder and goes with the workers at the end.
+bisect's folder and goes with the workers at the end. Each entry's index is sealed (seal.py) with
+the digest of its archive, so a planted or edited entry is never put back.
 
 What it cannot see: files an install writes outside the worker's environment and checkout. An
 install that writes elsewhere should run with `cache_builds` off.
@@ -25,6 +26,9 @@ import threading
 from pathlib import Path
 
 from perfkit import gitrepo
+from perfkit.bisect.state import confine, seal
+from perfkit.bisect.state.store import read_private
+from perfkit.errors import ToolFailure
 
 Listing = dict[str, tuple[int, int]]  # relative path -> (size, mtime_ns)
 
@@ -91,22 +95,41 @@ class BuildCache:
                 for rel in written:
                     tar.add(_real(rel, env, side_dir), arcname=rel, recursive=False)
             os.replace(tmp, self.folder / f"{key}.tar")
-            (self.folder / f"{key}.json").write_text(json.dumps({"written": written}))
-        except OSError:
+            digest = _digest(self.folder / f"{key}.tar")
+            index = {"written": written, "tar": digest, "seal": seal.mac(json.dumps([key, written, digest]))}
+            (self.folder / f"{key}.json").write_text(json.dumps(index))
+        except (OSError, ToolFailure):
             self.drop(key)
             return
         self._evict()
 
-    def written(self, key: str) -> list[str]:
+    def _index(self, key: str) -> tuple[list[str], str] | None:
+        """(files, archive digest) of an entry this user's perfkit stored (seal.py); None for any other."""
         try:
-            data = json.loads((self.folder / f"{key}.json").read_text())
-            return [str(x) for x in data.get("written", [])]
-        except (OSError, ValueError):
-            return []
+            data = json.loads(read_private(self.folder / f"{key}.json", 64 * 1024 * 1024) or "{}")
+            written, digest = [str(x) for x in data["written"]], str(data["tar"])
+            if seal.valid(json.dumps([key, written, digest]), str(data["seal"])):
+                return written, digest
+        except (OSError, ValueError, KeyError, TypeError, ToolFailure):
+            pass
+        return None
+
+    def written(self, key: str) -> list[str]:
+        index = self._index(key)
+        return index[0] if index else []
 
     def restore(self, key: str, current: str | None, env: Path, side_dir: Path) -> bool:
-        """Take away what the side's current install (cache key `current`) wrote, put `key`'s files back."""
-        new = set(self.written(key))
+        """Take away what the side's current install (cache key `current`) wrote, put `key`'s files back.
+
+        Only an entry sealed by this user's perfkit whose archive is the one it stored is put back: a
+        planted or edited one would put files into an environment the next run executes."""
+        index = self._index(key)
+        try:
+            if index is None or _digest(self.folder / f"{key}.tar") != index[1]:
+                return False
+        except (OSError, ToolFailure):
+            return False
+        new = set(index[0])
         try:
             for rel in self.written(current) if current else []:
                 if rel not in new:
@@ -137,9 +160,26 @@ class BuildCache:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
+def _digest(path: Path) -> str:
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    try:
+        h = hashlib.sha256()
+        while chunk := os.read(fd, 1 << 20):
+            h.update(chunk)
+        return h.hexdigest()
+    finally:
+        os.close(fd)
+
+
 def _real(rel: str, env: Path, side_dir: Path) -> Path:
+    """Where a cached file belongs; refused (OSError: the install runs instead) when the name leads out
+    of the worker's environment or checkout, as a planted cache index or archive would."""
     root, _, rest = rel.partition("/")
-    return (env if root == "env" else side_dir) / rest
+    base = env if root == "env" else side_dir
+    target = base / rest
+    if not rest or os.path.isabs(rest) or ".." in rest.split("/") or not confine.within(base, target.parent):
+        raise OSError(f"the build cache names {rel!r}, outside the folder it belongs to")
+    return target
 
 
 def _put(tar: tarfile.TarFile, member: tarfile.TarInfo, target: Path) -> None:

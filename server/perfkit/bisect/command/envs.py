@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 
 from perfkit.bisect.models import BisectSettings
+from perfkit.bisect.state import confine
 from perfkit.errors import ToolFailure
 
 _USER_PTH = "zzz-perfkit-user-env.pth"  # processed last, so the worker's own installs win
@@ -58,8 +59,7 @@ class WorkerEnv:
 
     def _create(self) -> None:
         user = interpreter(self.settings)
-        if self.folder.exists():
-            shutil.rmtree(self.folder)  # a half-made environment from a killed call
+        confine.remove(self.folder.parent, self.folder)  # a half-made environment from a killed call
         self.folder.parent.mkdir(parents=True, exist_ok=True)
         _call([user, "-m", "venv", "--without-pip", "--system-site-packages", str(self.folder)], "create")
         sites = [s for s in _call([user, "-c", _SITE], "inspect").splitlines() if s.strip()]
@@ -76,7 +76,7 @@ class WorkerEnv:
                 target.symlink_to("pip")
 
     def remove(self) -> None:
-        shutil.rmtree(self.folder, ignore_errors=True)
+        confine.remove_quietly(self.folder.parent, self.folder)
 
 
 def _call(cmd: list[str], what: str) -> str:

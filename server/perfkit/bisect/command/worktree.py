@@ -16,6 +16,7 @@ import threading
 from pathlib import Path
 
 from perfkit import gitrepo
+from perfkit.bisect.state import confine
 from perfkit.errors import ToolFailure
 
 _NO_RECURSE = ("-c", "submodule.recurse=false")
@@ -62,9 +63,15 @@ class Checkout:
 
     @property
     def sub_dir(self) -> Path | None:
-        return self.path / self.sub_path if self.sub_path else None
+        """The submodule folder inside the worktree; None for none, or for a path that would lead out of it."""
+        if not self.sub_path:
+            return None
+        sub = self.path / self.sub_path
+        return sub if sub != self.path and confine.within(self.path, sub.parent) else None
 
     def healthy(self) -> bool:
+        if self.path.is_symlink() or self.path.parent.is_symlink():  # planted: never check out through it
+            return False
         if not (self.path / ".git").is_file():
             return False
         try:
@@ -114,43 +121,55 @@ class Checkout:
                 f"submodule '{self.sub_path}' has no local object store in your checkout; "
                 f"run `git submodule update --init {self.sub_path}` once"
             )
-        if sub.exists():
-            shutil.rmtree(sub)
+        confine.remove(self.path, sub)
         sub.parent.mkdir(parents=True, exist_ok=True)
         gitrepo.git(self.path, "clone", "--quiet", "--shared", "--no-checkout", "--", str(self.sub_source), str(sub))
         self.created.add("submodule")
 
     def _park(self, sub: Path) -> None:
-        if self.parking.exists():
-            shutil.rmtree(self.parking)
+        confine.remove(self.parking.parent, self.parking)
         self.parking.parent.mkdir(parents=True, exist_ok=True)
+        if not confine.within(self.path, sub) or sub.is_symlink():
+            raise confine.NotOurs(f"refusing to move {sub}: it is not inside the worktree {self.path}")
         os.replace(sub, self.parking)
 
     def _unpark(self, sub: Path) -> None:
-        if sub.exists():
-            if sub.is_dir() and not any(sub.iterdir()):
+        if os.path.lexists(sub):
+            if sub.is_dir() and not sub.is_symlink() and not any(sub.iterdir()):
                 sub.rmdir()
             else:
-                shutil.rmtree(sub)
+                confine.remove(self.path, sub)
+        if self.parking.is_symlink():
+            raise confine.NotOurs(f"refusing to move {self.parking}: it is a link")
         os.replace(self.parking, sub)
 
     def remove(self) -> None:
         """Remove the worktree, its submodule clone and git's record of it, whatever state they are in."""
         self._ready = False
-        for leftover in (self.sub_dir, self.parking):
+        home = self.path.parent  # perfkit's folder for this checkout: nothing outside it is deleted
+        for folder in {home, self.parking.parent}:
+            if folder.is_symlink():  # a link planted in perfkit's folder goes as a link, never followed
+                folder.unlink()
+        for leftover, root in ((self.sub_dir, self.path), (self.parking, self.parking.parent)):
             if leftover is not None and leftover.exists() and (leftover / ".git").exists():
-                shutil.rmtree(leftover, ignore_errors=True)
+                confine.remove_quietly(root, leftover)
         with _ADMIN:
-            if self.path.exists():
+            if self.path.is_symlink():
+                confine.remove_quietly(home, self.path)
+            elif self.path.exists():
                 if not gitrepo.git_ok(self.repo, "worktree", "remove", "--force", "--force", str(self.path)):
-                    shutil.rmtree(self.path, ignore_errors=True)
+                    confine.remove_quietly(home, self.path)
             self._forget()
-        if self.parking.exists():
-            shutil.rmtree(self.parking, ignore_errors=True)
+        confine.remove_quietly(self.parking.parent, self.parking)
         try:
             self.path.parent.rmdir()  # only when empty
         except OSError:
             pass
+
+    def forget(self) -> None:
+        """Drop git's record of our worktree, running no git command that touches it."""
+        with _ADMIN:
+            self._forget()
 
     def _forget(self) -> None:
         """Drop git's admin entry for our worktree path only (never `git worktree prune` the user's)."""

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
 
+from perfkit import cancel
 from perfkit.errors import ToolFailure
 
 STOP = threading.Event()
@@ -32,6 +33,8 @@ class Stopped(ToolFailure):
 
 
 def check() -> None:
+    """Raise when the server is stopping or this call's client cancelled it."""
+    cancel.check()
     if STOP.is_set():
         raise Stopped(
             "the server was told to stop: the step in progress was stopped, the state saved, your environment "

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
-from perfkit.bisect import skip_policy
+from perfkit.bisect.search import skip_policy
 
 Mark = Literal["old", "new", "skip"]
 Marks = Mapping[int, "Mark | Sequence[Mark]"]

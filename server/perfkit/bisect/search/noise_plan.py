@@ -15,14 +15,14 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Literal
 
-from perfkit.bisect import evidence
 from perfkit.bisect.models import BisectSettings, Verdict
-from perfkit.bisect.noisy_search import Adaptive, NoisySearch, contradiction
-from perfkit.bisect.search import Decision, Mark, Strategy
-from perfkit.bisect.state import PhaseData, State
+from perfkit.bisect.search import evidence
+from perfkit.bisect.search.bisection import Decision, Mark, Strategy
+from perfkit.bisect.search.noisy import Adaptive, NoisySearch, contradiction
+from perfkit.bisect.state.store import PhaseData, State
 
 if TYPE_CHECKING:
-    from perfkit.bisect.levels import Levels
+    from perfkit.bisect.search.levels import Levels
 
 DEFAULT_CONFIDENCE = 0.99
 _WHERE = {"level1": "level 1", "level2": "level 2", "find_fix": "the find-fix search"}

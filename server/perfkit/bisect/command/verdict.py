@@ -13,9 +13,9 @@ import re
 import signal
 from dataclasses import dataclass
 
+from perfkit.bisect.command.runner import Result
+from perfkit.bisect.command.scan import Scan
 from perfkit.bisect.models import BisectSettings, Verdict
-from perfkit.bisect.runner import Result
-from perfkit.bisect.scan import Scan
 
 
 def scanner(settings: BisectSettings) -> Scan:

@@ -3,8 +3,10 @@
 The verdict memory maps a point (superproject commit, submodule commit) to the verdict the check
 gave there. It lives in `<git common dir>/perfkit-bisect/memory/`, one file per fingerprint of
 the commands and patterns that decide a verdict (run, run_cwd, install, install_submodule, the
-three patterns, the submodule path, the interpreter): change any of them and the old verdicts
-no longer apply, so they are not read. It survives `bisect_start` (a wider range after a finished
+three patterns, the submodule path, the interpreter) and of the content of the files those
+commands name outside the checkout (named_files.py: the check script): change any of them and
+the old verdicts no longer apply, so they are not read. A memory file is sealed like the state
+(seal.py): one planted or edited is ignored. It survives `bisect_start` (a wider range after a finished
 bisect reuses what is known) and goes with `bisect_reset`, which removes every trace.
 
 Across bisects good and bad verdicts are reused (a skip may have been a passing problem, such as
@@ -26,8 +28,10 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from perfkit.bisect.models import BisectSettings, StepRecord, Verdict
-from perfkit.bisect.point import Point
-from perfkit.bisect.state import write_atomic
+from perfkit.bisect.state import seal
+from perfkit.bisect.state.named_files import named_files
+from perfkit.bisect.state.point import Point
+from perfkit.bisect.state.store import read_private, write_atomic
 from perfkit.errors import ToolFailure
 
 _DECIDING = ("run", "run_cwd", "install", "install_submodule", "pass_pattern", "fail_pattern", "metric_pattern")
@@ -42,9 +46,11 @@ class Known(BaseModel):
 
 
 def fingerprint(settings: BisectSettings, extra: tuple[str, ...] = ()) -> str:
-    """A short hash of everything that decides a verdict besides the point itself."""
+    """A short hash of everything that decides a verdict besides the point itself: the commands, the
+    patterns, and the content of the files the commands name (a check script edited in place)."""
     parts = {k: getattr(settings, k) for k in _DECIDING}
     parts |= {"submodule": settings.submodule, "python": settings.python, "extra": list(extra)}
+    parts["files"] = named_files(settings)
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -59,10 +65,12 @@ class VerdictMemory:
         self._lock = threading.Lock()
         self.known: dict[str, Known] = {}
         try:
-            raw = json.loads(self.path.read_text(encoding="utf-8"))
-            self.known = {k: Known.model_validate(v) for k, v in raw.items()}
-        except (OSError, ValueError):
-            self.known = {}  # no memory yet, or unreadable: it only saves runs, so start afresh
+            sealed = json.loads(read_private(self.path) or "{}")
+            body = sealed.get("known", "")
+            if seal.valid(body, sealed.get("seal", "")):
+                self.known = {k: Known.model_validate(v) for k, v in json.loads(body).items()}
+        except (OSError, ValueError, AttributeError, TypeError, ToolFailure):
+            self.known = {}  # none yet, unreadable or not sealed by us: it only saves runs, so start afresh
 
     @staticmethod
     def key(superproject: str, submodule: str | None) -> str:
@@ -87,8 +95,11 @@ class VerdictMemory:
     def save(self) -> None:
         """Best effort: a memory that cannot be written costs reruns later, never the bisect."""
         with self._lock:
-            data = json.dumps({k: v.model_dump() for k, v in self.known.items()})
+            body = json.dumps({k: v.model_dump() for k, v in self.known.items()})
         try:
+            data = json.dumps({"known": body, "seal": seal.mac(body)})
+            if self.path.parent.is_symlink():
+                self.path.parent.unlink()  # planted in perfkit's folder: removed as a link, never followed
             self.path.parent.mkdir(exist_ok=True)
             write_atomic(self.path, data, durable=False)
         except (OSError, ToolFailure):

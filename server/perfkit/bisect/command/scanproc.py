@@ -16,8 +16,8 @@ import sys
 import time
 from pathlib import Path
 
-from perfkit.bisect import scan as scanmod
-from perfkit.bisect.scan import Scan
+from perfkit.bisect.command import scan as scanmod
+from perfkit.bisect.command.scan import Scan
 
 _SLOW = (
     "searching the output for the verdict patterns did not finish within the step's timeout "

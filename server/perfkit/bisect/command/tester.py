@@ -15,12 +15,13 @@ from pathlib import Path
 from typing import Literal
 
 from perfkit import gitrepo
-from perfkit.bisect import command_lookup, runner, shutdown
-from perfkit.bisect import verdict as verdicts
+from perfkit.bisect.command import lookup as command_lookup
+from perfkit.bisect.command import runner, shutdown
+from perfkit.bisect.command import verdict as verdicts
+from perfkit.bisect.command.worktree import Checkout, Unavailable
 from perfkit.bisect.models import BisectSettings
-from perfkit.bisect.point import Point
-from perfkit.bisect.state import Build
-from perfkit.bisect.worktree import Checkout, Unavailable
+from perfkit.bisect.state.point import Point
+from perfkit.bisect.state.store import Build
 from perfkit.errors import ToolFailure
 
 Side = Literal["superproject", "submodule"]

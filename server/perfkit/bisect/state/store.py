@@ -6,7 +6,10 @@ every step), logs/, the worktree, and a lock naming the process that works on it
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
+import threading
 from pathlib import Path
 from typing import Literal
 
@@ -26,6 +29,7 @@ from perfkit.bisect.models import (
     SubmoduleCulprit,
     Verdict,
 )
+from perfkit.bisect.state import seal
 from perfkit.errors import ToolFailure
 
 DIRNAME = "perfkit-bisect"
@@ -64,6 +68,7 @@ class Build(BaseModel):
 class State(BaseModel):
     version: int = 1
     id: str
+    identity: str = Field(default="", description="the git folder this state was written in (seal.identity)")
     repo: str
     good: str
     bad: str
@@ -114,9 +119,13 @@ def write_atomic(path: Path, data: str, durable: bool = True) -> None:
 
     The rename alone survives a killed process; durable also flushes to the disk, so the file
     survives a power cut (used at the end of every step, skipped for bookkeeping inside one)."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            os.unlink(tmp)  # a leftover of a killed process with our pid, or a planted link: never followed
+        except FileNotFoundError:
+            pass
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
         try:
             view = memoryview(data.encode("utf-8"))
             while view:
@@ -145,21 +154,94 @@ def write_atomic(path: Path, data: str, durable: bool = True) -> None:
         raise ToolFailure(f"cannot save the bisect state in {path.parent}: {exc.strerror or exc}") from None
 
 
+_SEAL = ',"seal":"'
+_MAX_STATE = 256 * 1024 * 1024
+
+
+class Untrusted(ToolFailure):
+    """A state perfkit will run nothing from: not sealed by this user's perfkit, or written for another copy."""
+
+
+def seal_text(st: State) -> str:
+    body = st.model_dump_json()
+    return body[:-1] + _SEAL + seal.mac(body) + '"}'
+
+
 def save(sdir: Path, st: State, durable: bool = True) -> None:
-    write_atomic(state_file(sdir), st.model_dump_json(), durable)
+    write_atomic(state_file(sdir), seal_text(st), durable)
 
 
-def load(sdir: Path) -> State | None:
-    path = state_file(sdir)
+def read_private(path: Path, limit: int = _MAX_STATE) -> str | None:
+    """The text of a regular file of perfkit's folder, the last link not followed; None when missing."""
     try:
-        text = path.read_text(encoding="utf-8")
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except FileNotFoundError:
         return None
     except OSError as exc:
+        if exc.errno == errno.ELOOP:  # a link where perfkit's file belongs
+            raise Untrusted(f"{path} is a link; perfkit never follows it. bisect_reset removes it") from None
         raise ToolFailure(f"cannot read the bisect state {path}: {exc.strerror or exc}") from None
     try:
-        return State.model_validate_json(text)
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise Untrusted(f"{path} is not a regular file; bisect_reset removes it")
+        if info.st_size > limit:
+            raise Untrusted(f"{path} is {info.st_size} bytes, more than a bisect state holds; bisect_reset removes it")
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+    return b"".join(chunks).decode("utf-8", errors="replace")
+
+
+def load(sdir: Path) -> State | None:
+    """The state, checked: sealed by this user's perfkit, written for this copy of the repository, and
+    every path in it where perfkit would put it. Raises Untrusted otherwise; None when there is none."""
+    path = state_file(sdir)
+    text = read_private(path)
+    if text is None:
+        return None
+    cut = text.rfind(_SEAL)
+    body, mark = (text[:cut] + "}", text[cut + len(_SEAL) : -2]) if cut > 0 and text.endswith('"}') else (text, "")
+    if not mark or not seal.valid(body, mark):
+        raise Untrusted(
+            f"the bisect state {path} was not written by your perfkit (no valid seal: planted, edited by hand or by "
+            "another tool, or written under another account); perfkit runs nothing from it. bisect_reset removes "
+            "perfkit's folder and runs nothing"
+        )
+    try:
+        st = State.model_validate_json(body)
     except ValueError:
         raise ToolFailure(
             f"the bisect state {path} is unreadable (written by another perfkit version?); bisect_reset removes it"
         ) from None
+    here = seal.identity(sdir.parent)
+    if st.identity != here:
+        raise Untrusted(
+            f"the bisect state {path} was written in another copy of this repository (copied with its .git while "
+            "a bisect ran, or moved to another disk); perfkit runs and stops nothing from it here. bisect_reset "
+            "removes perfkit's folder in this copy only"
+        )
+    _check_paths(st, sdir)
+    return st
+
+
+def _leaves(rel: str) -> bool:
+    parts = rel.replace("\\", "/").split("/")
+    return os.path.isabs(rel) or ".." in parts or not rel.strip()
+
+
+def _check_paths(st: State, sdir: Path) -> None:
+    """Paths a sealed state holds are still checked: perfkit deletes and runs commands under them."""
+    s = st.settings
+    bad = None
+    if s.submodule is not None and _leaves(s.submodule):
+        bad = f"settings.submodule {s.submodule!r} leads out of the checkout"
+    elif s.run_cwd is not None and not os.path.isabs(s.run_cwd) and _leaves(s.run_cwd):
+        bad = f"settings.run_cwd {s.run_cwd!r} leads out of the checkout"
+    if bad:
+        raise Untrusted(
+            f"the bisect state {state_file(sdir)} is not one perfkit writes: {bad}; perfkit runs nothing from it. "
+            "bisect_reset removes perfkit's folder and runs nothing"
+        )

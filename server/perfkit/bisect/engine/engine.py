@@ -14,26 +14,30 @@ from pathlib import Path
 
 import psutil
 
-from perfkit import gitrepo
-from perfkit.bisect import report, runner
-from perfkit.bisect import state as statefile
-from perfkit.bisect.cache import VerdictMemory
-from perfkit.bisect.devices import remove_local_folders, with_device, worker_id, worker_slots
-from perfkit.bisect.envs import restore_devices
+from perfkit.bisect import report
+from perfkit.bisect.command import runner, watch
+from perfkit.bisect.command.envs import restore_devices
+from perfkit.bisect.command.tester import command_env, saved_commands
+from perfkit.bisect.command.worktree import Checkout
+from perfkit.bisect.engine.rounds import Rounds
+from perfkit.bisect.engine.worker import LocalWorker
 from perfkit.bisect.models import StepRecord
-from perfkit.bisect.planner import Planner
-from perfkit.bisect.point import work_paths
-from perfkit.bisect.rounds import Rounds
-from perfkit.bisect.search import DEFAULT, Strategy
-from perfkit.bisect.state import State
-from perfkit.bisect.tester import command_env, saved_commands
-from perfkit.bisect.worker import LocalWorker
+from perfkit.bisect.search.bisection import DEFAULT, Strategy
+from perfkit.bisect.search.planner import Planner
+from perfkit.bisect.state import store as statefile
+from perfkit.bisect.state.point import work_paths
+from perfkit.bisect.state.store import State
+from perfkit.bisect.state.verdict_memory import VerdictMemory
+from perfkit.bisect.workers.devices import remove_local_folders, with_device, worker_id, worker_slots
 from perfkit.bisect.workers.local import remove_slots
-from perfkit.bisect.worktree import Checkout
 from perfkit.errors import ToolFailure
 from perfkit.toolspec import Progress, no_progress
 
 __all__ = ["Engine", "work_paths"]
+
+
+class CheckoutChanged(ToolFailure):
+    """A step's commands changed the user's checkout (HEAD, a ref, the stash, the index, the submodule HEAD)."""
 
 
 class Engine:
@@ -54,7 +58,7 @@ class Engine:
         self.memory = VerdictMemory(sdir, st.settings, st.id)
         self.rounds = Rounds(self) if st.settings.devices else None
         self.ahead = False  # build ahead (build_ahead): only a call that plays several rounds gains from it
-        self._user_status: str | None = None  # the user's checkout as `git status` saw it after the last step
+        self._user: watch.Snapshot | None = None  # the user's checkout as it was after the last step
 
     def save(self, durable: bool = True) -> None:
         with self.save_lock:  # device workers save from their threads too
@@ -65,8 +69,11 @@ class Engine:
 
     def step(self) -> StepRecord | None:
         """Test one point and record it; None when there was nothing left to test."""
-        if self.rounds is not None:
-            return self.rounds.step()  # several devices: one round of points at once
+        if self.rounds is not None:  # several devices: one round of points at once
+            before = self._snapshot()
+            rec = self.rounds.step()
+            self._compare(rec, before)
+            return rec
         point = self.planner.next_point()
         if point is None:
             self.save()
@@ -75,11 +82,10 @@ class Engine:
         n = len(st.steps) + 1
         label = report.label(point, self.repo, self.planner.sub_source, self.sub_path)
         rec = self.memory.recall_step(point, n, label, st.steps)
+        before = None
         if rec is None:
-            before = self._user_status if self._user_status is not None else _status(self.repo)
+            before = self._snapshot()
             rec = self.worker.test(point, n, label, max(self.expected_total(), n))
-            self._user_status = _status(self.repo)
-            self._note_user_changes(n, before, self._user_status)
             st.installs += self.worker.last_commands
             st.installs_saved += saved_commands(s, point, list(rec.installed))  # type: ignore[arg-type]
             self.memory.remember(rec)
@@ -88,17 +94,42 @@ class Engine:
         self.planner.record(point, rec)
         self.planner.next_point()  # settle phase changes (level 1 found -> level 2 ...) so status is current
         self.save()
+        if before is not None:
+            self._compare(rec, before)
         return rec
 
-    def _note_user_changes(self, n: int, before: str | None, after: str | None) -> None:
-        """A known limit made visible: a command that writes into the user's checkout by absolute path."""
-        if before is None or after is None or before == after:
+    def _snapshot(self) -> watch.Snapshot | None:
+        return self._user if self._user is not None else watch.take(self.repo, self.sub_path)
+
+    def _compare(self, rec: StepRecord | None, before: watch.Snapshot | None) -> None:
+        """Stop when the step changed the user's HEAD, refs, stash, index or submodule HEAD; note a
+        working-tree change (the user may have edited files meanwhile). perfkit undoes nothing."""
+        self._user = after = watch.take(self.repo, self.sub_path)
+        if rec is None or before is None or after is None:
             return
-        changed = sorted((set(after.split("\0")) ^ set(before.split("\0"))) - {""})
-        paths = ", ".join(c[3:] for c in changed[:5]) + (", ..." if len(changed) > 5 else "")
+        stop, paths = watch.differences(before, after)
+        n = rec.n
+        if paths:
+            shown = ", ".join(paths[:5]) + (", ..." if len(paths) > 5 else "")
+            self.st.notes.append(
+                f"your checkout changed while step {n} ran ({shown}): if you did not change it yourself, the "
+                "step's commands wrote into it (by absolute path); perfkit does not undo that"
+            )
+        if not stop:
+            if paths:
+                self.save()
+            return
+        rec.checkout_changed = stop
+        evidence = "; ".join(stop)
         self.st.notes.append(
-            f"your checkout changed while step {n} ran ({paths}): if you did not change it yourself, the "
-            "step's commands wrote into it (by absolute path); perfkit does not undo that"
+            f"your checkout changed while step {n} ran: {evidence}. The bisect stopped: perfkit never writes your "
+            "checkout, so the step's commands did (or you did meanwhile); perfkit does not undo it"
+        )
+        self.save()
+        raise CheckoutChanged(
+            f"your checkout changed while step {n} ran: {evidence}. perfkit never writes your checkout, so the "
+            "step's install or run commands did (or you did meanwhile); nothing was undone. The bisect stopped with "
+            "its steps saved: fix the commands (they must not run git in your checkout), then bisect_run resumes"
         )
 
     # ---- leaving -------------------------------------------------------------------------------
@@ -193,14 +224,6 @@ class Engine:
         slots = len(self.settings.devices) + self.settings.build_ahead
         for slot in range(max(slots, worker_slots(self.sdir))):
             runner.sweep(f"PERFKIT_BISECT_ID={worker_id(self.st.id, slot)}")
-
-
-def _status(repo: Path) -> str | None:
-    """`git status` of the user's checkout, read without taking its index lock or rewriting its index."""
-    try:
-        return gitrepo.git(repo, "--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=normal")
-    except ToolFailure:
-        return None
 
 
 def _group_members(pgid: int) -> list[int]:

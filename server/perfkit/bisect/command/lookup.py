@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING
 from perfkit.errors import InputError
 
 if TYPE_CHECKING:
+    from perfkit.bisect.command.runner import Result
+    from perfkit.bisect.command.verdict import Classified
     from perfkit.bisect.models import BisectSettings
-    from perfkit.bisect.runner import Result
-    from perfkit.bisect.verdict import Classified
 
 NOT_FOUND = 127  # POSIX shells: the command was not found
 # words after which the next word is still a command (`if grep ...`, `then make`, `! test`)

@@ -22,9 +22,9 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from perfkit.bisect import skip_policy
-from perfkit.bisect.rate_prior import DEFAULT_PRIOR, RatePrior
-from perfkit.bisect.search import Bisection, Decision, Marks, Stop, settled, verdicts
+from perfkit.bisect.search import skip_policy
+from perfkit.bisect.search.bisection import Bisection, Decision, Marks, Stop, settled, verdicts
+from perfkit.bisect.search.rate_prior import DEFAULT_PRIOR, RatePrior
 
 _FLOOR = 1e-4
 CHEAP_REACH = 1024  # how far from the best split a cheap point is looked for

@@ -13,8 +13,8 @@ from typing import Literal
 
 from perfkit import gitrepo
 from perfkit.bisect.models import Culprit, Direction, Outcome, SearchName, SubmoduleCulprit
-from perfkit.bisect.point import pointer, ref, short
-from perfkit.bisect.state import PhaseData, PointMove, State
+from perfkit.bisect.state.point import pointer, ref, short
+from perfkit.bisect.state.store import PhaseData, PointMove, State
 from perfkit.culprit.models import CulpritReport
 from perfkit.errors import ToolFailure
 

@@ -21,23 +21,49 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from perfkit import gitrepo
-from perfkit.bisect import noise_plan, report
-from perfkit.bisect.devices import workers_dir
-from perfkit.bisect.models import StepRecord
-from perfkit.bisect.noise_plan import noise_on
-from perfkit.bisect.planner import Planner
-from perfkit.bisect.point import Point
-from perfkit.bisect.search import Mark
-from perfkit.bisect.state import PhaseData, State
-from perfkit.bisect.tester import PointResult, saved_commands
+from perfkit.bisect import report
+from perfkit.bisect.command.tester import PointResult, saved_commands
+from perfkit.bisect.models import BisectSettings, StepRecord
+from perfkit.bisect.search import noise_plan
+from perfkit.bisect.search.bisection import Mark
+from perfkit.bisect.search.noise_plan import noise_on
+from perfkit.bisect.search.planner import Planner
+from perfkit.bisect.state.point import Point
+from perfkit.bisect.state.store import PhaseData, State
+from perfkit.bisect.state.verdict_memory import VerdictMemory
+from perfkit.bisect.workers.devices import workers_dir
 from perfkit.bisect.workers.pool import Job, Pool
 from perfkit.errors import ToolFailure
+from perfkit.toolspec import Progress
 
-if TYPE_CHECKING:
-    from perfkit.bisect.engine import Engine
+
+class Engine(Protocol):
+    """What a round reads and calls on the engine that plays it (engine.Engine is one).
+
+    Named here so that rounds.py needs nothing from engine.py, which imports it.
+    """
+
+    repo: Path
+    sdir: Path
+    st: State
+    settings: BisectSettings
+    planner: Planner
+    memory: VerdictMemory
+    logs: Path
+    sub_path: str | None
+    ahead: bool
+    progress: Progress
+
+    @property
+    def save_lock(self) -> Any: ...
+
+    def save(self, durable: bool = True) -> None: ...
+
+    def expected_total(self) -> int: ...
+
 
 LINEAR = ("level1", "level2", "find_fix")
 

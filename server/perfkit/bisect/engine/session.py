@@ -10,7 +10,6 @@ recorded steps stay, and the next bisect_step or bisect_run resumes from them.
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import threading
 import time
@@ -22,20 +21,23 @@ from types import FrameType
 from typing import Any
 
 from perfkit import gitrepo
-from perfkit.bisect import command_lookup, estimate, noise_plan, shutdown
-from perfkit.bisect import lock as lockfile
 from perfkit.bisect import settings as settingsfile
-from perfkit.bisect import state as statefile
-from perfkit.bisect.devices import ahead_notes
-from perfkit.bisect.engine import Engine
-from perfkit.bisect.levels import plural
+from perfkit.bisect.command import lookup as command_lookup
+from perfkit.bisect.command import shutdown
+from perfkit.bisect.command.worktree import Checkout, source_git_dir
+from perfkit.bisect.engine.engine import Engine
 from perfkit.bisect.models import BisectSettings, BisectStatus, ResetResult, StartResult, StepRecord, StepResult
-from perfkit.bisect.planner import Planner
-from perfkit.bisect.point import work_paths
 from perfkit.bisect.report import status_of, step_line
-from perfkit.bisect.state import PhaseData, State
+from perfkit.bisect.search import estimate, noise_plan
+from perfkit.bisect.search.levels import plural
+from perfkit.bisect.search.planner import Planner
+from perfkit.bisect.state import confine, seal
+from perfkit.bisect.state import lock as lockfile
+from perfkit.bisect.state import store as statefile
+from perfkit.bisect.state.point import work_paths
+from perfkit.bisect.state.store import PhaseData, State
+from perfkit.bisect.workers.devices import ahead_notes
 from perfkit.bisect.workers.local import remove_slots
-from perfkit.bisect.worktree import Checkout, source_git_dir
 from perfkit.errors import InputError, ToolFailure
 from perfkit.toolspec import Progress, no_progress
 
@@ -180,7 +182,10 @@ def start(repo: str, good: str, bad: str, explicit: dict[str, Any]) -> StartResu
     items = gitrepo.git(top, "rev-list", "--first-parent", "--reverse", f"{good_sha}..{bad_sha}").split()
     sdir = statefile.state_dir(top)
     with lockfile.locked(sdir):
-        old = statefile.load(sdir)
+        try:
+            old = statefile.load(sdir)
+        except statefile.Untrusted as exc:
+            raise InputError("repo", str(exc), "run bisect_reset, then bisect_start again") from None
         if old is not None and old.phase != "done":
             raise InputError(
                 "repo",
@@ -190,6 +195,7 @@ def start(repo: str, good: str, bad: str, explicit: dict[str, Any]) -> StartResu
         _clear(top, sdir, old)
         st = State(
             id=uuid.uuid4().hex,
+            identity=seal.identity(sdir.parent),
             repo=str(top),
             good=good_sha,
             bad=bad_sha,
@@ -295,7 +301,12 @@ def run(repo: str, progress: Progress = no_progress) -> BisectStatus:
 
 def status(repo: str) -> BisectStatus:
     top, sdir = _open(repo)
-    st = statefile.load(sdir) if sdir.is_dir() else None
+    try:
+        st = statefile.load(sdir) if confine.check_folder(sdir) else None
+    except (statefile.Untrusted, confine.NotOurs) as exc:
+        return BisectStatus(
+            repo=str(top), active=False, done=False, phase="none", state_dir=str(sdir), message=f"{exc}."
+        )
     if st is None:
         return BisectStatus(
             repo=str(top),
@@ -312,8 +323,29 @@ def status(repo: str) -> BisectStatus:
     return status_of(st, top, sdir, running, eng.expected_total(), stale=stale)
 
 
+def _unlink_folder_link(top: Path, sdir: Path) -> ResetResult:
+    target = os.readlink(sdir)
+    os.unlink(sdir)  # the link only: what it points to is the user's
+    return ResetResult(
+        repo=str(top),
+        removed=["link"],
+        restored=None,
+        message=f"Bisect reset: perfkit's folder {sdir} was a link to {target}; removed the link only, nothing "
+        "it points to, and ran nothing.",
+    )
+
+
+def _restore_tail(logs: Path) -> str:
+    try:
+        return "\n".join((logs / "restore.log").read_text(errors="replace").splitlines()[-15:])
+    except OSError:
+        return ""
+
+
 def reset(repo: str) -> ResetResult:
     top, sdir = _open(repo)
+    if os.path.islink(sdir):
+        return _unlink_folder_link(top, sdir)
     if not sdir.exists():
         return ResetResult(
             repo=str(top),
@@ -323,10 +355,12 @@ def reset(repo: str) -> ResetResult:
         )
     removed: list[str] = []
     restored = None
-    tail = ""
+    tail = untrusted = ""
     with shutdown.active(), lockfile.locked(sdir), _signals_as_interrupt():
         try:
             st = statefile.load(sdir)
+        except statefile.Untrusted as exc:
+            st, untrusted = None, str(exc)
         except ToolFailure:
             st = None
         wt, parking, logs = work_paths(sdir, top)
@@ -335,15 +369,15 @@ def reset(repo: str) -> ResetResult:
             eng = Engine(top, sdir, st)
             eng.recover()
             restored = eng.restore_environment()
-            if restored is False:
-                try:
-                    tail = "\n".join((logs / "restore.log").read_text(errors="replace").splitlines()[-15:])
-                except OSError:
-                    tail = ""
+            tail = _restore_tail(logs) if restored is False else ""
         existed = wt.exists()
-        Checkout(top, wt, parking, st.settings.submodule if st else None, None).remove()
-        if remove_slots(top, sdir, st.settings.submodule if st else None):
-            removed.append("device worktrees")
+        checkout = Checkout(top, wt, parking, st.settings.submodule if st else None, None)
+        if untrusted:  # files only: no git command on a worktree that may be another copy's
+            checkout.forget()
+        else:
+            checkout.remove()
+            if remove_slots(top, sdir, st.settings.submodule if st else None):
+                removed.append("device worktrees")
         if existed:
             removed.append("worktree")
         if logs.exists():
@@ -351,9 +385,11 @@ def reset(repo: str) -> ResetResult:
         if statefile.state_file(sdir).exists():
             removed.append("state")
         removed.append("lock")
-        shutil.rmtree(sdir, ignore_errors=True)
+        confine.remove_quietly(sdir.parent, sdir)  # inside the lock, as before: nobody takes a folder going away
     what = ", ".join(removed)
-    if restored is None:
+    if untrusted:
+        env = "nothing was run or stopped, since the state was not one to trust (" + untrusted + ")"
+    elif restored is None:
         env = "the environment did not need restoring"
     elif restored:
         env = "the install commands re-ran against your checkout"
@@ -371,8 +407,8 @@ def _clear(top: Path, sdir: Path, old: State | None) -> None:
     Checkout(top, wt, parking, sub, None).remove()
     remove_slots(top, sdir, sub)
     for p in (logs, sdir / "worktree"):
-        shutil.rmtree(p, ignore_errors=True)
-    statefile.state_file(sdir).unlink(missing_ok=True)
+        confine.remove_quietly(sdir, p)
+    confine.remove_quietly(sdir, statefile.state_file(sdir))
 
 
 def _relocate(st: State, top: Path) -> None:

@@ -15,7 +15,7 @@ culprit with no sign of it.
 
 from __future__ import annotations
 
-from perfkit.bisect.point import Point
+from perfkit.bisect.state.point import Point
 from perfkit.errors import ToolFailure
 
 

@@ -12,12 +12,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from perfkit.bisect import runner
+from perfkit.bisect.command import runner
+from perfkit.bisect.command.tester import PointResult, PointTester
+from perfkit.bisect.command.worktree import Checkout
 from perfkit.bisect.models import StepRecord
-from perfkit.bisect.point import Point
-from perfkit.bisect.state import State
-from perfkit.bisect.tester import PointResult, PointTester
-from perfkit.bisect.worktree import Checkout
+from perfkit.bisect.state.point import Point
+from perfkit.bisect.state.store import State
 from perfkit.errors import ToolFailure
 from perfkit.toolspec import Progress
 

@@ -1,0 +1,1 @@
+"""Rounds of points over the devices, and the session that drives them from call to call."""

@@ -1,0 +1,1 @@
+"""Which commit to test next, and when the evidence is enough to stop."""

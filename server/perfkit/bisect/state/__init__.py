@@ -1,0 +1,1 @@
+"""What a bisect keeps between calls, in perfkit's own folder, and how it is locked."""
