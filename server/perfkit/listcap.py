@@ -46,6 +46,15 @@ def cap_lists(result: M, limit: int = MAX_LIST_ITEMS) -> M:
     return capped  # type: ignore[no-any-return]
 
 
+def omitted_note(result: BaseModel) -> str | None:
+    """One line for a person reading a result's text form, which counts only what was kept."""
+    omitted = getattr(result, "omitted", None)
+    if not omitted:
+        return None
+    parts = ", ".join(f"{n:,} of {where}" for where, n in omitted.items())
+    return f"left out (lists over {MAX_LIST_ITEMS:,} entries are cut; narrow the input to see them): {parts}"
+
+
 def _cap(value: Any, where: str, limit: int, omitted: dict[str, int]) -> Any:
     if isinstance(value, BaseModel):
         update = {}
