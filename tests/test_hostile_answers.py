@@ -8,6 +8,7 @@ once through the real MCP client and once through a real `perfkit serve` subproc
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -22,7 +23,7 @@ from mcp import Client
 from perfkit.listcap import MAX_LIST_ITEMS, ListsCapped, cap_lists
 from perfkit.registry import all_tools
 from perfkit.server import build_server
-from perfkit.stdio_lines import MAX_REQUEST_LINE_BYTES
+from perfkit.stdio_lines import MAX_REQUEST_LINE_BYTES, TOO_LARGE_METHOD, BoundedLines
 from pydantic import BaseModel
 
 
@@ -241,3 +242,19 @@ def test_a_request_line_over_the_cap_is_dropped_unread_and_the_server_answers_on
         if proc.poll() is None:
             proc.kill()
         proc.wait(10)
+
+
+def test_lines_over_the_cap_are_skipped_and_stand_ins_carry_their_id():
+    lines = [
+        b'{"jsonrpc": "2.0", "id": "a-1", "method": "tools/call", "params": {"t": "' + b"x" * 500 + b'"}}\n',
+        b'{"method": "tools/call", "params": {"id": 9, "t": "' + b"y" * 500 + b'"}, "id": 3}\n',  # id unsure
+        b'{"jsonrpc": "2.0", "id": 4, "method": "ping"}\n',
+        b'{"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"t": "' + b"z" * 500,  # no end of line
+    ]
+    reader = BoundedLines(io.BytesIO(b"".join(lines)), limit=200)
+    first = json.loads(reader.readline())
+    assert first["id"] == "a-1" and first["method"] == TOO_LARGE_METHOD and first["params"]["bytes"] == len(lines[0])
+    assert json.loads(reader.readline())["id"] == 4  # the second is dropped: its id cannot be told
+    assert json.loads(reader.readline())["id"] == 5
+    assert reader.readline() == ""
+    assert reader.skipped == 3

@@ -15,6 +15,7 @@ import fcntl
 import json
 import logging
 import os
+import sys
 from typing import BinaryIO
 
 log = logging.getLogger("perfkit")
@@ -87,11 +88,18 @@ def _request_id(head: bytes) -> int | str | None:
 
 def claim_stdin() -> BinaryIO:
     """The wire on a private descriptor, and fd 0 pointed at the null device, as the MCP transport
-    does for itself: a tool's child process reads nothing of the protocol."""
-    private = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
-    null = os.open(os.devnull, os.O_RDONLY)
+    does for itself: a tool's child process reads nothing of the protocol. Where the descriptors
+    cannot be moved, the wire is read in place, as the transport then does too."""
     try:
-        os.dup2(null, 0)
-    finally:
-        os.close(null)
+        private = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
+    except OSError:
+        return sys.stdin.buffer
+    try:
+        null = os.open(os.devnull, os.O_RDONLY)
+        try:
+            os.dup2(null, 0)
+        finally:
+            os.close(null)
+    except OSError:
+        log.debug("stdin left in place: the null device could not replace it", exc_info=True)
     return os.fdopen(private, "rb", closefd=False)
