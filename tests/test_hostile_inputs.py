@@ -319,3 +319,124 @@ def test_a_report_that_is_not_a_regular_file_is_named_or_left_out(tmp_path):
     res = read_benchmark(str(implicit))
     assert res.candidates[0].report is None
     assert any("report.md is not a regular file" in w for w in res.warnings), res.warnings
+
+
+# --- issue forms, issue templates and contributing guides (render_pr's readers) ------------------
+
+
+def _options_form(n: int) -> str:
+    boxes = "\n".join(f"        - label: box {k}\n          required: true" for k in range(n))
+    return (
+        "name: Perf\nbody:\n  - type: checkboxes\n    id: c\n    attributes:\n      label: Checks\n"
+        f"      options:\n{boxes}\n  - type: dropdown\n    attributes:\n      label: Which\n"
+        f"      options: [{', '.join(f'o{k}' for k in range(n))}]\n"
+    )
+
+
+def _deep_form(n: int) -> str:
+    nest = "[" * 55 + "1" + "]" * 55  # within the loader's 64 levels: parsed, then ignored as no field
+    items = "".join(f"  - type: textarea\n    attributes:\n      label: F{k}\n      extra: {nest}\n" for k in range(n))
+    return f"name: Deep\nbody:\n{items}"
+
+
+def _form_cost(kind: str, n: int) -> tuple[float, object]:
+    from perfkit.publish.forms import fill_form, fill_markdown, parse, rank
+    from perfkit.publish.forms.common import Material
+    from perfkit.publish.forms.facts import Facts
+    from perfkit.publish.repo_notes import sentences
+
+    started = time.perf_counter()
+    if kind == "contributing":
+        got: object = sentences("\n".join(f"Rule {k}: AI agents must not open PRs. Tip {k}." for k in range(n)))
+        return time.perf_counter() - started, got
+    if kind == "odd-guide":  # a heading of spaces, brackets and links that never close, a word that never ends
+        from perfkit.publish.repo_notes import kind_of
+
+        text = "# " + " " * n + "x #\n\n" + "title [" * n + "\n\n" + "AI](" * n + "\n\n" + "a" * n + "(\n"
+        got = [kind_of(x, False) for x in sentences(text)]
+        return time.perf_counter() - started, got
+    if kind == "pr-words":  # one sentence, no full stop: every pattern over it must stay linear
+        from perfkit.publish.repo_notes import Sentence, kind_of
+
+        got = kind_of(Sentence(1, "pull request title " * n + "| task " * n, False, ""), False)
+        return time.perf_counter() - started, got
+    text = {
+        "options": lambda: _options_form(n),
+        "deep": lambda: _deep_form(n // 20),
+        "open-comment": lambda: "## A\n\n<!--\n" + "- [ ] hidden\n" * n + "## B\n\n- [ ] seen\n",
+        "open-details": lambda: "## A\n\n<details>\n" + "- [ ] inside\n" * n + "## B\n\ntext\n",
+        "nested-details": lambda: "## A\n\n" + "<details>\n" * n + "- [ ] deep\n" + "</details>\n" * n + "## B\n",
+        "long-text": lambda: (
+            "name: Bug\ndescription: " + "not performance issues, " * n + "\nbody:\n  - type: input\n    attributes:\n"
+            "      label: Library version\n      placeholder: " + "x" * (20 * n) + " | task " * n + "\n"
+        ),
+    }[kind]()
+    md = kind.startswith(("open", "nested"))
+    form = parse.markdown_template("t.md", text) if md else parse.yaml_form("t.yml", text)
+    rank.score(form)
+    m = Material({"observed": "o", "logs_said": "l", "pr_note": "p"}, {}, Facts(gpu="H100"), "<{what}>")
+    got = (fill_markdown if md else fill_form).fill(form, m)
+    return time.perf_counter() - started, got
+
+
+@pytest.mark.parametrize(
+    "kind, n",
+    [
+        ("options", 1500),
+        ("deep", 2000),
+        ("open-comment", 20000),
+        ("open-details", 20000),
+        ("nested-details", 5000),
+        ("contributing", 20000),
+        ("pr-words", 20000),
+        ("odd-guide", 20000),
+        ("long-text", 5000),
+    ],
+)
+def test_form_and_guide_readers_take_linear_time_on_hostile_shapes(kind, n):
+    """Four times the input costs about four times the time (best of three runs, on a shared machine;
+    quadratic would be sixteen)."""
+    small = min(_form_cost(kind, n)[0] for _ in range(3))
+    big, got = min((_form_cost(kind, 4 * n) for _ in range(3)), key=lambda r: r[0])
+    assert big < 10 * small + 0.5 and big < 30, (kind, small, big)
+    if kind == "options":
+        assert [len(f.options) for f in got.fields] == [4 * n, 4 * n] and "box 5999" in got.body
+    elif kind == "deep":
+        assert len(got.fields) == 4 * n // 20
+    elif kind == "open-comment":  # everything after an unclosed comment is the comment's: no heading B, no box
+        assert [f.label for f in got.fields] == ["A"] and "- [ ] seen" in got.body
+    elif kind == "open-details":  # an unclosed block runs to the end: kept verbatim, nothing lost
+        assert got.body.count("- [ ] inside") == 4 * n and "## B" in got.body
+    elif kind == "odd-guide":
+        assert got == [None, None, None]
+    elif kind == "pr-words":
+        assert got is None  # a title word and no shape: nothing to report
+    elif kind == "long-text":  # the description negates every phrase: a bug form, and no guessed version
+        assert got.fields[0].filled_with == ["empty"]
+    elif kind == "nested-details":  # closed again: the heading after the blocks is a field of its own
+        assert [f.label for f in got.fields] == ["A", "B"] and got.body.count("<details>") == 4 * n
+    else:
+        assert len(got) == 8 * n and got[-1].line == 4 * n
+
+
+def test_a_form_with_a_huge_option_list_renders_over_mcp(tmp_path):
+    draft = json.loads((ROOT / "examples" / "publish" / "draft.json").read_text())
+    repo = Repo(tmp_path / "repo")
+    repo.commit(
+        "forms",
+        {
+            "README.md": "x\n",
+            ".github/ISSUE_TEMPLATE/perf.yml": _options_form(3000).replace("name: Perf", "name: Performance"),
+            ".github/ISSUE_TEMPLATE/deep.yml": _deep_form(200),
+        },
+    )
+    camp = tmp_path / "campaign"
+    shutil.copytree(ROOT / "examples" / "campaign", camp)
+    started = time.monotonic()
+    (res,) = _mcp(
+        [("render_pr", {"campaign_dir": str(camp), "repo": str(repo.path), "draft": draft, "out_dir": str(tmp_path)})]
+    )
+    assert not res.is_error, res.content
+    assert time.monotonic() - started < 60
+    use = res.structured_content["issue_form"]
+    assert use["path"] == ".github/ISSUE_TEMPLATE/perf.yml" and len(use["fields"][0]["options"]) == 3000

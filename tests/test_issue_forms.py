@@ -28,7 +28,8 @@ FOLDER = ".github/ISSUE_TEMPLATE/"
 OBSERVED = DRAFT["issue"]["observed"]
 LOGS_SAID = DRAFT["issue"]["logs_said"]
 HARDWARE = DRAFT["details"]["hardware"]
-COMMAND = DRAFT["details"]["command_pr"]
+COMMAND = DRAFT["details"]["command_baseline"]  # the issue reproduces what upstream runs
+PR_COMMAND = DRAFT["details"]["command_pr"]
 PR_NOTE = "I opened #<PR> to keep a record of the experiment"
 
 
@@ -66,6 +67,7 @@ def render(tmp_path: Path, files: dict[str, str], draft=DRAFT, **kw):
     repo = make_repo(tmp_path / "repo", files)
     res = render_pr(str(campaign()), str(repo.path), draft=draft, out_dir=str(tmp_path / "out"), **kw)
     issue = Path(res.issue_path).read_text()
+    assert PR_COMMAND not in issue  # the PR's options do not exist upstream yet
     for path in (res.issue_path, res.pr_path):  # both drafts, as lint_wording reads them with repo and campaign
         found = lint_wording(path=path, campaign_dir=str(campaign()), repo=str(repo.path), draft=draft)
         assert found.findings == [], (path, [(f.rule, f.excerpt) for f in found.findings])
@@ -364,7 +366,10 @@ def test_template_with_bold_lines_for_headings_and_example_values(tmp_path):
         ("Chatbot latency", "Replies take too long", False),
         ("Benchmark results", "Posted by the benchmark job after each release", True),
         ("Regression found", "Filed automatically when the perf dashboard drops", True),
-        ("CI failure", "Something broke on main", True),
+        ("CI failure", "Something broke on main", False),  # a person reports a CI problem: "ci" is not a bot
+        ("Flaky test", "A CI job fails now and then on GitHub Actions", False),
+        ("Nightly regression", "Created by the nightly-perf workflow", True),
+        ("Weekly digest", "Auto-generated every Monday", True),
     ],
 )
 def test_automation_is_told_by_what_files_the_issue(name, about, automated):

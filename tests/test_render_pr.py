@@ -379,9 +379,12 @@ def test_issue_form_preference_and_layout(tmp_path):
     assert "The log was silent." in issue.split("### Expected behavior")[1].split("###")[0]
     assert "<answer 'Version'>" in issue
     assert "I opened #<PR>" in issue.split("### Additional context")[1]
-    files[".github/ISSUE_TEMPLATE/perf.yml"] = form.format(name="Performance regression", tag="Perf")
+    files[".github/ISSUE_TEMPLATE/perf.yml"] = form.format(name="Performance report", tag="Perf")
     res2, _, _ = _render(tmp_path / "b", files)
     assert res2.issue_form.path.endswith("perf.yml")
+    files[".github/ISSUE_TEMPLATE/perf.yml"] = form.format(name="Performance regression", tag="Perf")
+    res4, _, _ = _render(tmp_path / "d", files)  # nothing regressed: the question form stays the choice
+    assert res4.issue_form.path.endswith("question.yml")
     res3, _, _ = _render(tmp_path / "c", {".github/ISSUE_TEMPLATE/bug.yml": form.format(name="Bug", tag="Bug")})
     assert res3.issue_form.path.endswith("bug.yml")
 
@@ -504,7 +507,7 @@ def test_mcp_and_cli_agree(tmp_path):
         text=True,
         timeout=120,
     )
-    assert proc.returncode == 2 and proc.stderr.startswith("perfkit: error: draft.jobb: ")
+    assert proc.returncode == 2 and proc.stderr.startswith("perfkit: error: --draft.jobb: ")
 
 
 def test_unreadable_yaml_is_refused_with_its_line(tmp_path):

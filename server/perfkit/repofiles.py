@@ -21,7 +21,8 @@ from perfkit.errors import ToolFailure
 MAX_FILE_BYTES = 1 << 20  # a template or CONTRIBUTING is a few pages
 BASES = (".github", "", "docs")  # where GitHub looks, in its order
 FOLDERS = ("pull_request_template", "issue_template")  # multi-template folders inside a base
-_NAMES = ("pull_request_template", "issue_template", "contributing")  # single files inside a base (any suffix)
+# single files inside a base (any suffix); an AI policy file states rules CONTRIBUTING links to
+_NAMES = ("pull_request_template", "issue_template", "contributing", "ai_policy", "ai-policy", "ai_usage", "ai-usage")
 _SYMLINK, _GITLINK = "120000", "160000"
 
 
@@ -157,7 +158,7 @@ def _folders(top: Path, commit: str, res: RepoFiles) -> None:
 
 
 def read_repo_files(top: Path, commit: str | None = None, field_name: str = "repo_commit") -> RepoFiles:
-    """Every PR template, issue form or template and CONTRIBUTING file at commit (default HEAD).
+    """Every PR template, issue form or template, CONTRIBUTING and AI policy file at commit (default HEAD).
 
     A repository without any commit yet has none: the result says so in `skipped`.
     """

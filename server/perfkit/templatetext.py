@@ -246,6 +246,17 @@ def _form_fields(data: Any) -> list[tuple[str, list[str]]]:
     return out
 
 
+def _form_values(data: Any) -> set[str]:
+    """The lines of the fields' pre-filled values ("**System information:**"): posted as the form wrote them."""
+    out: set[str] = set()
+    for item in data.get("body") or [] if isinstance(data, dict) else []:
+        attrs = item.get("attributes") if isinstance(item, dict) else None
+        value = attrs.get("value") if isinstance(attrs, dict) and item.get("type") != "markdown" else None
+        if isinstance(value, str):
+            out |= {ln.rstrip() for ln in value.split("\n") if ln.strip()}
+    return out
+
+
 def issue_template_lines(files: RepoFiles) -> tuple[set[str], set[str], list[str]]:
     """(verbatim lines, headings asked for, title prefixes) across the repo's issue forms and templates."""
     from perfkit import safe_yaml
@@ -274,6 +285,7 @@ def issue_template_lines(files: RepoFiles) -> tuple[set[str], set[str], list[str
                     heads.add(norm_heading(label))
                     lines.add(f"### {label}")
                     lines |= {f"- [ ] {o}" for o in options}
+                lines |= _form_values(meta)
             else:
                 continue
             title = meta.get("title") if isinstance(meta, dict) else None

@@ -128,9 +128,12 @@ class IssueDraft(_Strict):
         "the one line that would have made the profile unnecessary.",
     )
     pr: str | None = Field(None, description="The PR number once opened (digits). Default: the placeholder <PR>.")
-    form_answers: dict[str, str] = Field(
+    form_answers: dict[str, str | list[str]] = Field(
         default_factory=dict,
-        description="Answers for issue-form fields the three paragraphs do not cover, keyed by the field's label.",
+        description="Answers for the issue form's fields, keyed by the field's id, its label, or a part of the label "
+        "only one field has (render_pr's issue_form.fields lists them). A checkbox field takes a list of the boxes "
+        "to tick; a multiple-choice dropdown a list of options. An answer for a field the paragraphs would go to "
+        "replaces them there, and they move to the next field that fits.",
     )
 
 
@@ -180,6 +183,13 @@ class Draft(_Strict):
         None, ge=1, description="The companion issue's number once filed; fills the template's issue-link lines."
     )
     checkboxes: list[Checkbox] = Field(default_factory=list, description="Decisions on the repo template's boxes.")
+    ai_disclosure: str | None = Field(
+        None,
+        description="How AI tools took part in this work, in the user's own words: 'Drafted with an AI coding "
+        "agent; I reviewed every change and ran every measurement.' It answers the parts of the PR template and "
+        "the issue form that ask about AI use, unless template_answers or form_answers answer them. Left out, "
+        "those parts keep a placeholder: perfkit never states AI use for the user.",
+    )
     details: Details = Field(default_factory=Details, description="The collapsed Details block.")
     issue: IssueDraft = Field(default_factory=IssueDraft, description="The companion issue.")
     benchmark: BenchmarkOptions = Field(

@@ -81,16 +81,20 @@ def pick(files: RepoFiles, choice: str | None) -> Choice:
     if choice:
         s = _chosen(forms, scores, choice)
         return Choice(s.form, f"chosen by the issue_form parameter ({s.reason})", paths, scores, bad)
-    usable = [s for s in scores if not s.automation]
+    usable = [s for s in scores if not s.never]
     if not usable:
         why = "the repo has no issue forms or templates"
         if forms:
-            why = f"every issue form of the repo ({len(forms)}) is meant for automation"
+            kinds = sorted({"meant for automation" if s.automation else f"a {s.kind} form" for s in scores})
+            why = f"no issue form of the repo ({len(forms)}) fits a cost report: each is {' or '.join(kinds)}"
+            why += "; name one with issue_form to use it anyway" if any(not s.automation for s in scores) else ""
         elif bad:
             why += " that could be read"
         return Choice(None, why, paths, scores, bad)
     best = usable[0]
     why = f"{best.reason}; score {best.score}, the highest of {len(forms)} (scores lists every form)"
+    if best.kind in rank.NARROW_KINDS:
+        why += "; the repo has no performance, question, feature, general or bug form"
     return Choice(best.form, why, paths, scores, bad)
 
 

@@ -42,7 +42,8 @@ def _facts(d: Draft) -> Facts:
         hardware=(x.hardware or "").strip(),
         model=(x.model or "").strip(),
         job=(d.job or "").strip(),
-        command=(x.command_pr or "").strip(),
+        command=(x.command_baseline or "").strip(),  # upstream runs the baseline; the PR's options may not exist yet
+        details="\n".join(t.strip() for t in (x.setup or "", *x.shared_settings) if t.strip()),
     )
 
 
@@ -102,9 +103,9 @@ def render_issue(
         contents = {"observed": str(mod.observed()), "logs_said": str(mod.logs_said()), "pr_note": str(mod.pr_note())}
         if d.details.hardware:
             contents["environment"] = d.details.hardware.strip()
-        if d.details.command_pr:
-            contents["reproduce"] = d.details.command_pr.strip()
-        material = issue_forms.Material(contents, i.form_answers, _facts(d), placeholder)
+        if d.details.command_baseline:  # the issue reproduces what upstream runs, not the PR's command
+            contents["reproduce"] = d.details.command_baseline.strip()
+        material = issue_forms.Material(contents, i.form_answers, _facts(d), placeholder, d.ai_disclosure or "")
         filled = issue_forms.fill(choice.form, material)
         warnings += [
             f"draft.issue.form_answers['{k}'] matches no field of {choice.form.path}" for k in filled.unused_answers

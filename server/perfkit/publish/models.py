@@ -103,8 +103,12 @@ class TemplateUse(BaseModel):
 class FormScore(BaseModel):
     path: str
     name: str
-    kind: str = Field(description="performance, question, general, bug, feature, docs or security.")
-    score: int = Field(description="Higher is preferred; 0 for a form meant for automation, never chosen.")
+    kind: str = Field(
+        description="performance, question, feature, general or bug (chosen in that order); refactor, build, docs, "
+        "ci-failure, flaky-test, tracker or security (only when none of those exists); regression (never chosen "
+        "unless named: nothing regressed)."
+    )
+    score: int = Field(description="Higher is preferred; 0 for a form meant for automation or a regression form.")
     reason: str = Field(description="The words that gave the kind, or why the form is meant for automation.")
 
 
@@ -115,12 +119,14 @@ class UnreadableForm(BaseModel):
 
 class FieldFill(BaseModel):
     label: str
+    id: str = Field("", description="The key draft.issue.form_answers takes for this field (its label works too).")
     kind: str = Field(description="textarea, input, dropdown, checkboxes, or heading (Markdown template).")
     role: str | None = Field(description="What the field asks for, read from its words; null when they do not say.")
     required: bool = False
+    options: list[str] = Field(default_factory=list, description="A dropdown's options or a checkbox field's boxes.")
     filled_with: list[str] = Field(
         description="What went under it: observed, logs_said, pr_note, environment, reproduce, form_answers, "
-        "draft (a value the draft states), option, honest answer, template, placeholder, or empty."
+        "draft (a value the draft states), ai_disclosure, option, honest answer, template, placeholder, or empty."
     )
 
 
@@ -190,6 +196,11 @@ class RenderResult(ListsCapped):
             f"  {s.score:>4} {s.path}: {s.reason}" for s in self.issue_form.scores if s.path != self.issue_form.path
         ]
         lines += [f"  not read: {u.path}: {u.error}" for u in self.issue_form.unreadable]
+        lines += [  # what the draft could not fill, by the key form_answers takes
+            f"  to answer: issue.form_answers['{f.id or f.label}'] ({f.label})"
+            for f in self.issue_form.fields
+            if "placeholder" in f.filled_with
+        ]
         for n in self.repo_notes:
             lines.append(f"repo note ({n.kind}): {n.source}:{n.line}: {n.text}")
         for c in self.policy_conflicts:

@@ -389,19 +389,17 @@ def _repo_part(
     top: Path, d: Draft, pr_template: str | None, issue_form: str | None, commit: str | None = None
 ) -> _RepoPart:
     from perfkit import repofiles
-    from perfkit.publish import issue_forms, merge_template, repo_template, title_rule
+    from perfkit.publish import ai_disclosure, issue_forms, merge_template, repo_notes, repo_template, title_rule
 
     files = repofiles.read_repo_files(top, commit)
     tpl = repo_template.select(files, pr_template)
     enforced = _enforced(top, files.commit, tpl)
     issue = str(d.issue_number) if d.issue_number else None
-    merged = merge_template.merge(tpl, d.template_answers, d.checkboxes, PH, issue, enforced)
-    notes, note_conflicts = repo_template.repo_notes(files, tpl)
-    sources = ([(tpl.path, tpl.text)] if tpl.path else []) + [
-        (n.source, files.texts.get(n.source, "")) for n in notes if n.kind == "title-rule" and n.source != tpl.path
-    ]
-    rule = title_rule.find(sources)
-    warnings = list(files.skipped)
+    answers, boxes, ai_warnings = ai_disclosure.apply(tpl, d.template_answers, d.checkboxes, d.ai_disclosure)
+    merged = merge_template.merge(tpl, answers, boxes, PH, issue, enforced)
+    notes, note_conflicts = repo_notes.read(files, tpl.path, tpl.text)
+    rule = title_rule.from_notes([(n.source, n.line, n.text) for n in notes if n.kind == "title-rule"], tpl.path)
+    warnings = list(files.skipped) + ai_warnings
     warnings += [
         f"draft.template_answers['{k}'] was not placed: it matches no part of the repo's template that asks "
         "something (a covered heading, a note for reviewers or CI, or no part at all); see template_parts"

@@ -13,13 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from perfkit.errors import InputError
-from perfkit.publish.models import NoteKind, PolicyConflict, RepoNote
 from perfkit.publish.template_lines import cut_line
 from perfkit.publish.template_parts.kinds import Part
 from perfkit.repofiles import RepoFiles
 from perfkit.templatetext import (
     BOX_RE,
-    FENCE_RE,
     Section,
     norm_heading,
     pr_template_paths,
@@ -48,28 +46,6 @@ _POLICY_BOX_RE = re.compile(
     r"gpt|machine[- ]generated|auto(?:matically)?[- ]?generated|generated)\b"
     r"|\b(?:human[- ](?:written|authored|created|made)|written (?:entirely |solely |only )?by (?:a )?human|"
     r"i (?:wrote|authored|typed) (?:this|all|every|the)\b[^.]{0,40}\b(?:myself|by hand)|my own (?:work|words))",
-    re.I,
-)
-_AI_RE = re.compile(
-    r"\b(?:ai|a\.i\.|llms?|(?:ai|coding|autonomous) agents?|agent[- ](?:generated|written|authored)|copilot|"
-    r"chatgpt|claude|gpt-?\d?|generative|machine[- ]generated|ai[- ](?:generated|assisted))\b",
-    re.I,
-)
-_AI_BAN_RE = re.compile(
-    r"\b(?:not accept|do not accept|don't accept|won't accept|will be (?:closed|rejected)|"
-    r"(?:is|are) (?:not )?(?:allowed|permitted|prohibited|forbidden|banned)|prohibit|forbid|ban(?:s|ned)?|"
-    r"reject|no (?:ai|llm))\b",
-    re.I,
-)
-_SIGNOFF_RE = re.compile(
-    r"\b(?:signed-off-by|sign[- ]off|dco|developer certificate of origin|cla|"
-    r"contributor license agreement)\b",
-    re.I,
-)
-_TITLE_RE = re.compile(r"\b(?:pr|pull request|merge request)?\s*titles?\b", re.I)
-_PR_RULE_RE = re.compile(
-    r"\b(?:pull requests?|prs?|merge requests?)\b.*\b(?:must|required?|should|need to|please)\b|"
-    r"\b(?:must|required?|should|need to|please)\b.*\b(?:pull requests?|prs?)\b",
     re.I,
 )
 
@@ -190,73 +166,3 @@ def classify(section: Section) -> str | None:
 def is_policy_box(text: str) -> bool:
     """A box asserting the PR was written without AI or agent help."""
     return bool(_POLICY_BOX_RE.search(text))
-
-
-def _contrib_files(files: RepoFiles) -> list[str]:
-    out = []
-    for base in ("", ".github", "docs"):
-        for e in files.children(base):
-            if e.name.lower().split(".", 1)[0] == "contributing" and e.path in files.texts:
-                out.append(e.path)
-    return out
-
-
-_NOTE_CAP = 3  # per kind: the skill reads every note, so only the lines that change what the user posts
-_POLICY_VERB_RE = re.compile(
-    r"\b(?:must|required?|requires|disclos\w*|declar\w*|state|mention|label|mark|policy|allowed|permitted|"
-    r"accept\w*|prohibit\w*|forbid\w*|ban\w*|responsib\w*|review\w*|reject\w*|close[ds]?|please)\b",
-    re.I,
-)
-_REQUIRED_RE = re.compile(r"\b(?:must|required?|requires|mandatory|need to)\b", re.I)
-_STATEMENT_RE = re.compile(
-    r"\b(?:descriptions?|statements?|include|state|mention|link|declare|confirm|checklist|template)\b", re.I
-)
-_TITLE_SHAPE_RE = re.compile(r"\b(?:prefix|format|start|convention|tag)\w*+|\[[^\[\]]++\]|(?<!\w)\w++\(\w++\):", re.I)
-
-
-def _note_kind(line: str, from_template: bool) -> NoteKind | None:
-    if _AI_RE.search(line) and _POLICY_VERB_RE.search(line):
-        return "ai-policy"
-    if _SIGNOFF_RE.search(line) and (_REQUIRED_RE.search(line) or re.search(r"\b(?:sign|please)\b", line, re.I)):
-        return "sign-off"
-    if _TITLE_RE.search(line) and _TITLE_SHAPE_RE.search(line):
-        return "title-rule"
-    if not from_template and _PR_RULE_RE.search(line) and _REQUIRED_RE.search(line) and _STATEMENT_RE.search(line):
-        return "pr-rule"
-    return None
-
-
-def _prose_lines(text: str) -> list[tuple[int, str]]:
-    """(line number, stripped text) of lines outside code fences, boxes excluded."""
-    out, fence = [], None
-    for n, ln in enumerate(text.split("\n"), 1):
-        m = FENCE_RE.match(ln)
-        if m:
-            fence = None if fence else m.group(1)
-            continue
-        if not fence and ln.strip() and not BOX_RE.match(ln):
-            out.append((n, ln.strip()))
-    return out
-
-
-def repo_notes(files: RepoFiles, tpl: RepoTemplate) -> tuple[list[RepoNote], list[PolicyConflict]]:
-    """The few lines of CONTRIBUTING and the PR template that change what the user posts: title rules,
-    required sign-off or statements, AI policy. At most three of each kind, no repeats."""
-    notes: list[RepoNote] = []
-    conflicts: list[PolicyConflict] = []
-    sources: list[tuple[str, str]] = [(p, files.texts[p]) for p in _contrib_files(files)]
-    if tpl.path:
-        sources.append((tpl.path, tpl.text))
-    seen: set[str] = set()
-    for rel, text in sources:
-        for n, line in _prose_lines(text):
-            kind = _note_kind(line, rel == tpl.path)
-            key = re.sub(r"\W+", " ", line.lower()).strip()
-            if kind is None or key in seen or sum(x.kind == kind for x in notes) >= _NOTE_CAP:
-                continue
-            seen.add(key)
-            notes.append(RepoNote(source=rel, line=n, kind=kind, text=line[:300]))
-            if kind == "ai-policy" and _AI_BAN_RE.search(line):
-                why = "the repo restricts AI-assisted contributions; the user decides whether and how to post"
-                conflicts.append(PolicyConflict(source=rel, line=n, text=line[:300], why=why))
-    return notes, conflicts

@@ -2,10 +2,12 @@
 
 The observation (with its largest cause) goes to the field that asks for the problem or proposal,
 or, failing one, to the first free-text field no narrower role claims, else to the reproduction
-field (a bug form that asks only for steps and expectations), never to a field shown as code. What the logs said goes to
-an 'expected' or 'documentation' field, the pointer to the PR to an 'additional context' field;
-without those they join the observation. The environment and the command go only where a field
-asks for them: both are in the PR's Details anyway. Logs go nowhere: the draft holds none.
+field (a bug form that asks only for steps and expectations), else to an 'additional context' field;
+never to a field shown as code and never to a regression field. A field the draft answers in
+form_answers (by id or label) is the draft's: the observation moves to the next field that fits.
+What the logs said goes to an 'expected' or 'documentation' field, the pointer to the PR to an
+'additional context' field; without those they join the observation. The environment and the
+command go only where a field asks for them: both are in the PR's Details anyway. Logs go nowhere: the draft holds none.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from perfkit.publish.forms.model import FormField
 
 ORDER = ["observed", "logs_said", "pr_note", "environment", "reproduce"]
 _OWN_HOME = {"logs_said": "expected", "pr_note": "context", "environment": "environment", "reproduce": "reproduce"}
-_FALLBACK_HOMES: list[str | None] = ["problem", None, "reproduce", "regression", "context", "expected"]
+# never "regression": nothing regressed, and a maintainer reads that field as "it was faster before"
+_FALLBACK_HOMES: list[str | None] = ["problem", None, "reproduce", "context", "expected"]
 
 
 def _free(fields: list[FormField], taken: set[int]) -> list[int]:

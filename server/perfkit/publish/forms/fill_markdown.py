@@ -8,12 +8,22 @@ environment heading), and the paragraphs whose meaning fits the heading follow i
 from __future__ import annotations
 
 from perfkit.publish.forms.assign import ORDER, assign
-from perfkit.publish.forms.common import QUIET_ROLES, Filled, Material, compose, match_answers
+from perfkit.publish.forms.common import (
+    QUIET_ROLES,
+    Answer,
+    Filled,
+    Material,
+    box_for,
+    compose,
+    field_id,
+    match_answers,
+    one_text,
+)
 from perfkit.publish.forms.lines import empty_blocks, fill_block, fill_field_lines
 from perfkit.publish.forms.model import FormField, IssueForm
 from perfkit.publish.forms.roles import role
 from perfkit.publish.models import FieldFill
-from perfkit.templatetext import Section
+from perfkit.templatetext import Section, norm_heading
 
 
 def _into_block(body: list[str], keys: list[str], m: Material) -> tuple[list[str], str | None]:
@@ -26,20 +36,45 @@ def _into_block(body: list[str], keys: list[str], m: Material) -> tuple[list[str
     return fill_block(body, blocks[0], m.contents[key].strip()), key
 
 
+def _tick(body: list[str], sec: Section, f: FormField, answer: Answer, key: str) -> tuple[list[str], str | None]:
+    """The section's boxes ticked as a list answer names them; a string answer for a checklist is a list of one."""
+    boxes = sec.boxes
+    if not boxes:
+        return body, one_text(f, answer, key)
+    box_field = FormField(label=f.label, kind="checkboxes", options=[m.group("text") for _, m in boxes])
+    if isinstance(answer, str):  # a sentence for a checklist heading is a paragraph unless it names a box
+        said = norm_heading(answer)
+        if not any(said and said in norm_heading(o) for o in box_field.options):
+            return body, answer
+    items = [answer] if isinstance(answer, str) else answer
+    out = list(body)
+    for item in items:
+        k, m = boxes[box_for(box_field, item, key)]
+        out[k] = f"{m.group('lead')}x{m.group('close')}{m.group('text')}"
+    return out, None
+
+
 def _section(
-    f: FormField, r: str | None, answer: str | None, keys: list[str], m: Material
+    f: FormField, r: str | None, answer: Answer | None, key: str, keys: list[str], m: Material
 ) -> tuple[list[str], list[str]]:
     sec = f.section or Section(f.label, 2, [f"## {f.label}"], [], 1, 1)
     body, done, left = fill_field_lines(list(sec.body), m.facts.value_for, m.placeholder)
     how = (["draft"] if done else []) + (["placeholder"] if left else [])
+    text = None
+    if answer is not None:
+        body, text = _tick(body, sec, f, answer, key)
+        how.append("form_answers")
+    elif r == "ai" and m.ai:
+        text = m.ai
+        how.append("ai_disclosure")
     keys = list(keys)
     body, block = _into_block(body, keys, m)
     if block:
         how.append(block)
     if done and "environment" in keys:  # the field lines already say it, one value each
         keys.remove("environment")
-    paras = ([answer.strip()] if answer else []) + ([compose(keys, m.contents)] if keys else [])
-    how += (["form_answers"] if answer else []) + keys
+    paras = ([text.strip()] if text and text.strip() else []) + ([compose(keys, m.contents)] if keys else [])
+    how += keys
     if paras:
         body += ["", *paras]
     elif not how and not sec.boxes and r not in QUIET_ROLES:
@@ -49,19 +84,25 @@ def _section(
 
 
 def fill(form: IssueForm, m: Material) -> Filled:
-    answers, unused = match_answers(form.fields, m.answers)
+    answers, unused, answer_keys = match_answers(form.fields, m.answers)
     roles = [role(f) for f in form.fields]
     checklists = {i for i, f in enumerate(form.fields) if f.section is not None and f.section.boxes}
-    placed, leftover = assign(form.fields, roles, m.contents, set(answers) | checklists)
+    taken = set(answers) | checklists
+    if m.ai:
+        taken |= {i for i, r in enumerate(roles) if r == "ai"}
+    placed, leftover = assign(form.fields, roles, m.contents, taken)
     out: list[str] = []
     if form.preamble is not None:
         pre, _, _ = fill_field_lines(list(form.preamble.body), m.facts.value_for, m.placeholder)
         out += [*pre, ""]
     fills: list[FieldFill] = []
     for i, f in enumerate(form.fields):
-        lines, how = _section(f, roles[i], answers.get(i), placed.get(i, []), m)
+        lines, how = _section(f, roles[i], answers.get(i), answer_keys.get(i, ""), placed.get(i, []), m)
         out += [*lines, ""]
-        fills.append(FieldFill(label=f.label, kind=f.kind, role=roles[i], filled_with=how))
+        boxes = [mm.group("text") for _, mm in f.section.boxes] if f.section is not None else []
+        fills.append(
+            FieldFill(label=f.label, id=field_id(f), kind=f.kind, role=roles[i], options=boxes, filled_with=how)
+        )
     if leftover:
         out.append(compose(sorted(leftover, key=ORDER.index), m.contents))
     return Filled(body="\n".join(out).strip(), fields=fills, unused_answers=unused)

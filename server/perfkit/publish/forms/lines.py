@@ -28,7 +28,7 @@ _ASKS_VALUE_RE = re.compile(
 
 
 def fill_field_lines(
-    lines: list[str], value_for: Callable[[str], str | None], placeholder: str
+    lines: list[str], value_for: Callable[[str, str], str | None], placeholder: str
 ) -> tuple[list[str], int, int]:
     """(lines with each empty 'Label:' field answered, fields answered, fields left as placeholders)."""
     hidden = hidden_lines(lines)
@@ -36,7 +36,7 @@ def fill_field_lines(
     for k, ln in enumerate(lines):
         m = None if hidden[k] else _FIELD_RE.match(ln)
         if m and (m.group("lead") or m.group("b1")):
-            value = value_for(m.group("label"))
+            value = value_for(m.group("label"), m.group("example") or "")  # "[e.g. PyTorch 2.3]" names the software
             if value:
                 done += 1
                 ln = f"{ln[: m.start('example')].rstrip()} {value}" if m.group("example") else f"{ln.rstrip()} {value}"

@@ -127,6 +127,15 @@ def _bold_headings(sections: list[Section]) -> list[Section]:
     return out + sections[1:]
 
 
+def _slug_ids(fields: list[FormField]) -> None:
+    """Each heading's id: its text as a slug, '-2', '-3' after a repeat, so every field has its own key."""
+    seen: dict[str, int] = {}
+    for f in fields:
+        base = re.sub(r"[^a-z0-9]+", "-", f.label.lower()).strip("-") or "heading"
+        seen[base] = seen.get(base, 0) + 1
+        f.id = base if seen[base] == 1 else f"{base}-{seen[base]}"
+
+
 def markdown_template(rel: str, text: str) -> IssueForm:
     """Raises safe_yaml.YamlRefused when the front matter does not parse."""
     meta: dict[str, Any] = {}
@@ -146,6 +155,7 @@ def markdown_template(rel: str, text: str) -> IssueForm:
         for s in sections
         if s.heading is not None
     ]
+    _slug_ids(fields)
     return IssueForm(
         path=rel,
         name=_text(meta.get("name")) or Path(rel).stem,

@@ -1,6 +1,7 @@
 """What a field asks for, read from its label, then its id, then its description and placeholder.
 
-Roles, tried in this order so the narrow ones win: `checklist` (the reporter's own promises),
+Roles, tried in this order so the narrow ones win: `ai` (how AI tools took part: the draft's
+ai_disclosure answers it, never our paragraphs), `checklist` (the reporter's own promises),
 `people` (whom to tag), `software` (the name and version of a package: the draft does not know it),
 `regression` (an earlier version that was faster), `reproduce`, `environment`, `expected` (what was
 expected, what the docs said, a suggested solution), `logs`, `context` (anything else) and `problem`
@@ -13,11 +14,13 @@ import re
 
 from perfkit.publish.forms.model import FormField
 from perfkit.publish.forms.rank import norm
+from perfkit.publish.repo_notes import mentions_ai
 
 ROLES: list[tuple[str, str]] = [
     (
         "checklist",
-        r"before submitting|existing issues?|search(?:ed)? before|checklist|willing to submit|code of conduct|"
+        r"before (?:submitting|you (?:file|submit|post|open))|existing issues?|search(?:ed)? before|checklist|"
+        r"willing to submit|code of conduct|"
         r"i agree|i confirm|terms",
     ),
     ("people", r"who can help|who should|tag|mention|cc|maintainers?|reviewers?|assignees?"),
@@ -26,7 +29,12 @@ ROLES: list[tuple[str, str]] = [
         r"name and version|(?:package|library|framework|model|project) (?:name|version)s?|"
         r"version of (?:the )?(?:package|library|framework|project)",
     ),
-    ("regression", r"regressions?|worked before|previous versions?|last (?:known )?good|bisect\w*"),
+    (
+        "regression",
+        r"regressions?|regressed|worked before|previous(?:ly)?|(?:earlier|older|last) (?:versions?|releases?)|"
+        r"(?:was|were) faster|"
+        r"than before|used to|last (?:known )?good|first bad(?: commit| version)?|bisect\w*",
+    ),
     ("reproduce", r"reproduc\w*|repro|steps|commands?|scripts?|code|snippets?|minimal example|how to run"),
     (
         "environment",
@@ -42,13 +50,18 @@ ROLES: list[tuple[str, str]] = [
     (
         "problem",
         r"problem|issue|describe|description|bug|what happened|observ\w*|performance|perf|proposals?|propose|"
-        r"motivation|summary|details|question|feature|report|behaviou?r|improve\w*|slow\w*|speed",
+        r"motivation|summary|details|question|feature|report|behaviou?r|improve\w*|slow\w*|speed|faster|ideas?",
     ),
 ]
 _ROLE_RE = [(role, re.compile(rf"\b(?:{rx})\b")) for role, rx in ROLES]
+_AI_USE_RE = re.compile(
+    r"\b(?:use[ds]?|usage|using|assist\w*|help\w*|generat\w*|tools?|disclos\w*|wrote|written)\b", re.I
+)
 
 
 def _match(text: str) -> str | None:
+    if mentions_ai(text) and _AI_USE_RE.search(text):  # "AI assistance", not "Lumen-AI" or "model (an LLM)"
+        return "ai"
     low = norm(text)
     return next((role for role, rx in _ROLE_RE if rx.search(low)), None)
 
