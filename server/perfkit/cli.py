@@ -165,8 +165,11 @@ def cli_words(text: str, specs: list[ToolSpec]) -> str:
 
 
 def _render(result: Any) -> str:
+    from perfkit.listcap import omitted_note
+
     if hasattr(result, "human"):
-        return str(result.human())
+        note = omitted_note(result)
+        return str(result.human()) + (f"\n{note}" if note else "")
     return json.dumps(result.model_dump(mode="json"), indent=2)
 
 

@@ -16,7 +16,9 @@ from typing import Any, Self
 import anyio
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
-from mcp.types import JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
+from mcp.types import INVALID_REQUEST, ErrorData, JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
+
+from perfkit.stdio_lines import MAX_REQUEST_LINE_BYTES, TOO_LARGE_METHOD, BoundedLines, claim_stdin
 
 MAX_IN_FLIGHT = 16
 
@@ -42,10 +44,13 @@ class Slots:
 
 
 class GatedRead:
-    """The transport's read stream, waiting for a free slot before it hands on a request."""
+    """The transport's read stream, waiting for a free slot before it hands on a request.
 
-    def __init__(self, inner: Any, slots: Slots) -> None:
-        self.inner, self.slots = inner, slots
+    A stand-in for a request line dropped for its size (perfkit.stdio_lines) is answered here with
+    an error, on the write stream, and never reaches the session."""
+
+    def __init__(self, inner: Any, slots: Slots, answer: Any = None) -> None:
+        self.inner, self.slots, self.answer = inner, slots, answer
 
     @property
     def last_context(self) -> Any:
@@ -53,6 +58,9 @@ class GatedRead:
 
     async def receive(self) -> Any:
         item = await self.inner.receive()
+        while self.answer is not None and _too_large(item):
+            await self.answer.send(SessionMessage(_too_large_error(item.message)))
+            item = await self.inner.receive()
         if isinstance(item, SessionMessage):
             message = item.message
             if isinstance(message, JSONRPCRequest):
@@ -83,6 +91,29 @@ class GatedRead:
         return None
 
 
+def _too_large(item: Any) -> bool:
+    return (
+        isinstance(item, SessionMessage)
+        and isinstance(item.message, JSONRPCRequest)
+        and item.message.method == TOO_LARGE_METHOD
+    )
+
+
+def _too_large_error(request: JSONRPCRequest) -> JSONRPCError:
+    size = (request.params or {}).get("bytes", 0)
+    return JSONRPCError(
+        jsonrpc="2.0",
+        id=request.id,
+        error=ErrorData(
+            code=INVALID_REQUEST,
+            message=(
+                f"request dropped unread: its line is {size:,} bytes, more than the {MAX_REQUEST_LINE_BYTES:,} "
+                "perfkit reads in one request; pass large text as a file path"
+            ),
+        ),
+    )
+
+
 class ReleasingWrite:
     """The transport's write stream, giving a request's slot back once its answer is taken for writing."""
 
@@ -109,12 +140,14 @@ class ReleasingWrite:
 
 
 async def run_stdio(server: Any, limit: int = MAX_IN_FLIGHT) -> None:
-    """MCPServer.run_stdio_async with the slots between the transport and the session."""
+    """MCPServer.run_stdio_async with the slots between the transport and the session, and request
+    lines read with a size cap (perfkit.stdio_lines)."""
     lowlevel = server._lowlevel_server  # what MCPServer.run_stdio_async itself serves
     slots = Slots(limit)
-    async with stdio_server() as (read_stream, write_stream):
+    stdin = anyio.wrap_file(BoundedLines(claim_stdin()))  # type: ignore[arg-type]  # a readline is all it needs
+    async with stdio_server(stdin=stdin) as (read_stream, write_stream):
         await lowlevel.run(
-            GatedRead(read_stream, slots),
+            GatedRead(read_stream, slots, answer=write_stream),
             ReleasingWrite(write_stream, slots),
             lowlevel.create_initialization_options(),
         )

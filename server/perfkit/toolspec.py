@@ -19,6 +19,7 @@ from pydantic import BaseModel
 
 from perfkit import limits
 from perfkit.errors import InputError, ToolFailure
+from perfkit.listcap import cap_lists
 
 log = logging.getLogger("perfkit")
 M = TypeVar("M", bound=BaseModel)
@@ -126,6 +127,7 @@ class ToolSpec:
         except Exception as exc:  # the last net: a bug, said in one line; the traceback goes to the log
             raise self._last_net(exc) from None
         result = displayable_result(result)  # the last net: a name kept byte for byte must not reach JSON
+        result = cap_lists(result)  # every list bounded, what was cut counted in the result's `omitted`
         where = _non_finite(result.model_dump(mode="python"), "")
         if where is not None:
             log.error("%s returned a non-finite number at %s", self.name, where)

@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 
 from perfkit.benchmark.metric_models import MetricComparison
 from perfkit.benchmark.metric_spec import MetricSpec, Uninferred
+from perfkit.listcap import ListsCapped
 
 
 class Source(BaseModel):
@@ -227,7 +228,7 @@ class Candidate(BaseModel):
     other_fields: dict[str, Any] = Field(default_factory=dict, description="any other keys of the record, as written")
 
 
-class BenchmarkSummary(BaseModel):
+class BenchmarkSummary(ListsCapped):
     """Everything read_benchmark found in a campaign folder."""
 
     campaign_dir: str = Field(description="the campaign folder, resolved")

@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from perfkit.listcap import ListsCapped
 from perfkit.repotext import RepoName, RepoSubject, quoted
 
 Verdict = Literal["good", "bad", "skip"]
@@ -163,7 +164,7 @@ class SkipReason(BaseModel):
     points: list[str] = Field(description="short labels of the points that skipped with this reason")
 
 
-class BisectStatus(BaseModel):
+class BisectStatus(ListsCapped):
     repo: str
     active: bool = Field(description="whether a bisect (running, paused or finished) is recorded for this repo")
     done: bool
@@ -301,7 +302,7 @@ def _where(s: StepRecord) -> str:
     return f" [device {s.device}, round {s.round}{ahead}]"
 
 
-class StartResult(BaseModel):
+class StartResult(ListsCapped):
     repo: str
     good: str
     bad: str
@@ -320,7 +321,7 @@ class StartResult(BaseModel):
         return "\n".join([self.message, *[f"  note: {n}" for n in self.notes]])
 
 
-class StepResult(BaseModel):
+class StepResult(ListsCapped):
     line: str = Field(description="Step N of about M: <short sha> <subject> -> good/bad/skip (reason)")
     step: StepRecord | None = Field(description="the point tested by this call; null when the bisect was already done")
     status: BisectStatus
@@ -332,7 +333,7 @@ class StepResult(BaseModel):
         return line if not self.status.done else line + "\n" + self.status.human()
 
 
-class ResetResult(BaseModel):
+class ResetResult(ListsCapped):
     repo: str
     removed: list[str] = Field(description="what was removed: worktree, state, logs, lock")
     restored: bool | None = Field(

@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from perfkit.listcap import ListsCapped
 from perfkit.repotext import RepoName, RepoSubject, quoted
 
 ChangeKind = Literal["setting", "default", "source", "removal"]
@@ -83,7 +84,7 @@ class MovedBlock(_Model):
     to_commit: str | None = Field(default=None, description="commit that added them elsewhere (classify only)")
 
 
-class ClassifyResult(_Model):
+class ClassifyResult(_Model, ListsCapped):
     repo: str
     base: str
     head: str
@@ -191,7 +192,7 @@ class SkippedFile(_Model):
     reason: str
 
 
-class BlameResult(_Model):
+class BlameResult(_Model, ListsCapped):
     repo: str
     base: str
     head: str

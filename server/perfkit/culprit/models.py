@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from perfkit.listcap import ListsCapped
 from perfkit.repotext import RepoMessage, RepoName, RepoSubject, quoted
 
 CulpritKind = Literal[
@@ -110,7 +111,7 @@ class Highlight(BaseModel):
     why: list[str] = Field(description="the rules that fired, in words")
 
 
-class CulpritReport(BaseModel):
+class CulpritReport(ListsCapped):
     repo: str
     commit: str
     short: str

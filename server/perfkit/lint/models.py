@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from perfkit.listcap import ListsCapped
+
 
 class Finding(BaseModel):
     rule: str = Field(description="Rule id, for example 'dash' or 'unbacked-number'.")
@@ -13,7 +15,7 @@ class Finding(BaseModel):
     fix: str = Field(description="What to change, in one line.")
 
 
-class LintResult(BaseModel):
+class LintResult(ListsCapped):
     source: str = Field(description="The file linted, or '<text>'.")
     kind: str = Field(description="'pr' or 'issue': which title form and sections were checked.")
     findings: list[Finding]

@@ -11,6 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from perfkit.lint.models import Finding
+from perfkit.listcap import ListsCapped
 
 
 class Placeholder(BaseModel):
@@ -143,7 +144,7 @@ class IssueFormUse(BaseModel):
     fields: list[FieldFill] = Field(default_factory=list, description="What landed under each field of the form.")
 
 
-class RenderResult(BaseModel):
+class RenderResult(ListsCapped):
     pr_path: str
     issue_path: str
     pr_title: str

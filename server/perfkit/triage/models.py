@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from perfkit.listcap import ListsCapped
+
 
 class FileDiff(BaseModel):
     subdir: str
@@ -33,7 +35,7 @@ class SubdirTriage(BaseModel):
     binary_identical: int = 0
 
 
-class TriageReport(BaseModel):
+class TriageReport(ListsCapped):
     good_dir: str
     bad_dir: str
     subdirs: list[SubdirTriage]
