@@ -26,6 +26,11 @@ def check(first: str) -> list[Finding]:
     m = METRIC_TITLE_RE.match(first)
     if m is None:
         return []
+    return hardware_check(m, "8 H100")
+
+
+def hardware_check(m: re.Match[str], example: str) -> list[Finding]:
+    """One rule for both title forms: the 'hw' group names an accelerator model (or is still a placeholder)."""
     if not nums.HARDWARE_RE.search(m.group("hw")) and "<" not in m.group("hw"):
         return [
             Finding(
@@ -33,7 +38,7 @@ def check(first: str) -> list[Finding]:
                 line=1,
                 column=m.start("hw") + 1,
                 excerpt=m.group("hw"),
-                fix="name the accelerator model after 'on' ('8 H100')",
+                fix=f"name the accelerator model after 'on' ('{example}')",
             )
         ]
     return []

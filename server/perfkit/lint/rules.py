@@ -502,16 +502,8 @@ def rule_title_form(doc: Doc, ctx: Context) -> list[Finding]:
                     "mostly from <largest cause>'",
                 )
             ]
-        if not nums.HARDWARE_RE.search(m.group("hw")) and "<" not in m.group("hw"):
-            return [
-                Finding(
-                    rule="title-form",
-                    line=1,
-                    column=m.start("hw") + 1,
-                    excerpt=m.group("hw"),
-                    fix="name the accelerator model after 'on' ('8 B200')",
-                )
-            ]
+        if hardware := metric_title.hardware_check(m, "8 B200"):
+            return hardware
         t0, t1 = (float(m.group(k).replace(",", "")) for k in ("t0", "t1"))
         if m.group("u0") == m.group("u1") and t1 >= t0:
             return [
