@@ -262,20 +262,7 @@ def read_benchmark_csv(path: Path, file: str, columns: dict[str, str] | None) ->
                 "fix those cells",
             )
         out[MEM] = mem
-    metrics: list[str] = []
-    ignored: list[str] = []
-    for col in found:
-        if col in mapping.values():
-            continue
-        if _is_numeric_column(frame[col]):
-            values = _numbers(frame, col, file, required=False)
-            if np.isnan(values).all():
-                ignored.append(col)
-                continue
-            out[f"m:{col}"] = values
-            metrics.append(col)
-        else:
-            ignored.append(col)
+    metrics, ignored = metric_columns(frame, found, set(mapping.values()), file, out)
     order = np.lexsort((out[STEP], out[RUN], out[ARM]))
     table = pd.DataFrame({k: v[order] for k, v in out.items()})
     a, r, st = table[ARM].to_numpy(), table[RUN].to_numpy(), table[STEP].to_numpy()
@@ -297,6 +284,31 @@ def read_benchmark_csv(path: Path, file: str, columns: dict[str, str] | None) ->
             "keep one row per arm, run and step",
         )
     return Table(table, names, mapping, metrics, ignored, file)
+
+
+def metric_columns(
+    frame: pd.DataFrame, found: list[str], skip: set[str], file: str, out: dict[str, np.ndarray]
+) -> tuple[list[str], list[str]]:
+    """Every other column as a metric if it holds numbers, else ignored; shared by the step and wide readers.
+
+    Numeric columns go into `out` as "m:<column>"; a numeric column with no value at all is ignored.
+    Returns (metrics, ignored), both in file order.
+    """
+    metrics: list[str] = []
+    ignored: list[str] = []
+    for col in found:
+        if col in skip:
+            continue
+        if _is_numeric_column(frame[col]):
+            values = _numbers(frame, col, file, required=False)
+            if np.isnan(values).all():
+                ignored.append(col)
+                continue
+            out[f"m:{col}"] = values
+            metrics.append(col)
+        else:
+            ignored.append(col)
+    return metrics, ignored
 
 
 def _arm_codes(frame: pd.DataFrame, col: str, file: str) -> tuple[np.ndarray, list[str]]:

@@ -19,7 +19,7 @@ import numpy as np
 
 from perfkit import limits
 from perfkit.benchmark import campaign
-from perfkit.benchmark.load import ARM, LINE, RUN, _arm_codes, _integers, _is_numeric_column, _numbers
+from perfkit.benchmark.load import ARM, LINE, RUN, _arm_codes, _integers, metric_columns
 from perfkit.errors import InputError
 
 if TYPE_CHECKING:
@@ -105,19 +105,7 @@ def _table(
         RUN: _integers(frame, mapping["run"], "run", file, None),
         LINE: frame[LINE].to_numpy(),
     }
-    metrics, ignored = [], []
-    for col in found:
-        if col in mapping.values() or col == LINE:
-            continue
-        if _is_numeric_column(frame[col]):
-            values = _numbers(frame, col, file, required=False)
-            if np.isnan(values).all():
-                ignored.append(col)
-                continue
-            out[f"m:{col}"] = values
-            metrics.append(col)
-        else:
-            ignored.append(col)
+    metrics, ignored = metric_columns(frame, found, set(mapping.values()) | {LINE}, file, out)
     if not metrics:
         raise InputError(file, "has no numeric metric column besides arm and run", "add the measured values")
     order = np.lexsort((out[LINE], out[RUN], out[ARM]))
