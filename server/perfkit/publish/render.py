@@ -439,23 +439,31 @@ def _shared_settings(d: Draft) -> tuple[list[str], list[str]]:
 
 
 def _pr_view(b: BenchmarkSummary, d: Draft, campaign: Path, part: _RepoPart) -> dict[str, Any]:
+    """The template's fields: the same for both campaign shapes but for the headline and the result rows."""
     from perfkit.publish import cells
 
     details = _details(b, d, campaign)
     details["shared"], warnings = _shared_settings(d)
+    view: dict[str, Any] = {
+        "title": _title(b, d, part.rule),
+        "summary": _or(
+            d.summary, "summary: what the job loses and why, with one or two figures, and what this PR adds"
+        ),
+        "hardware": _hardware(d),
+        "unit": d.unit,
+    }
     if b.shape != "steps":
         from perfkit.publish import metric_text
 
-        return {
-            "title": _title(b, d, part.rule),
-            "summary": _or(
-                d.summary, "summary: what the job loses and why, with one or two figures, and what this PR adds"
-            ),
-            "headline_sentence": metric_text.headline_sentence(b, _hardware(d)),
-            "hardware": _hardware(d),
-            "unit": d.unit,
+        view["headline_sentence"] = metric_text.headline_sentence(b, _hardware(d))
+        rows = [r.__dict__ for r in metric_text.result_rows(b, d, PH)]
+    else:
+        view.update(_step_speedups(b))
+        rows = [r.__dict__ for r in cells.result_rows(b, d, PH)]
+    view.update(
+        {
             "changes": _changes(b, d),
-            "rows": [r.__dict__ for r in metric_text.result_rows(b, d, PH)],
+            "rows": rows,
             "commits": cells.commit_rows(b, d.ships, d.details.shared_settings),
             "check": _check_view(d),
             "repo_sections": "\n".join(part.merged.lines).strip(),
@@ -463,14 +471,16 @@ def _pr_view(b: BenchmarkSummary, d: Draft, campaign: Path, part: _RepoPart) -> 
             "d": details,
             "warnings": warnings,
         }
+    )
+    return view
+
+
+def _step_speedups(b: BenchmarkSummary) -> dict[str, Any]:
+    """A step campaign's headline fields: mean and median speed-up as factors, each said faster or slower."""
+    from perfkit.publish import cells
+
     cmp = b.step_comparison()
     return {
-        "title": _title(b, d, part.rule),
-        "summary": _or(
-            d.summary, "summary: what the job loses and why, with one or two figures, and what this PR adds"
-        ),
-        "hardware": _hardware(d),
-        "unit": d.unit,
         "headline_sentence": "",
         "speedup_mean": cells.factor(cmp.speedup_mean if cmp.speedup_mean >= 1 else 1 / cmp.speedup_mean),
         "speedup_median": cells.factor(cmp.speedup_median if cmp.speedup_median >= 1 else 1 / cmp.speedup_median),
@@ -479,14 +489,6 @@ def _pr_view(b: BenchmarkSummary, d: Draft, campaign: Path, part: _RepoPart) -> 
         if (cmp.speedup_median >= 1) == (cmp.speedup_mean >= 1)
         else (" faster" if cmp.speedup_median >= 1 else " slower"),
         "show_median": cmp.show_mean_and_median,
-        "changes": _changes(b, d),
-        "rows": [r.__dict__ for r in cells.result_rows(b, d, PH)],
-        "commits": cells.commit_rows(b, d.ships, d.details.shared_settings),
-        "check": _check_view(d),
-        "repo_sections": "\n".join(part.merged.lines).strip(),
-        "repo_tail": "\n".join(part.tpl.tail).strip(),
-        "d": details,
-        "warnings": warnings,
     }
 
 
