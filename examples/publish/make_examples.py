@@ -14,7 +14,9 @@ from __future__ import annotations
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -36,24 +38,32 @@ def render(work: Path):
     return result, campaign, repo
 
 
-def main(check: bool) -> int:
+def regenerate(render_in: Callable[[Path], Any], out_dir: Path, shown_from: Path, script: str, check: bool) -> int:
+    """Write the rendered examples into out_dir, or with check list the stale ones; 1 if stale or not lint-clean.
+
+    Shared with examples/serving/make_example.py, so both example sets are kept fresh by the same rule.
+    """
     with tempfile.TemporaryDirectory() as tmp:
-        result, _, _ = render(Path(tmp))
+        result, _, _ = render_in(Path(tmp))
         stale = []
         for produced, example in OUTPUTS.items():
             text = (Path(tmp) / "out" / produced).read_text()
-            target = ROOT / "templates" / example
+            target = out_dir / example
             if check:
                 if not target.is_file() or target.read_text() != text:
-                    stale.append(str(target.relative_to(ROOT)))
+                    stale.append(str(target.relative_to(shown_from)))
             else:
                 target.write_text(text)
         findings = result.lint_pr + result.lint_issue
         for f in findings:
             print(f"lint: {f.line}:{f.column} {f.rule}: {f.excerpt!r}: {f.fix}", file=sys.stderr)
         if stale:
-            print("stale: " + ", ".join(stale) + " (run examples/publish/make_examples.py)", file=sys.stderr)
+            print("stale: " + ", ".join(stale) + f" (run {script})", file=sys.stderr)
         return 1 if stale or findings else 0
+
+
+def main(check: bool) -> int:
+    return regenerate(render, ROOT / "templates", ROOT, "examples/publish/make_examples.py", check)
 
 
 if __name__ == "__main__":

@@ -12,15 +12,14 @@ from __future__ import annotations
 
 import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "publish"))
 
+from make_examples import OUTPUTS as OUTPUTS  # noqa: E402  (the tests read it from here)
+from make_examples import regenerate  # noqa: E402
 from target_repo import build  # noqa: E402
-
-OUTPUTS = {"proposed-pr-description.md": "pr-description.example.md", "proposed-issue.md": "issue.example.md"}
 
 
 def render(work: Path):
@@ -35,22 +34,7 @@ def render(work: Path):
 
 
 def main(check: bool) -> int:
-    with tempfile.TemporaryDirectory() as tmp:
-        result, _, _ = render(Path(tmp))
-        stale = []
-        for produced, example in OUTPUTS.items():
-            text = (Path(tmp) / "out" / produced).read_text()
-            target = HERE / example
-            if check:
-                if not target.is_file() or target.read_text() != text:
-                    stale.append(example)
-            else:
-                target.write_text(text)
-        for f in result.lint_pr + result.lint_issue:
-            print(f"lint: {f.line}:{f.column} {f.rule}: {f.excerpt!r}: {f.fix}", file=sys.stderr)
-        if stale:
-            print("stale: " + ", ".join(stale) + " (run examples/serving/make_example.py)", file=sys.stderr)
-        return 1 if stale or result.lint_pr or result.lint_issue else 0
+    return regenerate(render, HERE, HERE, "examples/serving/make_example.py", check)
 
 
 if __name__ == "__main__":
