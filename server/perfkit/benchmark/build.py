@@ -115,12 +115,7 @@ def build_summary(
     table = read_benchmark_csv(bench, file, columns)
     arms = split_arms(table, warmup_steps)
     names = list(arms)
-    if baseline not in arms:
-        raise InputError(
-            "baseline", f"no arm '{baseline}' in {file} (arms: {', '.join(names)})", "pass baseline=<the baseline arm>"
-        )
-    cand = _pick_candidate(names, baseline, candidate, file)
-    order = [baseline, cand] + [n for n in names if n not in (baseline, cand)]
+    cand, order = _arm_order(names, baseline, candidate, file)
     warnings: list[str] = []
     for name in order:
         warnings += _check_steady(arms[name], warmup_steps, file)
@@ -135,10 +130,7 @@ def build_summary(
     of_which = [compare(base, s, table) for s in summaries[2:]]
     for s in summaries[1:]:
         if s.runs != base.runs:
-            warnings.append(
-                f"arm '{s.name}' has {s.runs} runs and the baseline {base.runs}: interleave the same "
-                "number of runs per arm"
-            )
+            warnings.append(_uneven_runs(s.name, s.runs, base.runs))
 
     cands, ref, ref_rule, cand_warnings = _candidates(root, names, reference_baseline, file)
     warnings += cand_warnings
@@ -238,6 +230,20 @@ def _candidates(
     return cands, ref, ref_rule, warnings
 
 
+def _arm_order(names: list[str], baseline: str, candidate: str | None, file: str) -> tuple[str, list[str]]:
+    """The candidate and the arms in report order (baseline, candidate, the rest as in the file), for every shape."""
+    if baseline not in names:
+        raise InputError(
+            "baseline", f"no arm '{baseline}' in {file} (arms: {', '.join(names)})", "pass baseline=<the baseline arm>"
+        )
+    cand = _pick_candidate(names, baseline, candidate, file)
+    return cand, [baseline, cand] + [n for n in names if n not in (baseline, cand)]
+
+
+def _uneven_runs(name: str, runs: int, baseline_runs: int) -> str:
+    return f"arm '{name}' has {runs} runs and the baseline {baseline_runs}: interleave the same number of runs per arm"
+
+
 def _wide_summary(
     root: Path,
     wide: wide_load.WideTable,
@@ -253,14 +259,7 @@ def _wide_summary(
     from perfkit.benchmark.load import ARM, RUN
 
     names = wide.arms
-    if baseline not in names:
-        raise InputError(
-            "baseline",
-            f"no arm '{baseline}' in {wide.file} (arms: {', '.join(names)})",
-            "pass baseline=<the baseline arm>",
-        )
-    cand = _pick_candidate(names, baseline, candidate, wide.file)
-    order = [baseline, cand] + [n for n in names if n not in (baseline, cand)]
+    cand, order = _arm_order(names, baseline, candidate, wide.file)
     level: Level = "run" if wide.shape == "runs" else "request"
     declared = {d.column for d in from_campaign + from_caller}
     skip = [] if infer else [c for c in wide.metrics if c not in declared]
@@ -283,10 +282,7 @@ def _wide_summary(
     runs = {n: len(values[model[0].column][n]) for n in order}
     for n in order[1:]:
         if runs[n] != runs[baseline]:
-            warnings.append(
-                f"arm '{n}' has {runs[n]} runs and the baseline {runs[baseline]}: interleave the same "
-                "number of runs per arm"
-            )
+            warnings.append(_uneven_runs(n, runs[n], runs[baseline]))
     cands, ref, ref_rule, cand_warnings = _candidates(root, names, reference_baseline, wide.file)
     latest = campaign.existing(root, campaign.LATEST_REPORT, campaign.LATEST_REPORT)
     return BenchmarkSummary(
