@@ -298,25 +298,24 @@ def test_single_template_without_front_matter_at_the_github_folder(tmp_path):
     assert under(issue, "### Anything else").startswith(PR_NOTE)
 
 
-def test_render_pr_over_mcp_reports_the_choice_and_the_unreadable(tmp_path):
+def render_over_mcp(repo: Repo, out: Path):
+    """render_pr through the real MCP client, the example campaign and draft into out; the raw tool result."""
     from mcp import Client
     from perfkit.server import build_server
-
-    repo = make_repo(tmp_path / "repo", forms("perf_three.yml", "ci_failure.md", "broken.yml", "question.yml"))
 
     async def go():
         async with Client(build_server(), mode="legacy") as c:
             return await c.call_tool(
                 "render_pr",
-                {
-                    "campaign_dir": str(campaign()),
-                    "repo": str(repo.path),
-                    "draft": DRAFT,
-                    "out_dir": str(tmp_path / "o"),
-                },
+                {"campaign_dir": str(campaign()), "repo": str(repo.path), "draft": DRAFT, "out_dir": str(out)},
             )
 
-    res = anyio.run(go)
+    return anyio.run(go)
+
+
+def test_render_pr_over_mcp_reports_the_choice_and_the_unreadable(tmp_path):
+    repo = make_repo(tmp_path / "repo", forms("perf_three.yml", "ci_failure.md", "broken.yml", "question.yml"))
+    res = render_over_mcp(repo, tmp_path / "o")
     assert not res.is_error, res.content
     use = res.structured_content["issue_form"]
     assert use["path"] == FOLDER + "perf_three.yml"

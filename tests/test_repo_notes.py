@@ -15,11 +15,17 @@ import subprocess
 import sys
 from pathlib import Path
 
-import anyio
 import pytest
 from perfkit import repofiles
 from perfkit.publish import repo_notes, title_rule
-from test_issue_forms import DRAFT, _campaign_with_its_verify_record, campaign, make_repo, render  # noqa: F401
+from test_issue_forms import (  # noqa: F401
+    DRAFT,
+    _campaign_with_its_verify_record,
+    campaign,
+    make_repo,
+    render,
+    render_over_mcp,
+)
 
 LONGTAIL = Path(__file__).resolve().parent / "shapes" / "longtail"
 TEMPLATE = ".github/PULL_REQUEST_TEMPLATE.md"
@@ -195,27 +201,11 @@ def test_render_pr_titles_follow_the_rule_and_report_the_notes(tmp_path):
 
 
 def test_policies_over_mcp(tmp_path):
-    from mcp import Client
-    from perfkit.server import build_server
-
     repo = make_repo(
         tmp_path / "repo",
         {"CONTRIBUTING.md": shape("contrib_ai_laws.md"), TEMPLATE: shape("pr_title_checklist.md")},
     )
-
-    async def go():
-        async with Client(build_server(), mode="legacy") as c:
-            return await c.call_tool(
-                "render_pr",
-                {
-                    "campaign_dir": str(campaign()),
-                    "repo": str(repo.path),
-                    "draft": DRAFT,
-                    "out_dir": str(tmp_path / "o"),
-                },
-            )
-
-    res = anyio.run(go)
+    res = render_over_mcp(repo, tmp_path / "o")
     assert not res.is_error, res.content
     out = res.structured_content
     kinds = [n["kind"] for n in out["repo_notes"]]
