@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import argparse
 import functools
-import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from bench_read_benchmark import fmt, side_by_side  # the same timing and figures as the step-row benchmark
 from perfkit.benchmark.read import read_benchmark
 
 ALTERNATIVE = """
@@ -57,23 +56,6 @@ def make_campaign(root: Path, rows: int, seed: int = 0) -> Path:
         }
     ).to_csv(root / "benchmark.csv", index=False)
     return root
-
-
-def side_by_side(a, b, repeat: int) -> tuple[float, float]:
-    ta, tb = [], []
-    a(), b()  # warm the page cache and the imports
-    for _ in range(repeat):
-        start = time.perf_counter()
-        a()
-        ta.append(time.perf_counter() - start)
-        start = time.perf_counter()
-        b()
-        tb.append(time.perf_counter() - start)
-    return statistics.median(ta), statistics.median(tb)
-
-
-def fmt(seconds: float) -> str:
-    return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.2f} s"
 
 
 def main() -> None:
