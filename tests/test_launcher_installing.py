@@ -77,9 +77,8 @@ def test_answers_at_once_then_hands_over_to_perfkit(tmp_path, superproject):
     assert not res.is_error and res.structured_content["kind"] == "submodule_bump"
 
 
-def test_a_failed_build_says_where_the_log_is(tmp_path):
-    params, _, log, lock = _params(tmp_path)
-    lock.rmdir()  # the builder ended without writing the stamp
+def _ask_installing(params: StdioServerParameters):
+    """Start the launcher over real stdio and call perfkit_installing once; the tool result."""
 
     async def go():
         with anyio.fail_after(30):
@@ -88,7 +87,13 @@ def test_a_failed_build_says_where_the_log_is(tmp_path):
                     await session.initialize()
                     return await session.call_tool("perfkit_installing", {})
 
-    res = anyio.run(go)
+    return anyio.run(go)
+
+
+def test_a_failed_build_says_where_the_log_is(tmp_path):
+    params, _, log, lock = _params(tmp_path)
+    lock.rmdir()  # the builder ended without writing the stamp
+    res = _ask_installing(params)
     assert res.is_error and f"could not be installed; the install log is {log}" in res.content[0].text
 
 
@@ -145,13 +150,5 @@ def test_a_builder_killed_without_cleaning_up_is_not_installing(tmp_path):
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
     (lock / "pid").write_text(f"{dead.pid}\n")
-
-    async def go():
-        with anyio.fail_after(30):
-            async with stdio_client(params) as (read, write):
-                async with ClientSession(read, write) as session:
-                    await session.initialize()
-                    return await session.call_tool("perfkit_installing", {})
-
-    res = anyio.run(go)
+    res = _ask_installing(params)
     assert f"could not be installed; the install log is {log}" in res.content[0].text
