@@ -283,7 +283,6 @@ def test_step_campaign_chart_is_optional_and_from_the_same_summary(tmp_path):
 
     campaign = tmp_path / "campaign"
     shutil.copytree(ROOT / "examples" / "campaign", campaign)
-    shutil.copytree(ROOT / "examples" / "publish" / "verify", campaign / "verify")
     repo = build_target(tmp_path / "repo")
     draft = json.loads((ROOT / "examples" / "publish" / "draft.json").read_text()) | {"chart": True}
     result = render_pr(str(campaign), str(repo), draft=draft, out_dir=str(tmp_path / "o"))
