@@ -18,6 +18,7 @@ Install folders, as users set them up:
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -217,8 +218,13 @@ def test_several_devices_in_one_entry_say_to_repeat_the_option(tmp_path):
     from helpers.procs import perfkit
 
     p = pinned_history(tmp_path, compiler=8, runtime=6, bug=3, bump_at=6)
-    for given in ('["0","1"]', "0,1", "0 1"):
+    for given in ("0,1", "0 1"):
         out = perfkit("bisect-start", p.path, p.c["add"], "--run", "true", "--devices", given)
         assert out.returncode == 2 and "--devices 0 --devices 1" in out.stderr, out.stderr
+    # one JSON list, the form the MCP description shows, is read as the list it is
+    out = perfkit("bisect-start", p.path, p.c["add"], "--run", "true", "--devices", '["0","1"]', "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["settings"]["devices"] == ["0", "1"]
+    assert perfkit("bisect-reset", p.path).returncode == 0
     help_text = perfkit("bisect-start", "--help").stdout
     assert '["0", "1", "2", "3"]' not in help_text and "Repeat" in help_text

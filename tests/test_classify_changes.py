@@ -349,7 +349,7 @@ def test_mcp_and_cli_agree(campaign):
         text=True,
         timeout=120,
     )
-    assert err.returncode == 2 and err.stderr.count("\n") == 1 and "base: 'nope123'" in err.stderr
+    assert err.returncode == 2 and err.stderr.count("\n") == 1 and "BASE: 'nope123'" in err.stderr
     human = ClassifyResult.model_validate(ok.structured_content).human()  # what the CLI prints without --json
     assert "proposal" in human and "removal guard" in human
 

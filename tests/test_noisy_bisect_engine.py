@@ -207,10 +207,7 @@ def test_skip_budget_with_varied_reasons(tmp_path):
     plan = [("src", "")] * 20 + [("src", "BUG", "culprit")] + [("src", "BUG")] * 10
     p = build(tmp_path, [""] * 4, plan)
     ends = f"{p.c['add']} {p.c['head']}"
-    run = (
-        f'case " {ends} " in *" $PERFKIT_COMMIT "*) {p.run_cmd()};; '
-        "*) exit $(( 0x${PERFKIT_COMMIT:0:2} % 3 + 1 ));; esac"
-    )
+    run = f'case " {ends} " in *" $PERFKIT_COMMIT "*) {p.run_cmd()};; *) exit $(( PERFKIT_STEP % 3 + 1 ));; esac'
     bisect_start(p.path, p.c["add"], run=run, max_skips=5)
     res = bisect_run(p.path)
     assert res.outcome == "candidates"
