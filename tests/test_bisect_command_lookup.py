@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from helpers.gitbuild import Repo
+from helpers.procs import perfkit
 from perfkit.bisect.command.lookup import missing, programs
 from perfkit.bisect.tool import bisect_reset, bisect_run, bisect_start
 from perfkit.errors import InputError
@@ -85,7 +84,7 @@ def test_bisect_start_names_a_run_command_that_is_not_there(tmp_path):
 def test_the_cli_says_which_flag_and_exits_2(tmp_path):
     repo, good = _repo(tmp_path)
     argv = ["bisect-start", str(repo.path), good, "--run", "nosuchcmd", "--submodule", ""]
-    proc = subprocess.run([sys.executable, "-m", "perfkit.cli", *argv], capture_output=True, text=True, timeout=120)
+    proc = perfkit(*argv, timeout=120)
     assert proc.returncode == 2
     assert proc.stderr.startswith("perfkit: error: --run: command not found: nosuchcmd"), proc.stderr
 

@@ -9,15 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+from helpers.procs import perfkit
+
 
 def test_demo_finds_both_culprits_and_writes_clean_drafts(tmp_path):
     work = tmp_path / "demo"
-    proc = subprocess.run(
-        [sys.executable, "-m", "perfkit.cli", "demo", "--dir", str(work), "--quiet"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    proc = perfkit("demo", "--dir", str(work), "--quiet", timeout=300)
     out = proc.stdout
     assert proc.returncode == 0, out + proc.stderr
     assert "found both" in out

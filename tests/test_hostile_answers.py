@@ -19,6 +19,7 @@ import anyio
 import psutil
 import pytest
 from helpers.gitbuild import Repo, run_git
+from helpers.procs import perfkit
 from mcp import Client
 from perfkit.listcap import MAX_LIST_ITEMS, ListsCapped, cap_lists
 from perfkit.registry import all_tools
@@ -52,12 +53,7 @@ def test_lint_findings_over_the_cap_are_cut_and_counted():
 def test_the_cli_text_says_what_was_left_out(tmp_path):
     draft = tmp_path / "draft.md"
     draft.write_text(_mentions(MAX_LIST_ITEMS + 37))
-    done = subprocess.run(
-        [sys.executable, "-m", "perfkit.cli", "lint-wording", "--path", str(draft)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = perfkit("lint-wording", "--path", str(draft), timeout=120)
     last = done.stdout.strip().splitlines()[-1]
     assert last.startswith("left out") and "of findings" in last, done.stdout[-500:]
 

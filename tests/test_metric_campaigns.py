@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -16,6 +15,7 @@ import anyio
 import numpy as np
 import pandas as pd
 import pytest
+from helpers.procs import perfkit
 from mcp import Client
 from perfkit.benchmark.read import read_benchmark
 from perfkit.errors import InputError
@@ -230,12 +230,7 @@ def test_a_p99_of_too_few_requests_has_no_interval():
 def test_requests_campaign_on_the_cli(tmp_path):
     campaign = _requests_campaign(tmp_path / "c")
     decl = json.dumps({"column": "ttft_ms", "name": "TTFT", "stat": "p99", "headline": True, "unit": "ms"})
-    proc = subprocess.run(
-        [sys.executable, "-m", "perfkit.cli", "read-benchmark", str(campaign), "--metrics", decl, "--json"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    proc = perfkit("read-benchmark", str(campaign), "--metrics", decl, "--json", timeout=120)
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     head = [m for m in out["metric_model"] if m["headline"]]
@@ -244,20 +239,10 @@ def test_requests_campaign_on_the_cli(tmp_path):
     m = next(x for x in out["metrics"] if x["key"] == "ttft_ms@p99")
     q = frame.groupby("arm")["ttft_ms"].quantile(0.99)
     assert m["change_pct"] == pytest.approx((q["pr"] - q["baseline"]) / q["baseline"] * 100)
-    human = subprocess.run(
-        [sys.executable, "-m", "perfkit.cli", "read-benchmark", str(campaign)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    human = perfkit("read-benchmark", str(campaign), timeout=120)
     assert human.returncode == 0 and "ttft_ms@p99" in human.stdout and "rests on the" in human.stdout
 
-    bad = subprocess.run(
-        [sys.executable, "-m", "perfkit.cli", "read-benchmark", str(campaign), "--metrics", '{"column": "request"}'],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    bad = perfkit("read-benchmark", str(campaign), "--metrics", '{"column": "request"}', timeout=120)
     assert bad.returncode == 2 and "metrics 'request'" in bad.stderr and "direction" in bad.stderr
 
 
@@ -375,22 +360,15 @@ def test_render_pr_on_the_cli_for_the_serving_example(tmp_path):
     campaign = tmp_path / "campaign"
     shutil.copytree(SERVING / "campaign", campaign)
     repo = build_target(tmp_path / "repo")
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "perfkit.cli",
-            "render-pr",
-            str(campaign),
-            str(repo),
-            "--draft",
-            str(SERVING / "draft.json"),
-            "--out-dir",
-            str(tmp_path / "o"),
-            "--json",
-        ],
-        capture_output=True,
-        text=True,
+    proc = perfkit(
+        "render-pr",
+        str(campaign),
+        str(repo),
+        "--draft",
+        str(SERVING / "draft.json"),
+        "--out-dir",
+        str(tmp_path / "o"),
+        "--json",
         timeout=300,
     )
     assert proc.returncode == 0, proc.stderr

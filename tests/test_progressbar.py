@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import io
 import re
-import subprocess
-import sys
 
 from helpers.gitbuild import Repo
+from helpers.procs import perfkit
 from perfkit.progressbar import ProgressBar
 
 
@@ -64,12 +63,7 @@ def test_classify_changes_on_a_pipe_writes_a_line_per_commit(tmp_path):
     repo.git("branch", "main-base")
     for i in range(5):
         repo.commit(f"change {i}", {f"m{i}.py": f"y = {i}\n"})
-    proc = subprocess.run(
-        [sys.executable, "-m", "perfkit.cli", "classify-changes", str(repo.path), "main-base"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    proc = perfkit("classify-changes", str(repo.path), "main-base", timeout=120)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stderr.splitlines()
     # five commits, then the base-and-head check and the end: never one line per redraw

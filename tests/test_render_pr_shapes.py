@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import anyio
 import pytest
 from helpers.gitbuild import Repo
+from helpers.procs import perfkit
 from perfkit.errors import InputError
 from perfkit.lint.lint import lint_wording
 from perfkit.publish.render import render_pr
@@ -410,22 +409,15 @@ def test_parts_answered_by_id_through_mcp_and_the_cli(tmp_path, campaign):
     draft = dict(DRAFT, template_answers={ids["notes"]: "- Off by default.", ids["kind"]: "/kind feature"})
     (tmp_path / "d.json").write_text(json.dumps(draft))
     out = tmp_path / "cli"
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "perfkit.cli",
-            "render-pr",
-            str(campaign),
-            str(repo),
-            "--draft",
-            str(tmp_path / "d.json"),
-            "--out-dir",
-            str(out),
-            "--json",
-        ],
-        capture_output=True,
-        text=True,
+    proc = perfkit(
+        "render-pr",
+        str(campaign),
+        str(repo),
+        "--draft",
+        str(tmp_path / "d.json"),
+        "--out-dir",
+        str(out),
+        "--json",
         timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
