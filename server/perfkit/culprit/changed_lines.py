@@ -1,0 +1,266 @@
+"""Which changed lines can move numbers at all, and what exactly changed in them.
+
+A rule that fires on every line holding a numeric word would flag renames, reworded messages,
+log calls and comments, and bury the one line that matters. So each changed line is first seen
+as a reader sees it: prose (a comment, a docstring sentence, documentation, a log call) or code,
+and for code the part that is code (string literals emptied, the trailing comment cut). A removed
+line and the added line that replaces it are then compared token by token: when the only
+difference is whitespace, a comment, a renamed plain identifier or the text of a message, the
+pair cannot move numbers and is left out. Otherwise the differing tokens are what the highlight
+shows as the change. Every step is one pass over the line, so the cost stays linear in diff size.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Protocol
+
+from perfkit.changes.diff_parse import DiffLine, Hunk
+
+_HASH_COMMENT = {
+    ".py", ".pyx", ".pxd", ".pyi", ".sh", ".bash", ".zsh", ".cmake", ".yml", ".yaml", ".toml", ".cfg", ".ini",
+    ".conf", ".r", ".rb", ".pl", ".mk", ".bzl", ".txt",
+}  # fmt: skip
+_SLASH_COMMENT = {
+    ".c", ".cc", ".cpp", ".cxx", ".c++", ".h", ".hh", ".hpp", ".hxx", ".inl", ".cu", ".cuh", ".cl", ".metal",
+    ".java", ".kt", ".scala", ".js", ".mjs", ".ts", ".rs", ".go", ".swift", ".m", ".mm", ".cs", ".td", ".mlir",
+}  # fmt: skip
+_HASH_NAMES = {"makefile", "gnumakefile", "cmakelists.txt", "build", "build.bazel", "workspace", "meson.build"}
+# languages whose string literals are messages; in data and config files a string is the value itself
+_MASKED = (_HASH_COMMENT | _SLASH_COMMENT) - {".yml", ".yaml", ".toml", ".cfg", ".ini", ".conf", ".txt"}
+
+_TOKEN = re.compile(
+    r"\"(?:[^\"\\\n]|\\.)*+\"|'(?:[^'\\\n]|\\.)*+'|[A-Za-z_]\w*+|\d[\w.]*+|//|/\*|#|->|::|\S"
+)  # fmt: skip
+_LOG_CALL = re.compile(
+    r"(?:(?:self|cls|this)(?:\.|->))?(?:_{0,2}log(?:ger)?|logging|LOG(?:GER)?|_{0,2}LOGGER|warnings|console)"
+    r"\s*\.\s*(?:debug|info|warn|warning|error|exception|critical|fatal|trace|log|verbose)\s*\("
+    r"|(?:V?D?LOG|LOG_[A-Z]{1,16}|spdlog::\w{1,16}|ALOG[DIWEV]?)\s*\("
+    r"|std::c(?:err|log)(?!\w)|fprintf\s*\(\s*stderr"
+)
+_PREPROCESSOR = re.compile(r"#\s*(?:include|define|undef|if|ifdef|ifndef|elif|else|endif|pragma)\b")
+_CODE_START = {
+    "if", "for", "while", "return", "def", "class", "elif", "else", "with", "import", "from", "assert", "raise",
+    "try", "except", "finally", "yield", "lambda", "not", "and", "or", "del", "pass", "break", "continue",
+    "global", "nonlocal", "async", "await", "case", "switch", "do", "goto", "using", "namespace", "template",
+    "typedef", "struct", "union", "enum", "const", "static", "public", "private", "protected", "virtual",
+}  # fmt: skip
+_PROSE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 ,.;:!?'-\u2019")
+_OPEN = {",", "(", "[", "{", "=", ";", ":", "->"}
+_CLOSE = {",", ")", "]", "}", ";", ":"}
+
+
+@dataclass(frozen=True)
+class Language:
+    comment: str | None  # '#' or '//', or None when the file kind is unknown
+    masks_strings: bool
+
+
+def language(path: str) -> Language:
+    p = PurePosixPath(path)
+    name, suffix = p.name.lower(), p.suffix.lower()
+    if name in _HASH_NAMES or suffix in _HASH_COMMENT:
+        return Language("#", suffix in _MASKED)
+    if suffix in _SLASH_COMMENT:
+        return Language("//", True)
+    return Language(None, False)
+
+
+def is_comment(text: str, path: str) -> bool:
+    s = text.strip()
+    if not s:
+        return True
+    if s.startswith(("//", "/*", "* ", "*/", '"""', "'''")) or s == "*":
+        return True
+    if s.startswith("#"):
+        return not _PREPROCESSOR.match(s) or language(path).comment == "#"
+    return False
+
+
+def is_prose(text: str) -> bool:
+    """A sentence, not code: four or more words of letters and punctuation, not opening like code.
+
+    Lines inside a docstring or a multi-line comment look like this; no statement does."""
+    s = text.strip()
+    if not s or not _PROSE_CHARS.issuperset(s):
+        return False
+    words = [w for w in s.replace(",", " ").replace(".", " ").split() if w.strip(";:!?'-")]
+    lettered = [w for w in words if w[0].isalpha()]
+    return len(lettered) >= 4 and words[0][0].isalpha() and words[0].lower() not in _CODE_START
+
+
+@dataclass(frozen=True)
+class Token:
+    kind: str  # 'id', 'num', 'str' or 'op'
+    text: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class LineView:
+    prose: bool  # a comment, a sentence, a log call or documentation: only named types count here
+    text: str  # the line as written
+    code: str  # the code: strings emptied (where they are messages) and the trailing comment cut
+    unmasked: str  # the code with its strings kept: where format specs, constants and flags are read
+    tokens: tuple[Token, ...]  # the tokens of the code, strings whole
+
+
+def view(text: str, path: str, doc: bool) -> LineView:
+    if doc or is_comment(text, path) or is_prose(text) or _LOG_CALL.match(text.strip()):
+        return LineView(True, text, "", "", tuple(_tokens(text)))
+    lang = language(path)
+    toks: list[Token] = []
+    code: list[str] = []
+    kept: list[str] = []
+    last = 0
+    for m in _TOKEN.finditer(text):
+        t = m.group()
+        if (t in ("//", "/*") and lang.comment == "//") or (t == "#" and lang.comment == "#"):
+            break
+        gap = text[last : m.start()]
+        last = m.end()
+        kind = _kind(t)
+        toks.append(Token(kind, t, m.start(), m.end()))
+        code.append(gap + (t[0] * 2 if kind == "str" and lang.masks_strings else t))
+        kept.append(gap + t)
+    return LineView(False, text, "".join(code), "".join(kept), tuple(toks))
+
+
+def _kind(t: str) -> str:
+    return "str" if t[0] in "\"'" else "id" if t[0].isalpha() or t[0] == "_" else "num" if t[0].isdigit() else "op"
+
+
+def _tokens(text: str) -> list[Token]:
+    return [Token(_kind(m.group()), m.group(), m.start(), m.end()) for m in _TOKEN.finditer(text)]
+
+
+class Judge(Protocol):
+    """What the rules read in a piece of a line (highlights.py answers with the rule table)."""
+
+    def plain_name(self, name: str) -> bool:
+        """No rule reads this identifier (given with '(' when it is called)."""
+
+    def same_strings(self, a: str, b: str, numeric_line: bool) -> bool:
+        """The two string literals carry the same numbers (format specs, constants, flags, type names)."""
+
+    def plain_prose(self, word: str) -> bool:
+        """No rule reads this word of a comment or document."""
+
+    def numeric(self, code: str) -> bool:
+        """A rule reads this code (strings emptied): a string on such a line is a value, not a message."""
+
+
+@dataclass(frozen=True)
+class Pair:
+    neutral: bool  # the change cannot move numbers
+    change: str | None  # 'old -> new' of the tokens that differ, for the reader
+
+
+def compare(old: LineView, new: LineView, judge: Judge) -> Pair:
+    """How a removed line and the added line that replaces it differ."""
+    if old.prose != new.prose:
+        return Pair(False, None)
+    a, b = old.tokens, new.tokens
+    p = 0
+    while p < len(a) and p < len(b) and a[p].text == b[p].text:
+        p += 1
+    s = 0
+    while s < len(a) - p and s < len(b) - p and a[len(a) - 1 - s].text == b[len(b) - 1 - s].text:
+        s += 1
+    mid_a, mid_b = a[p : len(a) - s], b[p : len(b) - s]
+    if not mid_a and not mid_b:
+        return Pair(True, None)  # whitespace or a comment
+    if old.prose:
+        if all(judge.plain_prose(t.text) for t in mid_a + mid_b):
+            return Pair(True, None)  # reworded, with no named type coming or going
+    elif len(mid_a) == len(mid_b):
+        numeric: bool | None = None  # asked once, and only when a string differs
+
+        def is_numeric() -> bool:
+            nonlocal numeric
+            if numeric is None:
+                numeric = judge.numeric(old.code) or judge.numeric(new.code)
+            return numeric
+
+        if all(
+            x.text == y.text or _plain_twin(x, y, a, b, i + p, judge, is_numeric)
+            for i, (x, y) in enumerate(zip(mid_a, mid_b, strict=True))
+        ):
+            return Pair(True, None)  # a renamed plain name, or a message reworded
+    return Pair(False, f"{_span(old.text, a, p, len(a) - s)} -> {_span(new.text, b, p, len(b) - s)}")
+
+
+def _plain_twin(
+    x: Token, y: Token, a: tuple[Token, ...], b: tuple[Token, ...], i: int, judge: Judge, is_numeric: Callable[[], bool]
+) -> bool:
+    if x.kind != y.kind or x.kind not in ("id", "str"):
+        return False
+    if x.kind == "str":
+        return judge.same_strings(x.text, y.text, is_numeric())
+    # a name is read with the call it makes: 'mean(' is a reduction where 'mean' alone is only a name
+    call_a = "(" if i + 1 < len(a) and a[i + 1].text == "(" else ""
+    call_b = "(" if i + 1 < len(b) and b[i + 1].text == "(" else ""
+    return judge.plain_name(x.text + call_a) and judge.plain_name(y.text + call_b)
+
+
+def _span(text: str, toks: tuple[Token, ...], lo: int, hi: int) -> str:
+    """The text of toks[lo:hi], widened to the expression around it (up to three tokens each way)."""
+    for _ in range(3):
+        if lo > 0 and toks[lo - 1].text not in _OPEN:
+            lo -= 1
+    for _ in range(3):
+        if hi < len(toks) and toks[hi].text not in _CLOSE:
+            hi += 1
+    if lo >= hi:  # nothing on this side: the other side added tokens here
+        return "(nothing)"
+    out = text[toks[lo].start : toks[hi - 1].end]
+    return out if len(out) <= 80 else out[:77] + "..."
+
+
+@dataclass
+class Changed:
+    sign: str
+    line: DiffLine
+    view: LineView
+    change: str | None = None
+
+
+def changed_lines(hunk: Hunk, path: str, doc: bool, judge: Judge) -> list[Changed]:
+    """The changed lines of a hunk that can move numbers, in patch order, each with what changed in it."""
+    out: list[Changed] = []
+    for run in _runs(hunk.lines()):
+        removed = [Changed("-", ln, view(ln.text, path, doc)) for sign, ln in run if sign == "-"]
+        added = [Changed("+", ln, view(ln.text, path, doc)) for sign, ln in run if sign == "+"]
+        neutral: set[int] = set()
+        for r, a in zip(removed, added, strict=False):  # the i-th added line of a run replaces the i-th removed one
+            pair = compare(r.view, a.view, judge)
+            if pair.neutral:
+                neutral |= {id(r), id(a)}
+            else:
+                r.change = a.change = pair.change
+        out += [c for c in removed + added if id(c) not in neutral]
+    return out
+
+
+def _runs(lines: Iterable[tuple[str, DiffLine]]) -> Iterable[list[tuple[str, DiffLine]]]:
+    """Runs of changed lines with no context between them: removals, then the additions that replace them."""
+    run: list[tuple[str, DiffLine]] = []
+    for sign, ln in lines:
+        if run:
+            prev_sign, prev = run[-1]
+            if sign == "-":
+                joined = prev_sign == "-" and ln.no == prev.no + 1
+            elif prev_sign == "+":
+                joined = ln.no == prev.no + 1
+            else:
+                joined = ln.no == prev.at
+            if not joined:
+                yield run
+                run = []
+        run.append((sign, ln))
+    if run:
+        yield run
