@@ -132,7 +132,7 @@ def test_a_pr_number_belongs_to_the_repository_whose_message_holds_it(tmp_path):
         (1098, "runtime", "message"),
     ]
     text = res.human()
-    assert "PR      #12\n" in text and "PR      #1098 of 'runtime'" in text
+    assert "PR      #12\n" in text and "PR      #1098 of 'runtime': named in the message" in text
 
     sup.set_submodule("runtime", s["r0"])
     back = sup.commit("revert runtime\n\nDrops fix summation (#1098).")

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from perfkit.changes.diff_parse import DiffLine, FileDiff, Hunk
 from perfkit.culprit.evaluate import evaluate_culprit
 from perfkit.culprit.highlights import rank
+from perfkit.culprit.numeric_rules import RULES
 
 # ---- planted changes: (name, path, before, after, the planted line in `after`, category) ----------
 
@@ -415,3 +416,16 @@ def test_changing_a_number_on_a_numeric_line_is_always_flagged(lines, digit):
     after = [*before[:-1], before[-1].replace("v", f"v{digit}x", 1) + f" + {digit}"]
     found, total = rank([_hunk_file("src/stats.py", before, after)])
     assert total == 1 and found[0].line == 10 + len(lines) - 1
+
+
+@pytest.mark.parametrize("rule", RULES, ids=[f"{r.category}:{r.kind}" for r in RULES])
+def test_every_gate_lets_through_what_its_rule_matches(rule):
+    """A gate only spares work: any text the rule's pattern matches holds one of the gate's pieces."""
+
+    @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(text=st.from_regex(rule.pattern))
+    def check(text):
+        assert rule.pattern.search(text)
+        assert rule.search(text, text.lower()), text
+
+    check()

@@ -32,6 +32,8 @@ _HASH_NAMES = {"makefile", "gnumakefile", "cmakelists.txt", "build", "build.baze
 # languages whose string literals are messages; in data and config files a string is the value itself
 _MASKED = (_HASH_COMMENT | _SLASH_COMMENT) - {".yml", ".yaml", ".toml", ".cfg", ".ini", ".conf", ".txt"}
 
+_STRING_OR_COMMENT = re.compile(r"\"(?:[^\"\\\n]|\\.)*+\"|'(?:[^'\\\n]|\\.)*+'|//|/\*|#")
+_MARKS = {"#": ("'", '"', "#"), "//": ("'", '"', "/")}
 _TOKEN = re.compile(
     r"\"(?:[^\"\\\n]|\\.)*+\"|'(?:[^'\\\n]|\\.)*+'|[A-Za-z_]\w*+|\d[\w.]*+|//|/\*|#|->|::|\S"
 )  # fmt: skip
@@ -69,14 +71,13 @@ def language(path: str) -> Language:
     return Language(None, False)
 
 
-def is_comment(text: str, path: str) -> bool:
-    s = text.strip()
+def _is_comment(s: str, lang: Language) -> bool:
     if not s:
         return True
     if s.startswith(("//", "/*", "* ", "*/", '"""', "'''")) or s == "*":
         return True
     if s.startswith("#"):
-        return not _PREPROCESSOR.match(s) or language(path).comment == "#"
+        return not _PREPROCESSOR.match(s) or lang.comment == "#"
     return False
 
 
@@ -85,19 +86,11 @@ def is_prose(text: str) -> bool:
 
     Lines inside a docstring or a multi-line comment look like this; no statement does."""
     s = text.strip()
-    if not s or not _PROSE_CHARS.issuperset(s):
+    if len(s) < 12 or not _PROSE_CHARS.issuperset(s):
         return False
     words = [w for w in s.replace(",", " ").replace(".", " ").split() if w.strip(";:!?'-")]
     lettered = [w for w in words if w[0].isalpha()]
     return len(lettered) >= 4 and words[0][0].isalpha() and words[0].lower() not in _CODE_START
-
-
-@dataclass(frozen=True)
-class Token:
-    kind: str  # 'id', 'num', 'str' or 'op'
-    text: str
-    start: int
-    end: int
 
 
 @dataclass(frozen=True)
@@ -106,36 +99,32 @@ class LineView:
     text: str  # the line as written
     code: str  # the code: strings emptied (where they are messages) and the trailing comment cut
     unmasked: str  # the code with its strings kept: where format specs, constants and flags are read
-    tokens: tuple[Token, ...]  # the tokens of the code, strings whole
 
 
-def view(text: str, path: str, doc: bool) -> LineView:
-    if doc or is_comment(text, path) or is_prose(text) or _LOG_CALL.match(text.strip()):
-        return LineView(True, text, "", "", tuple(_tokens(text)))
-    lang = language(path)
-    toks: list[Token] = []
+def view(text: str, lang: Language, doc: bool) -> LineView:
+    stripped = text.strip()
+    if doc or _is_comment(stripped, lang) or is_prose(stripped) or _LOG_CALL.match(stripped):
+        return LineView(True, text, "", "")
+    if lang.comment is None or not any(c in text for c in _MARKS[lang.comment]):
+        return LineView(False, text, text, text)  # no string and no comment: the line is all code
     code: list[str] = []
-    kept: list[str] = []
     last = 0
-    for m in _TOKEN.finditer(text):
+    cut = len(text)
+    for m in _STRING_OR_COMMENT.finditer(text):
         t = m.group()
-        if (t in ("//", "/*") and lang.comment == "//") or (t == "#" and lang.comment == "#"):
-            break
-        gap = text[last : m.start()]
+        if t[0] not in "\"'":
+            if (t in ("//", "/*") and lang.comment == "//") or (t == "#" and lang.comment == "#"):
+                cut = m.start()
+                break
+            continue
+        code.append(text[last : m.start()] + (t[0] * 2 if lang.masks_strings else t))
         last = m.end()
-        kind = _kind(t)
-        toks.append(Token(kind, t, m.start(), m.end()))
-        code.append(gap + (t[0] * 2 if kind == "str" and lang.masks_strings else t))
-        kept.append(gap + t)
-    return LineView(False, text, "".join(code), "".join(kept), tuple(toks))
+    code.append(text[last:cut])
+    return LineView(False, text, "".join(code), text[:cut])
 
 
 def _kind(t: str) -> str:
     return "str" if t[0] in "\"'" else "id" if t[0].isalpha() or t[0] == "_" else "num" if t[0].isdigit() else "op"
-
-
-def _tokens(text: str) -> list[Token]:
-    return [Token(_kind(m.group()), m.group(), m.start(), m.end()) for m in _TOKEN.finditer(text)]
 
 
 class Judge(Protocol):
@@ -157,26 +146,42 @@ class Judge(Protocol):
 @dataclass(frozen=True)
 class Pair:
     neutral: bool  # the change cannot move numbers
-    change: str | None  # 'old -> new' of the tokens that differ, for the reader
+    old: LineView
+    new: LineView
+
+    def change(self) -> str:
+        """'old -> new' of the tokens that differ, widened to the expression around them, for the reader."""
+        a, b = _TOKEN.findall(self.old.unmasked or self.old.text), _TOKEN.findall(self.new.unmasked or self.new.text)
+        p, s = _common_ends(a, b)
+        old = _span(self.old.unmasked or self.old.text, a, p, len(a) - s)
+        new = _span(self.new.unmasked or self.new.text, b, p, len(b) - s)
+        return f"{old} -> {new}"
+
+
+def _common_ends(a: list[str], b: list[str]) -> tuple[int, int]:
+    """How many tokens the two lists share at the start, and then at the end."""
+    p = 0
+    while p < len(a) and p < len(b) and a[p] == b[p]:
+        p += 1
+    s = 0
+    while s < len(a) - p and s < len(b) - p and a[len(a) - 1 - s] == b[len(b) - 1 - s]:
+        s += 1
+    return p, s
 
 
 def compare(old: LineView, new: LineView, judge: Judge) -> Pair:
     """How a removed line and the added line that replaces it differ."""
     if old.prose != new.prose:
-        return Pair(False, None)
-    a, b = old.tokens, new.tokens
-    p = 0
-    while p < len(a) and p < len(b) and a[p].text == b[p].text:
-        p += 1
-    s = 0
-    while s < len(a) - p and s < len(b) - p and a[len(a) - 1 - s].text == b[len(b) - 1 - s].text:
-        s += 1
+        return Pair(False, old, new)
+    a = _TOKEN.findall(old.text if old.prose else old.unmasked)
+    b = _TOKEN.findall(new.text if new.prose else new.unmasked)
+    p, s = _common_ends(a, b)
     mid_a, mid_b = a[p : len(a) - s], b[p : len(b) - s]
     if not mid_a and not mid_b:
-        return Pair(True, None)  # whitespace or a comment
+        return Pair(True, old, new)  # whitespace or a comment
     if old.prose:
-        if all(judge.plain_prose(t.text) for t in mid_a + mid_b):
-            return Pair(True, None)  # reworded, with no named type coming or going
+        if all(judge.plain_prose(t) for t in mid_a + mid_b):
+            return Pair(True, old, new)  # reworded, with no named type coming or going
     elif len(mid_a) == len(mid_b):
         numeric: bool | None = None  # asked once, and only when a string differs
 
@@ -187,37 +192,39 @@ def compare(old: LineView, new: LineView, judge: Judge) -> Pair:
             return numeric
 
         if all(
-            x.text == y.text or _plain_twin(x, y, a, b, i + p, judge, is_numeric)
+            x == y or _plain_twin(x, y, a, b, i + p, judge, is_numeric)
             for i, (x, y) in enumerate(zip(mid_a, mid_b, strict=True))
         ):
-            return Pair(True, None)  # a renamed plain name, or a message reworded
-    return Pair(False, f"{_span(old.text, a, p, len(a) - s)} -> {_span(new.text, b, p, len(b) - s)}")
+            return Pair(True, old, new)  # a renamed plain name, or a message reworded
+    return Pair(False, old, new)
 
 
 def _plain_twin(
-    x: Token, y: Token, a: tuple[Token, ...], b: tuple[Token, ...], i: int, judge: Judge, is_numeric: Callable[[], bool]
+    x: str, y: str, a: list[str], b: list[str], i: int, judge: Judge, is_numeric: Callable[[], bool]
 ) -> bool:
-    if x.kind != y.kind or x.kind not in ("id", "str"):
+    kind = _kind(x)
+    if kind != _kind(y) or kind not in ("id", "str"):
         return False
-    if x.kind == "str":
-        return judge.same_strings(x.text, y.text, is_numeric())
+    if kind == "str":
+        return judge.same_strings(x, y, is_numeric())
     # a name is read with the call it makes: 'mean(' is a reduction where 'mean' alone is only a name
-    call_a = "(" if i + 1 < len(a) and a[i + 1].text == "(" else ""
-    call_b = "(" if i + 1 < len(b) and b[i + 1].text == "(" else ""
-    return judge.plain_name(x.text + call_a) and judge.plain_name(y.text + call_b)
+    call_a = "(" if i + 1 < len(a) and a[i + 1] == "(" else ""
+    call_b = "(" if i + 1 < len(b) and b[i + 1] == "(" else ""
+    return judge.plain_name(x + call_a) and judge.plain_name(y + call_b)
 
 
-def _span(text: str, toks: tuple[Token, ...], lo: int, hi: int) -> str:
+def _span(text: str, toks: list[str], lo: int, hi: int) -> str:
     """The text of toks[lo:hi], widened to the expression around it (up to three tokens each way)."""
     for _ in range(3):
-        if lo > 0 and toks[lo - 1].text not in _OPEN:
+        if lo > 0 and toks[lo - 1] not in _OPEN:
             lo -= 1
     for _ in range(3):
-        if hi < len(toks) and toks[hi].text not in _CLOSE:
+        if hi < len(toks) and toks[hi] not in _CLOSE:
             hi += 1
     if lo >= hi:  # nothing on this side: the other side added tokens here
         return "(nothing)"
-    out = text[toks[lo].start : toks[hi - 1].end]
+    spans = [m.span() for m in _TOKEN.finditer(text)]
+    out = text[spans[lo][0] : spans[hi - 1][1]]
     return out if len(out) <= 80 else out[:77] + "..."
 
 
@@ -226,22 +233,27 @@ class Changed:
     sign: str
     line: DiffLine
     view: LineView
-    change: str | None = None
+    pair: Pair | None = None  # the comparison with the line it replaces, when there is one
+
+    @property
+    def change(self) -> str | None:
+        return self.pair.change() if self.pair else None
 
 
 def changed_lines(hunk: Hunk, path: str, doc: bool, judge: Judge) -> list[Changed]:
     """The changed lines of a hunk that can move numbers, in patch order, each with what changed in it."""
     out: list[Changed] = []
+    lang = language(path)
     for run in _runs(hunk.lines()):
-        removed = [Changed("-", ln, view(ln.text, path, doc)) for sign, ln in run if sign == "-"]
-        added = [Changed("+", ln, view(ln.text, path, doc)) for sign, ln in run if sign == "+"]
+        removed = [Changed("-", ln, view(ln.text, lang, doc)) for sign, ln in run if sign == "-"]
+        added = [Changed("+", ln, view(ln.text, lang, doc)) for sign, ln in run if sign == "+"]
         neutral: set[int] = set()
         for r, a in zip(removed, added, strict=False):  # the i-th added line of a run replaces the i-th removed one
             pair = compare(r.view, a.view, judge)
             if pair.neutral:
                 neutral |= {id(r), id(a)}
             else:
-                r.change = a.change = pair.change
+                r.pair = a.pair = pair
         out += [c for c in removed + added if id(c) not in neutral]
     return out
 

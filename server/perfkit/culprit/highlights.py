@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from perfkit.changes.diff_parse import FileDiff, Hunk
-from perfkit.culprit.changed_lines import Changed, changed_lines, is_comment, language
+from perfkit.culprit.changed_lines import Changed, changed_lines, language
 from perfkit.culprit.models import Highlight
-from perfkit.culprit.numeric_rules import KIND_RE, PASS_RE, RULES, SYNC_RE, Rule
+from perfkit.culprit.numeric_rules import KIND_RE, PASS_RE, RULES, SYNC_GATE_RE, SYNC_RE, TYPE_GATE_RE, Rule, union_gate
 
 _DOC_EXT = {".md", ".rst", ".txt", ".adoc"}
 _MAX_FILE_CHANGES = 20000
@@ -25,8 +25,6 @@ _CORE_RE = re.compile(r"codegen|pass|kernel|(?<![a-z])ops?(?![a-z])|backend|lowe
 _BUILD_NAMES = {"cmakelists.txt", "makefile", "gnumakefile", "meson.build", "setup.py", "pyproject.toml", "build"}
 _BUILD_EXT = {".cmake", ".mk", ".bzl", ".bazel"}
 _IMPORT_RE = re.compile(r"(?:from\s+[\w.]{1,128}\s+)?import\s|#\s*include\b|using\s+namespace\b|use\s+\w")
-
-__all__ = ["is_comment", "path_weight", "rank", "too_big"]
 
 
 def path_weight(path: str) -> tuple[float, str | None]:
@@ -47,6 +45,9 @@ def path_weight(path: str) -> tuple[float, str | None]:
 _CODE_RULES = [r for r in RULES if r.scope != "prose"]
 _STRING_RULES = [r for r in RULES if r.scope == "text"]
 _PROSE_RULES = [r for r in RULES if r.scope == "prose"]
+_CODE_ONLY_RULES = [r for r in RULES if r.scope == "code"]
+_SCOPE_GATES = {scope: union_gate([r for r in RULES if r.scope == scope]) for scope in ("prose", "code", "text")}
+_NAME_GATE = union_gate(_CODE_RULES)
 _SPEC_NAME = re.compile(r"\{[^{}:\n]{0,80}:")
 
 
@@ -55,9 +56,17 @@ class _Judge:
 
     def __init__(self, path: str):
         self.masks = language(path).masks_strings
+        self._names: dict[str, bool] = {}
 
     def plain_name(self, name: str) -> bool:
-        return not any(r.pattern.search(name) for r in _CODE_RULES)
+        known = self._names.get(name)
+        if known is None:  # names repeat across a file's lines: each is read once
+            low = name.lower()
+            known = (_NAME_GATE is not None and not _NAME_GATE.search(low)) or not any(
+                r.search(name, low) for r in _CODE_RULES
+            )
+            self._names[name] = known
+        return known
 
     def same_strings(self, a: str, b: str, numeric_line: bool) -> bool:
         if not self.masks:  # a config value: any rule may read it
@@ -67,14 +76,22 @@ class _Judge:
     @staticmethod
     def _signature(text: str) -> list[tuple[str, str]]:
         """What the string-reading rules find, with the names before a format spec's ':' left out."""
-        found = [(r.kind, m.group()) for r in _STRING_RULES for m in r.pattern.finditer(text)]
+        low = text.lower()
+        found = [
+            (r.kind, m.group())
+            for r in _STRING_RULES
+            if r.gate is None or r.gate.search(low)
+            for m in r.pattern.finditer(text)
+        ]
         return sorted((k, _SPEC_NAME.sub("{:", g)) for k, g in found)
 
     def plain_prose(self, word: str) -> bool:
-        return not any(r.pattern.search(word) for r in _PROSE_RULES)
+        low = word.lower()
+        return not any(r.search(word, low) for r in _PROSE_RULES)
 
     def numeric(self, code: str) -> bool:
-        return any(r.pattern.search(code) for r in RULES if r.scope == "code")
+        low = code.lower()
+        return any(r.search(code, low) for r in _CODE_ONLY_RULES)
 
 
 @dataclass
@@ -92,13 +109,15 @@ def _line_hits(c: Changed, weight: float, doc: bool, sync_removed: bool) -> list
         lw *= _IMPORT_WEIGHT  # a new import says where to look; the line that uses it is the change
     hits: list[_Hit] = []
     seen: set[str] = set()
+    lows = {"code": v.code.lower(), "text": v.unmasked.lower(), "prose": v.text.lower()}
+    open_scopes = {s for s, g in _SCOPE_GATES.items() if g is None or g.search(lows[s])}
     for rule in RULES:
         if rule.category in seen or (rule.removed_only and not (c.sign == "-" and sync_removed)):
             continue
-        if v.prose != (rule.scope == "prose"):
+        if v.prose != (rule.scope == "prose") or rule.scope not in open_scopes:
             continue
         target = v.code if rule.scope == "code" else v.unmasked if rule.scope == "text" else v.text
-        m = rule.pattern.search(target)
+        m = rule.search(target, lows[rule.scope])
         if m:
             seen.add(rule.category)
             hits.append(_Hit(rule, rule.weight * lw, f"{rule.kind} '{m.group().strip()[:60]}'", c))
@@ -108,9 +127,8 @@ def _line_hits(c: Changed, weight: float, doc: bool, sync_removed: bool) -> list
 def _score_hunk(path: str, hunk: Hunk, moved: set[str]) -> tuple[float, list[_Hit], list[str]]:
     weight, place = path_weight(path)
     doc = place == "documentation"
-    raw = list(hunk.lines())
-    removed_sync = sum(1 for sign, ln in raw if sign == "-" for _ in SYNC_RE.finditer(ln.text))
-    added_sync = sum(1 for sign, ln in raw if sign == "+" for _ in SYNC_RE.finditer(ln.text))
+    removed_sync = sum(_syncs(ln.text) for ln in hunk.removed)
+    added_sync = sum(_syncs(ln.text) for ln in hunk.added)
     kept = changed_lines(hunk, path, doc, _Judge(path))
     hits: list[_Hit] = []
     for c in kept:
@@ -124,8 +142,8 @@ def _score_hunk(path: str, hunk: Hunk, moved: set[str]) -> tuple[float, list[_Hi
     if not hits:
         return 0.0, [], []
     extra: list[str] = []
-    before = {t.lower() for c in kept if c.sign == "-" and not c.view.prose for t in KIND_RE.findall(c.view.unmasked)}
-    after = {t.lower() for c in kept if c.sign == "+" and not c.view.prose for t in KIND_RE.findall(c.view.unmasked)}
+    before = {t for c in kept if c.sign == "-" and not c.view.prose for t in _kinds(c.view.unmasked)}
+    after = {t for c in kept if c.sign == "+" and not c.view.prose for t in _kinds(c.view.unmasked)}
     bonus = 0.0
     if before and after and before != after:
         bonus = 2.0 * weight
@@ -138,6 +156,17 @@ def _score_hunk(path: str, hunk: Hunk, moved: set[str]) -> tuple[float, list[_Hi
     hits.sort(key=lambda h: (-h.score, h.line.sign != "+"))
     rest = sorted((h.score for h in hits[1:]), reverse=True)[:8]
     return round(hits[0].score + 0.25 * sum(rest) + bonus, 2), hits, extra
+
+
+def _syncs(text: str) -> int:
+    low = text.lower()
+    return sum(1 for _ in SYNC_RE.finditer(text)) if SYNC_GATE_RE.search(low) else 0
+
+
+def _kinds(text: str) -> set[str]:
+    """The floating and precision type names a line holds, in lower case."""
+    low = text.lower()
+    return {t.lower() for t in KIND_RE.findall(text)} if TYPE_GATE_RE.search(low) else set()
 
 
 def _position(c: Changed) -> tuple[int, int]:
@@ -185,7 +214,7 @@ def _highlight(path: str, hunk: Hunk, moved: set[str]) -> Highlight | None:
         change=top.line.change,
         score=score,
         excerpt=excerpt,
-        why=list(dict.fromkeys(x.why for x in hits))[:5] + extra,
+        why=list({x.rule.kind: x.why for x in reversed(hits)}.values())[::-1][:5] + extra,
     )
 
 

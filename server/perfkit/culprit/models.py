@@ -213,13 +213,19 @@ class CulpritReport(ListsCapped):
         ]
         if self.pr_number:
             lines.append(f"  PR      #{self.pr_number}")
+        by_repo: dict[str, list[str]] = {}
         for pr in self.pr_mentions:
-            if pr.repository == "unknown":
-                lines.append(f"  PR      #{pr.number}: the message names it; whose it is needs the submodule's history")
-            elif pr.repository != ".":
+            if pr.repository != ".":
+                by_repo.setdefault(pr.repository, []).append(f"#{pr.number}")
+        for repo, numbers in by_repo.items():
+            if repo == "unknown":
                 lines.append(
-                    f"  PR      #{pr.number} of '{pr.repository}': the message names it, and a '{pr.repository}' "
-                    "commit in the moved range holds it"
+                    f"  PR      {', '.join(numbers)}: named in the message; telling whose needs the submodule's history"
+                )
+            else:
+                lines.append(
+                    f"  PR      {', '.join(numbers)} of '{repo}': named in the message, held by '{repo}' commits "
+                    "in the moved range"
                 )
         if self.submodule:
             s = self.submodule

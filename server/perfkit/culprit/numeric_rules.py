@@ -53,6 +53,36 @@ class Rule:
     effect: str  # why that can move numbers
     scope: Scope = "code"
     removed_only: bool = False
+    # lower-case pieces of text one of which every match holds (see gate()): a line holding none is not searched
+    gate: re.Pattern[str] | None = None
+
+    def search(self, text: str, low: str) -> re.Match[str] | None:
+        """The first match in text (low is text in lower case), or None."""
+        if self.gate is not None and not self.gate.search(low):
+            return None
+        return self.pattern.search(text)
+
+
+_GATE_PIECES: dict[str, tuple[str, ...]] = {}  # each gate's pieces, by its pattern
+
+
+def gate(*pieces: str) -> re.Pattern[str]:
+    """Literal pieces one of which every match of a rule holds, in lower case, as one pattern.
+
+    A rule's pattern opens with a look-behind, so the regular expression engine tries it at every
+    position of a line; a pattern of literals is found by a quick scan for its first characters.
+    Searching the gate first spares the rule on most lines (tests/test_culprit_numeric.py checks
+    that every gate lets through whatever its rule matches)."""
+    joined = "|".join(re.escape(p) for p in sorted(set(pieces)))
+    _GATE_PIECES[joined] = pieces
+    return re.compile(joined)
+
+
+def union_gate(rules: list[Rule]) -> re.Pattern[str] | None:
+    """One gate for several rules: a text it does not let through is read by none of them."""
+    if any(r.gate is None for r in rules):
+        return None
+    return gate(*(p for r in rules for p in _GATE_PIECES[r.gate.pattern]))  # type: ignore[union-attr]
 
 
 _I = re.IGNORECASE
@@ -99,7 +129,7 @@ _DECIMAL = tok(
     r"Decimal|decimal|DecimalTuple|to_integral\w*|Fraction|fractions|BigDecimal|MathContext|"
     r"fixed_?point\w*|FixedPoint|fix(?:16|32|64)\w*|fxp\w*|frac_?bits|FRAC_\w+|[qQ](?:7|15|31|63)|"
     r"_Fract|_Accum|_Sat|cpp_dec_float\w*|cpp_bin_float\w*|_Decimal(?:32|64|128)|"
-    r"mpz|mpq|mpf|mpc|gmpy2?|mpmath|libmp\w*|from_man_exp|to_man_exp|mpf_\w+|mpfr_\w+|mpz_\w+"
+    r"mpf_\w+|mpfr_\w+|mpz_\w+|mpz|mpq|mpf|mpc|gmpy2?|mpmath|libmp\w*|from_man_exp|to_man_exp"
 )
 _PRINTF = r"%[-+ #0']{0,5}(?:\d{1,3}|\*)?(?:\.(?:\d{1,3}|\*))?(?:ll|l|L|h)?[eEfFgGaA](?![A-Za-z0-9_])"
 _FORMAT_SPEC = (
@@ -176,6 +206,26 @@ _SYNC = tok(
     r"\w*fence\w*|wait\w*|notify\w*|memory_order\w*|PIPE_\w+|mutex|lock_guard|volatile"
 )
 
+TYPE_GATE = ("bf", "half", "float", "fp", "tf32", "double", "complex", "f16", "f32", "f64", "int8", "int4", "dt_")
+MATH_GATE = (
+    *("exp", "log", "sqrt", "cbrt", "hypot", "pow", "sin", "cos", "tan", "erf", "gamma", "fma", "fmod", "remainder"),
+    *("ldexp", "frexp", "modf", "floor", "ceil", "trunc", "copysign", "nextafter", "fabs", "sigmoid", "softmax"),
+    *("gelu", "silu", "recip", "fdividef", "frcp"),
+)
+SYNC_GATE = (
+    "barrier",
+    "sync",
+    "flag",
+    "fence",
+    "wait",
+    "notify",
+    "memory_order",
+    "pipe_",
+    "mutex",
+    "lock_guard",
+    "volatile",
+)
+
 _PRECISION_EFFECT = "sets how many digits or bits later operations keep, so every rounded result after it can change"
 _ROUNDING_EFFECT = (
     "decides which neighbour an inexact result rounds to, so last digits and the sign of tiny values can change"
@@ -192,6 +242,7 @@ RULES: list[Rule] = [
         "precision type",
         "a narrower or wider type keeps fewer or more bits of every value",
         "text",
+        gate=gate(*TYPE_GATE),
     ),
     Rule(
         "dtype",
@@ -200,14 +251,23 @@ RULES: list[Rule] = [
         "precision type named in a comment or document",
         "a comment or document naming a type usually describes a type change made nearby",
         "prose",
+        gate=gate(*TYPE_GATE),
     ),
-    Rule("dtype", re.compile(_CAST), 4.0, "numeric cast", "a cast rounds the value to the target type"),
+    Rule(
+        "dtype",
+        re.compile(_CAST),
+        4.0,
+        "numeric cast",
+        "a cast rounds the value to the target type",
+        gate=gate("cast", "float", "double", "half", "bfloat16", ".to(", ".astype(", "convert", "vconv"),
+    ),
     Rule(
         "dtype",
         re.compile(_CONVERSION),
         3.5,
         "number conversion",
         "converting between number types rounds to the precision of the target",
+        gate=gate("float", "complex", "mpf", "mpc", "mpmathify"),
     ),
     Rule(
         "dtype",
@@ -215,8 +275,16 @@ RULES: list[Rule] = [
         2.0,
         "floating type",
         "the floating type bounds the precision of every value it holds",
+        gate=gate("float", "double"),
     ),
-    Rule("precision", re.compile(_WORKING_PRECISION, _I), 4.5, "working precision", _PRECISION_EFFECT),
+    Rule(
+        "precision",
+        re.compile(_WORKING_PRECISION, _I),
+        4.5,
+        "working precision",
+        _PRECISION_EFFECT,
+        gate=gate("prec", "dps", "wp", "guard", "x64", "flt_eval"),
+    ),
     Rule(
         "precision",
         re.compile(_FP_ENVIRONMENT),
@@ -224,6 +292,19 @@ RULES: list[Rule] = [
         "floating-point environment",
         "changes how the hardware or library rounds, flushes tiny values or traps, so the same code computes "
         "other values",
+        gate=gate(
+            "seterr",
+            "errstate",
+            "fe",
+            "_controlfp",
+            "fpu",
+            "denormal",
+            "ftz",
+            "daz",
+            "_mm_set",
+            "tf32",
+            "reduced_precision",
+        ),
     ),
     Rule(
         "precision",
@@ -232,14 +313,23 @@ RULES: list[Rule] = [
         "floating-point environment flag",
         "changes the precision intermediate values are kept in",
         "text",
+        gate=gate("-mfpmath", "-ffloat-store", "-fexcess", "-fdenormal"),
     ),
-    Rule("rounding", re.compile(_ROUNDING_MODE, _I), 4.5, "rounding mode", _ROUNDING_EFFECT),
+    Rule(
+        "rounding",
+        re.compile(_ROUNDING_MODE, _I),
+        4.5,
+        "rounding mode",
+        _ROUNDING_EFFECT,
+        gate=gate("rnd", "round", "fe_", "rint", "nearbyint", "__", "cast_"),
+    ),
     Rule(
         "rounding",
         re.compile(_ROUND_VALUES),
         4.0,
         "rounding of values",
         "rounds values to fewer digits; halfway cases follow the rounding rule",
+        gate=gate("round", "quantize"),
     ),
     Rule(
         "decimal",
@@ -248,6 +338,25 @@ RULES: list[Rule] = [
         "decimal, fixed-point or multiprecision number",
         "such numbers round at their own digit count; passing them through binary float, or no longer doing so, "
         "changes their digits",
+        gate=gate(
+            "decimal",
+            "to_integral",
+            "fraction",
+            "mathcontext",
+            "fix",
+            "fxp",
+            "frac",
+            "q7",
+            "q15",
+            "q31",
+            "q63",
+            "_accum",
+            "_sat",
+            "cpp_",
+            "mp",
+            "gmpy",
+            "man_exp",
+        ),
     ),
     Rule(
         "formatting",
@@ -256,6 +365,7 @@ RULES: list[Rule] = [
         "printf format",
         "sets the digits a number is printed with, so the output and any comparison of it change",
         "text",
+        gate=gate("%"),
     ),
     Rule(
         "formatting",
@@ -264,6 +374,7 @@ RULES: list[Rule] = [
         "format specification",
         "sets the digits a number is printed with, so the output and any comparison of it change",
         "text",
+        gate=gate("{", '"', "'"),
     ),
     Rule(
         "formatting",
@@ -271,6 +382,30 @@ RULES: list[Rule] = [
         3.5,
         "number formatting or parsing",
         "printing or parsing a number converts between decimal and binary, which rounds",
+        gate=gate(
+            "fmt",
+            "format",
+            "precision",
+            "floatmode",
+            "printoptions",
+            "array2string",
+            "repr",
+            "setiosflags",
+            "hexfloat",
+            "defaultfloat",
+            "to_chars",
+            "from_chars",
+            "strto",
+            "atof",
+            "stof",
+            "stod",
+            "stold",
+            "dtoa",
+            "lc_numeric",
+            "localeconv",
+            "fromhex",
+            "std::",
+        ),
     ),
     Rule(
         "tolerance",
@@ -278,6 +413,20 @@ RULES: list[Rule] = [
         4.0,
         "tolerance",
         "decides which differences count as equal, so a check can pass or fail on the same numbers",
+        gate=gate(
+            "tol",
+            "eps",
+            "close",
+            "threshold",
+            "ulp",
+            "approx",
+            "almost",
+            "places",
+            "finfo",
+            "numeric_limits",
+            "_min",
+            "err",
+        ),
     ),
     Rule(
         "tolerance",
@@ -286,6 +435,7 @@ RULES: list[Rule] = [
         "small constant",
         "a threshold at the scale of rounding error: it moves which values count as zero or as equal",
         "text",
+        gate=gate("e-", "0.000"),
     ),
     Rule(
         "accumulation",
@@ -293,14 +443,37 @@ RULES: list[Rule] = [
         4.5,
         "accumulator type",
         "the accumulator's type bounds the error of every partial sum",
+        gate=gate("float", "double", "half", "bf16", "auto", "real"),
     ),
-    Rule("accumulation", re.compile(_SUMMATION, _I), 4.0, "summation or reduction", _SUM_EFFECT),
+    Rule(
+        "accumulation",
+        re.compile(_SUMMATION, _I),
+        4.0,
+        "summation or reduction",
+        _SUM_EFFECT,
+        gate=gate(
+            "sum",
+            "mean",
+            "prod",
+            "kahan",
+            "neumaier",
+            "pairwise",
+            "compensat",
+            "accumulate",
+            "reduce",
+            "reduction",
+            "einsum",
+            "dot",
+            "matmul",
+        ),
+    ),
     Rule(
         "accumulation",
         re.compile(_ACCUMULATOR, _I),
         4.0,
         "accumulation type",
         "the accumulator's type bounds the error of every partial sum",
+        gate=gate("acc", "out_dtype", "compute_dtype", "promote"),
     ),
     Rule(
         "accumulation",
@@ -308,6 +481,7 @@ RULES: list[Rule] = [
         3.5,
         "parallel reduction",
         "threads combine partial results in an order that changes with the schedule",
+        gate=gate("omp", "atomic", "shfl", "reduce"),
     ),
     Rule(
         "math_kernel",
@@ -317,6 +491,7 @@ RULES: list[Rule] = [
         "lets the compiler reorder, contract into FMA and drop NaN, infinity and signed-zero rules, so results "
         "change from build to build",
         "text",
+        gate=gate("-f", "-o", "-m", "/fp", "-prec", "use_fast_math", "fmad"),
     ),
     Rule(
         "math_kernel",
@@ -324,6 +499,7 @@ RULES: list[Rule] = [
         4.5,
         "fast-math or contraction setting",
         "lets the compiler reorder and contract operations, which rounds differently",
+        gate=gate("fast_math", "fastmath", "fp_contract", "fenv_access", "float_control"),
     ),
     Rule(
         "math_kernel",
@@ -331,6 +507,7 @@ RULES: list[Rule] = [
         3.0,
         "math function",
         "math functions differ in accuracy (log(1+x) against log1p(x) near zero) and between libraries",
+        gate=gate(*MATH_GATE),
     ),
     Rule(
         "math_kernel",
@@ -338,6 +515,22 @@ RULES: list[Rule] = [
         3.0,
         "math library",
         "another library computes the same function with other rounding",
+        gate=gate(
+            "libm",
+            "cmath",
+            "math.h",
+            "fenv.h",
+            "cfenv",
+            "mkl",
+            "blas",
+            "lapack",
+            "cudnn",
+            "aclnn",
+            "sleef",
+            "svml",
+            "libmvec",
+            "fdlibm",
+        ),
     ),
     Rule(
         "math_kernel",
@@ -346,6 +539,22 @@ RULES: list[Rule] = [
         "numeric library version",
         "another version of a numeric library can compute or print the same values differently",
         "text",
+        gate=gate(
+            "numpy",
+            "scipy",
+            "mpmath",
+            "gmpy2",
+            "torch",
+            "jax",
+            "tensorflow",
+            "sympy",
+            "numba",
+            "cupy",
+            "mkl",
+            "openblas",
+            "eigen",
+            "boost",
+        ),
     ),
     Rule(
         "math_kernel",
@@ -353,6 +562,7 @@ RULES: list[Rule] = [
         2.5,
         "kernel or math-mode selection",
         "another kernel computes the same result in another order or precision",
+        gate=gate("kernel", "dispatch", "backend", "impl", "algo"),
     ),
     Rule(
         "layout",
@@ -360,6 +570,20 @@ RULES: list[Rule] = [
         3.0,
         "layout or tiling",
         "changes the order elements are combined in",
+        gate=gate(
+            "transpose",
+            "permute",
+            "stride",
+            "tile",
+            "tiling",
+            "block",
+            "layout",
+            "reshape",
+            "swizzle",
+            "split",
+            "start_offset",
+            "major",
+        ),
     ),
     Rule(
         "passes",
@@ -367,6 +591,7 @@ RULES: list[Rule] = [
         3.0,
         "optimisation pass or switch",
         "changes the code the compiler generates, and with it the order of operations",
+        gate=gate("pass", "opt", "-o", "fuse", "fusion", "unroll", "vectori", "canonicali", "enable_", "disable_"),
     ),
     Rule(
         "sync_removed",
@@ -375,10 +600,13 @@ RULES: list[Rule] = [
         "removed synchronisation",
         "without it a read can see a partial result",
         removed_only=True,
+        gate=gate(*SYNC_GATE),
     ),
 ]
 
 # every rule's pattern in a module-level tuple, so tests/test_hostile_patterns.py times each one
-PATTERNS = tuple(r.pattern for r in RULES)
+PATTERNS = tuple(r.pattern for r in RULES) + tuple(r.gate for r in RULES if r.gate is not None)
 SYNC_RE = next(r.pattern for r in RULES if r.category == "sync_removed")
+SYNC_GATE_RE = gate(*SYNC_GATE)
+TYPE_GATE_RE = gate(*TYPE_GATE)
 PASS_RE = next(r.pattern for r in RULES if r.category == "passes")
