@@ -268,6 +268,7 @@ from decimal import Decimal
 
 logger = logging.getLogger(__name__)
 __version__ = "1.4.0"
+CENT = Decimal("0.01")
 
 
 def read_values(path):
@@ -290,7 +291,7 @@ def mean(path):
 
 
 def as_money(x):
-    return Decimal(x).quantize(Decimal("0.01"))
+    return Decimal(x).quantize(CENT)
 """
 
 
@@ -340,6 +341,18 @@ NEUTRAL = [
         },
     ),
     ("reformatted", {"stats.py": _edit(MODULE, ("fsum(sorted(values, key=abs))", "fsum(sorted(values,  key = abs))"))}),
+    (
+        "formatter: lines split and joined, quotes, parentheses, sorted imports",
+        {
+            "stats.py": _edit(
+                MODULE,
+                ("import logging\nimport math\n", "import math\nimport logging\n"),
+                ("math.fsum(sorted(values, key=abs))", "math.fsum(\n        sorted(values, key=abs),\n    )"),
+                ('ValueError("precision must be positive")', "ValueError('precision must be positive')"),
+                ("return Decimal(x).quantize(CENT)", "return (\n        Decimal(x).quantize(CENT)\n    )"),
+            )
+        },
+    ),
     (
         "C comment and log",
         {

@@ -43,6 +43,7 @@ _LOG_CALL = re.compile(
     r"|(?:V?D?LOG|LOG_[A-Z]{1,16}|spdlog::\w{1,16}|ALOG[DIWEV]?)\s*\("
     r"|std::c(?:err|log)(?!\w)|fprintf\s*\(\s*stderr"
 )
+IMPORT_RE = re.compile(r"(?:from\s+[\w.]{1,128}\s+)?import\s|#\s*include\b|using\s+namespace\b|use\s+\w")
 _PREPROCESSOR = re.compile(r"#\s*(?:include|define|undef|if|ifdef|ifndef|elif|else|endif|pragma)\b")
 _CODE_START = {
     "if", "for", "while", "return", "def", "class", "elif", "else", "with", "import", "from", "assert", "raise",
@@ -240,15 +241,38 @@ class Changed:
         return self.pair.change() if self.pair else None
 
 
-def changed_lines(hunk: Hunk, path: str, doc: bool, judge: Judge) -> list[Changed]:
-    """The changed lines of a hunk that can move numbers, in patch order, each with what changed in it."""
+def import_key(text: str) -> tuple[str, ...] | None:
+    """An import line's names in sorted order (so a sorted import is the same import), or None for other lines."""
+    s = text.strip()
+    return tuple(sorted(_TOKEN.findall(s))) if IMPORT_RE.match(s) else None
+
+
+def changed_lines(hunk: Hunk, path: str, doc: bool, judge: Judge, moved_imports: set[tuple[str, ...]]) -> list[Changed]:
+    """The changed lines of a hunk that can move numbers, in patch order, each with what changed in it.
+
+    moved_imports: import_key of the imports the file both removes and adds (sorted imports), left out."""
     out: list[Changed] = []
     lang = language(path)
     for run in _runs(hunk.lines()):
         removed = [Changed("-", ln, view(ln.text, lang, doc)) for sign, ln in run if sign == "-"]
         added = [Changed("+", ln, view(ln.text, lang, doc)) for sign, ln in run if sign == "+"]
-        neutral: set[int] = set()
-        for r, a in zip(removed, added, strict=False):  # the i-th added line of a run replaces the i-th removed one
+        keys = {id(c): _key(c.view) for c in removed + added}
+        before = _unwrapped(_no_trailing_commas([t for c in removed for t in keys[id(c)]]))
+        after = _unwrapped(_no_trailing_commas([t for c in added for t in keys[id(c)]]))
+        if before == after or (_imports(removed) and _imports(added) and sorted(before) == sorted(after)):
+            continue  # the same tokens laid out again: joined, split, wrapped or re-indented lines, sorted imports
+        neutral = {id(c) for c in removed + added if import_key(c.line.text) in moved_imports}
+        unmatched: dict[tuple[str, ...], list[Changed]] = {}
+        for r in removed:
+            if id(r) not in neutral:
+                unmatched.setdefault(keys[id(r)], []).append(r)
+        for a in added:  # a line re-indented or moved inside the run, with its tokens unchanged
+            twins = unmatched.get(keys[id(a)])
+            if twins and id(a) not in neutral:
+                neutral |= {id(a), id(twins.pop(0))}
+        rest_r = [c for c in removed if id(c) not in neutral]
+        rest_a = [c for c in added if id(c) not in neutral]
+        for r, a in zip(rest_r, rest_a, strict=False):  # the i-th added line left replaces the i-th removed one
             pair = compare(r.view, a.view, judge)
             if pair.neutral:
                 neutral |= {id(r), id(a)}
@@ -256,6 +280,35 @@ def changed_lines(hunk: Hunk, path: str, doc: bool, judge: Judge) -> list[Change
                 r.pair = a.pair = pair
         out += [c for c in removed + added if id(c) not in neutral]
     return out
+
+
+def _imports(lines: list[Changed]) -> bool:
+    return bool(lines) and all(IMPORT_RE.match(c.line.text.strip()) for c in lines)
+
+
+def _unwrapped(toks: list[str]) -> list[str]:
+    """Tokens without the parentheses a formatter puts around a whole right-hand side (`x = (a + b)`)."""
+    if len(toks) < 3 or toks[-1] != ")":
+        return toks
+    depth = 0
+    for i in range(len(toks) - 1, -1, -1):  # the "(" that the last ")" closes
+        depth += {")": 1, "(": -1}.get(toks[i], 0)
+        if depth == 0:
+            if i > 0 and toks[i] == "(" and toks[i - 1] in ("=", "return", ":", "+=", "-="):
+                return toks[:i] + toks[i + 1 : -1]
+            return toks
+    return toks
+
+
+def _key(v: LineView) -> tuple[str, ...]:
+    """A line's tokens as a formatter cannot change them: quote style and line continuations aside."""
+    toks = _TOKEN.findall(v.text if v.prose else v.unmasked)
+    return tuple('"' + t[1:-1] + '"' if t[0] in "\"'" else t for t in toks if t != "\\")
+
+
+def _no_trailing_commas(toks: list[str]) -> list[str]:
+    """Tokens without a comma that only closes a list (`f(a, b,)`), which a formatter adds or drops."""
+    return [t for i, t in enumerate(toks) if not (t == "," and i + 1 < len(toks) and toks[i + 1] in (")", "]", "}"))]
 
 
 def _runs(lines: Iterable[tuple[str, DiffLine]]) -> Iterable[list[tuple[str, DiffLine]]]:

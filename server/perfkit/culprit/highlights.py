@@ -12,26 +12,27 @@ import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from perfkit.changes.diff_parse import FileDiff, Hunk
-from perfkit.culprit.changed_lines import Changed, changed_lines, language
+from perfkit.changes.diff_parse import DiffLine, FileDiff, Hunk
+from perfkit.culprit.changed_lines import IMPORT_RE, Changed, changed_lines, import_key, language
 from perfkit.culprit.models import Highlight
 from perfkit.culprit.numeric_rules import KIND_RE, PASS_RE, RULES, SYNC_GATE_RE, SYNC_RE, TYPE_GATE_RE, Rule, union_gate
 
 _DOC_EXT = {".md", ".rst", ".txt", ".adoc"}
+_DOC_NAMES = {"changelog", "changes", "news", "history", "readme", "authors", "contributors", "license", "copying"}
 _MAX_FILE_CHANGES = 20000
 _COMMENT_WEIGHT, _DOC_WEIGHT, _TEST_WEIGHT, _CI_WEIGHT, _CORE_WEIGHT = 0.3, 0.2, 0.6, 0.2, 1.2
 _IMPORT_WEIGHT = 0.5
 _CORE_RE = re.compile(r"codegen|pass|kernel|(?<![a-z])ops?(?![a-z])|backend|lower|runtime|src/", re.IGNORECASE)
 _BUILD_NAMES = {"cmakelists.txt", "makefile", "gnumakefile", "meson.build", "setup.py", "pyproject.toml", "build"}
 _BUILD_EXT = {".cmake", ".mk", ".bzl", ".bazel"}
-_IMPORT_RE = re.compile(r"(?:from\s+[\w.]{1,128}\s+)?import\s|#\s*include\b|using\s+namespace\b|use\s+\w")
 
 
 def path_weight(path: str) -> tuple[float, str | None]:
     p = PurePosixPath(path)
     low, name = path.lower(), p.name.lower()
     build_file = name in _BUILD_NAMES or p.suffix.lower() in _BUILD_EXT or name.startswith("requirements")
-    if (p.suffix.lower() in _DOC_EXT and not build_file) or low.startswith(("docs/", "doc/")) or "/docs/" in low:
+    doc_file = (p.suffix.lower() in _DOC_EXT and not build_file) or (not p.suffix and name in _DOC_NAMES)
+    if doc_file or low.startswith(("docs/", "doc/")) or "/docs/" in low:
         return _DOC_WEIGHT, "documentation"
     if low.startswith((".github/", ".gitlab", ".ci/")) or name in {"dockerfile", ".gitmodules"}:
         return _CI_WEIGHT, "CI or packaging"
@@ -105,7 +106,7 @@ class _Hit:
 def _line_hits(c: Changed, weight: float, doc: bool, sync_removed: bool) -> list[_Hit]:
     v = c.view
     lw = weight * (_COMMENT_WEIGHT if v.prose and not doc else 1.0)
-    if not v.prose and _IMPORT_RE.match(v.text.strip()):
+    if not v.prose and IMPORT_RE.match(v.text.strip()):
         lw *= _IMPORT_WEIGHT  # a new import says where to look; the line that uses it is the change
     hits: list[_Hit] = []
     seen: set[str] = set()
@@ -124,12 +125,14 @@ def _line_hits(c: Changed, weight: float, doc: bool, sync_removed: bool) -> list
     return hits
 
 
-def _score_hunk(path: str, hunk: Hunk, moved: set[str]) -> tuple[float, list[_Hit], list[str]]:
+def _score_hunk(
+    path: str, hunk: Hunk, moved: set[str], moved_imports: set[tuple[str, ...]]
+) -> tuple[float, list[_Hit], list[str]]:
     weight, place = path_weight(path)
     doc = place == "documentation"
     removed_sync = sum(_syncs(ln.text) for ln in hunk.removed)
     added_sync = sum(_syncs(ln.text) for ln in hunk.added)
-    kept = changed_lines(hunk, path, doc, _Judge(path))
+    kept = changed_lines(hunk, path, doc, _Judge(path), moved_imports)
     hits: list[_Hit] = []
     for c in kept:
         line_hits = _line_hits(c, weight, doc, removed_sync > added_sync)
@@ -184,16 +187,22 @@ def rank(files: list[FileDiff], limit: int = 15, skip: frozenset[str] = frozense
         removed = {ln.text.strip() for h in f.hunks for ln in h.removed if ln.text.strip()}
         added = {ln.text.strip() for h in f.hunks for ln in h.added if ln.text.strip()}
         moved = removed & added
+        imports = [({import_key(ln.text) for ln in side} - {None}) for side in _sides(f)]
+        moved_imports: set[tuple[str, ...]] = imports[0] & imports[1]  # type: ignore[assignment]
         for h in f.hunks:
-            highlight = _highlight(f.path, h, moved)
+            highlight = _highlight(f.path, h, moved, moved_imports)
             if highlight is not None:
                 out.append(highlight)
     out.sort(key=lambda x: (-x.score, x.file, x.line))
     return out[:limit], len(out)
 
 
-def _highlight(path: str, hunk: Hunk, moved: set[str]) -> Highlight | None:
-    score, hits, extra = _score_hunk(path, hunk, moved)
+def _sides(f: FileDiff) -> tuple[list[DiffLine], list[DiffLine]]:
+    return [ln for h in f.hunks for ln in h.removed], [ln for h in f.hunks for ln in h.added]
+
+
+def _highlight(path: str, hunk: Hunk, moved: set[str], moved_imports: set[tuple[str, ...]]) -> Highlight | None:
+    score, hits, extra = _score_hunk(path, hunk, moved, moved_imports)
     if not hits:
         return None
     lines = sorted({id(x.line): x.line for x in hits}.values(), key=lambda c: (_position(c)[0], c.sign != "-"))

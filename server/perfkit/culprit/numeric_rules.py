@@ -129,7 +129,7 @@ _DECIMAL = tok(
     r"Decimal|decimal|DecimalTuple|to_integral\w*|Fraction|fractions|BigDecimal|MathContext|"
     r"fixed_?point\w*|FixedPoint|fix(?:16|32|64)\w*|fxp\w*|frac_?bits|FRAC_\w+|[qQ](?:7|15|31|63)|"
     r"_Fract|_Accum|_Sat|cpp_dec_float\w*|cpp_bin_float\w*|_Decimal(?:32|64|128)|"
-    r"mpf_\w+|mpfr_\w+|mpz_\w+|mpz|mpq|mpf|mpc|gmpy2?|mpmath|libmp\w*|from_man_exp|to_man_exp"
+    r"mpf_\w+|mpfr_\w+|mpz_\w+|mpz|mpq|mpf|mpc|from_man_exp|to_man_exp"
 )
 _PRINTF = r"%[-+ #0']{0,5}(?:\d{1,3}|\*)?(?:\.(?:\d{1,3}|\*))?(?:ll|l|L|h)?[eEfFgGaA](?![A-Za-z0-9_])"
 _FORMAT_SPEC = (
@@ -192,7 +192,9 @@ _FAST_MATH_FLAGS = flag(
     r"--?use_fast_math|--?fmad[= ]\w{1,5}|-prec-div=\w{1,5}|-prec-sqrt=\w{1,5}|-ftz=\w{1,5}"
 )
 _FAST_MATH_WORDS = tok(r"__FAST_MATH__|FP_CONTRACT|fp_contract|fast_?math\w*|FENV_ACCESS|fenv_access|float_control")
-_SELECT = tok(r"kernel_?(?:name|impl|select\w*|variant)|select_?kernel\w*|dispatch\w*|backend|impl_?type|algo\w*")
+_SELECT = tok(
+    r"kernel_?(?:name|impl|select\w*|variant)|select_?kernel\w*|dispatch\w*|(?<!build-)backend|impl_?type|algo\w*"
+)
 _LAYOUT = tok(
     r"transpose\w*|permute|strides?|tile\w*|tiling|TILE_\w+|block_?size\w*|BLOCK_\w+|as_layout|layout\w*|"
     r"reshape|swizzle\w*|split_?k|start_offset|row_?major|col_?major"
