@@ -223,8 +223,16 @@ def _highlight(path: str, hunk: Hunk, moved: set[str], moved_imports: set[tuple[
         change=top.line.change,
         score=score,
         excerpt=excerpt,
-        why=list({x.rule.kind: x.why for x in reversed(hits)}.values())[::-1][:5] + extra,
+        why=_reasons(hits)[:5] + extra,
     )
+
+
+def _reasons(hits: list[_Hit]) -> list[str]:
+    """One reason per kind of rule, strongest first (a moved pass line is a reason of its own)."""
+    seen: dict[str, str] = {}
+    for x in hits:
+        seen.setdefault(x.why if x.why.startswith("moves ") else x.rule.kind, x.why)
+    return list(seen.values())
 
 
 def too_big(added: int | None, deleted: int | None) -> bool:
