@@ -38,6 +38,8 @@ REVIEWED_DYNAMIC = {
     "perfkit.cli_render:other_arguments": "escaped argument names between fixed lookarounds: a substring search",
     "perfkit.cli_render:tool_words": "escaped tool names between fixed lookarounds: a substring search",
     "perfkit.culprit.numeric_rules:<module>": "module-level patterns: timed through the imported module",
+    "perfkit.culprit.numeric_rules:gate": "escaped literal pieces joined by |: a substring search; every gate is "
+    "also held in numeric_rules.PATTERNS and timed through the imported module",
     "perfkit.lint.numbers:<module>": "module-level patterns: timed through the imported module",
     "perfkit.lint.rules:_job_spans": "module-level job patterns handed in: timed through the imported module",
     "perfkit.lint.rules:_w": "word lists joined between lookarounds: timed through the imported module",
