@@ -52,7 +52,7 @@ def test_a_merge_culprit_is_explained_through_the_commits_it_merges(tmp_path):
 
 def test_a_merge_culprit_through_the_cli_and_mcp(tmp_path):
     from mcp import Client
-    from perfkit.server import build_server
+    from perfkit.mcp_server.server import build_server
 
     r, c = _merge_history(tmp_path)
     core = evaluate_culprit(str(r.path), c["merge"])

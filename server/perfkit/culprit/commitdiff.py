@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from perfkit import gitrepo
 from perfkit.changes import diff_parse
 from perfkit.changes.diff_parse import FileDiff
 from perfkit.culprit.models import FileChange
+from perfkit.repo import gitrepo
 
 # the flags every diff evaluate_culprit reads shares: one parser, one shape of hunk
 DIFF_FLAGS = ("--no-textconv", "--no-renames", "--no-abbrev", "--no-color", "--no-ext-diff", "-U3", "-z")

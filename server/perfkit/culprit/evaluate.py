@@ -8,7 +8,6 @@ from typing import Annotated
 
 from pydantic import Field
 
-from perfkit import gitrepo
 from perfkit.culprit.after_bisect import from_bisect
 from perfkit.culprit.commitdiff import commit_diff, empty_tree
 from perfkit.culprit.highlights import rank, too_big
@@ -18,6 +17,7 @@ from perfkit.culprit.nextaction import next_action, reading
 from perfkit.culprit.pointer import submodule_move
 from perfkit.culprit.pull_requests import attribute
 from perfkit.errors import InputError, ToolFailure
+from perfkit.repo import gitrepo
 
 _FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from perfkit import gitrepo
 from perfkit.culprit.commitdiff import commit_diff, empty_tree
 from perfkit.culprit.highlights import rank, too_big
 from perfkit.culprit.models import MergedCommit
+from perfkit.repo import gitrepo
 
 MAX_MERGED = 20
 HIGHLIGHTS_EACH = 5

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from perfkit import gitrepo
 from perfkit.culprit.models import PullRequestMention, SubmoduleMove
 from perfkit.culprit.pointer import submodule_store
+from perfkit.repo import gitrepo
 
 _MAX_RANGE = 5000  # commits read per moved range; a larger move is read up to this many
 
