@@ -396,7 +396,9 @@ def _repo_part(
     enforced = _enforced(top, files.commit, tpl)
     issue = str(d.issue_number) if d.issue_number else None
     answers, boxes, ai_warnings = ai_disclosure.apply(tpl, d.template_answers, d.checkboxes, d.ai_disclosure)
-    merged = merge_template.merge(tpl, answers, boxes, PH, issue, enforced)
+    from perfkit.publish import meanings
+
+    merged = merge_template.merge(tpl, answers, boxes, PH, issue, enforced, meanings.draft_facts(d, issue))
     notes, note_conflicts = repo_notes.read(files, tpl.path, tpl.text)
     rule = title_rule.from_notes([(n.source, n.line, n.text) for n in notes if n.kind == "title-rule"], tpl.path)
     warnings = list(files.skipped) + ai_warnings
