@@ -190,6 +190,11 @@ class Draft(_Strict):
         "the issue form that ask about AI use, unless template_answers or form_answers answer them. Left out, "
         "those parts keep a placeholder: perfkit never states AI use for the user.",
     )
+    hand_over: dict[str, str] = Field(
+        default_factory=dict,
+        description="Items of render_pr's left_for_human the user will settle, keyed by part or box id (or the "
+        "placeholder's text), each with a note for the user: they are listed as deliberate, not as open.",
+    )
     details: Details = Field(default_factory=Details, description="The collapsed Details block.")
     issue: IssueDraft = Field(default_factory=IssueDraft, description="The companion issue.")
     benchmark: BenchmarkOptions = Field(

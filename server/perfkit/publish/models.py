@@ -114,6 +114,11 @@ class LeftItem(BaseModel):
     id: str | None = Field(None, description="The template part or box id to answer it by, when there is one.")
     text: str
     do: str = Field(description="What to do: the answer asked for, or the exact text the rule wants.")
+    deliberate: bool = Field(
+        False,
+        description="True when it is the user's on purpose: handed over in draft.hand_over, filled only after "
+        "posting (issue and PR numbers, share links), a box left unticked with its reason, a rule the user follows.",
+    )
 
 
 class PolicyConflict(BaseModel):
@@ -228,6 +233,9 @@ class RenderResult(ListsCapped):
     lint_issue: list[Finding] = Field(default_factory=list, description="lint_wording findings in the issue.")
     lint_skipped: list[str] = Field(default_factory=list, description="Lint rules that did not run, and why.")
     warnings: list[str] = Field(default_factory=list)
+    ai_disclosure_at: str | None = Field(
+        None, description="Where draft.ai_disclosure was placed: the template part, or 'end of the description'."
+    )
     left_for_human: list[LeftItem] = Field(
         default_factory=list,
         description="Everything still open, in one list: every placeholder, every kept template line that is not "
@@ -250,9 +258,15 @@ class RenderResult(ListsCapped):
         for h in t.enforced_headings:
             lines.append(f"  kept '{h}': the repo's checks require it; it points to our part")
         for part in self.template_parts:
-            if part.filled == "placeholder":
-                first = part.template.split("\n", 1)[0][:70]
-                lines.append(f"  to answer by id: {part.id} ({part.kind}) {first}")
+            if part.fate == "question":
+                first = (part.prompt or part.template).split("\n", 1)[0][:70]
+                lines.append(f"  to answer by id: {part.id} ({part.heading or part.kind}) {first}")
+        for u in self.answers:
+            if u.effect != "answered":
+                at = f" -> {u.landed} ({u.heading})" if u.landed else ""
+                lines.append(f"  answer '{u.key}'{at}: {u.effect}" + (f": {u.why}" if u.why else ""))
+        if self.ai_disclosure_at:
+            lines.append(f"  ai_disclosure placed at: {self.ai_disclosure_at}")
         if t.cut_line:
             lines.append(f"  line {t.cut_line} says a bot removes what follows: the description ends above it")
         if t.title_rule:
@@ -279,4 +293,17 @@ class RenderResult(ListsCapped):
             lines += [f"  {f.line}:{f.column} {f.rule}: {f.excerpt!r}: {f.fix}" for f in found]
         lines += [f"lint skipped: {s}" for s in self.lint_skipped]
         lines += [f"warning: {w}" for w in self.warnings]
+        lines += _left_lines(self.left_for_human)
         return "\n".join(lines)
+
+
+def _left_lines(items: list[LeftItem]) -> list[str]:
+    """The loop's worklist, open items first: what the agent answers next, then what the user settles."""
+    open_, handed = [i for i in items if not i.deliberate], [i for i in items if i.deliberate]
+    out = [f"left for the human: {len(open_)} open, {len(handed)} deliberate"]
+    for i in open_ + handed:
+        where = f"{i.file}:{i.line}" if i.line else i.file
+        ident = f" [{i.id}]" if i.id else ""
+        mark = "deliberate" if i.deliberate else "open"
+        out.append(f"  {mark} {i.kind}{ident} {where}: {i.text[:100]} -> {i.do[:160]}")
+    return out
