@@ -321,6 +321,17 @@ def _part(ctx: Ctx, p: Part, owner: Part | None, role: str | None, is_policy_box
         ctx.emit(p, list(p.lines))
         ctx.report.append(rep(ctx, p, owner, "kept", None, "a marker the template asks to keep (invisible on GitHub)"))
         return
+    if p.kind in ("text", "example") and (p.in_details or p.lead or role == "process"):
+        ctx.emit(p, list(p.lines))
+        why = (
+            "leads the boxes nested under it"
+            if p.lead
+            else "for reviewers, CI or bots"
+            if role == "process"
+            else "the template's collapsed notes"
+        )
+        ctx.report.append(rep(ctx, p, owner, "kept", None, f"{why}: kept as written"))
+        return
     if p.kind in ("prompt", "text", "example"):
         ctx.carry = ctx.carry or p.gap > 0 or bool(ctx.out and ctx.out[-1].strip())
         what = {"example": "the template's example", "text": "the template's words to the author"}.get(

@@ -52,6 +52,7 @@ class Part:
     boxes: list[Box] = field(default_factory=list)
     options: list[str] = field(default_factory=list)  # for option lists: the values to pick from
     in_details: bool = False
+    lead: bool = False  # a list item that leads the nested boxes under it ('- Patch releases:' over '  - [ ] Yes')
     meaning: str | None = None  # what the heading, label or field asks for (publish/meanings.py)
     meaning_why: str = ""
 

@@ -268,7 +268,26 @@ def parse(text: str) -> list[Part]:
         i = _block(out, lines, i)
         prev_blank = False
     _options_from_boxes(out.parts)
+    _leads(out.parts)
     return _options_from_bullets(out.parts)
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _leads(parts: list[Part]) -> None:
+    """A list item right over boxes nested under it leads them: structure, kept with its list."""
+    for a, b in zip(parts, parts[1:], strict=False):
+        if (
+            a.kind in ("text", "example", "prompt")
+            and not a.hidden
+            and b.kind in ("checklist", "options")
+            and b.gap == 0
+            and _ITEM_RE.match(a.lines[0])
+            and _indent(b.lines[0]) > _indent(a.lines[0])
+        ):
+            a.lead = True
 
 
 def _checklist(out: _Parts, lines: list[str], i: int) -> int:

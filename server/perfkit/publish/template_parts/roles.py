@@ -140,6 +140,8 @@ _ABOUT_LIST = re.compile(
 
 def asks(p: Part) -> bool:
     """A visible prompt, example or instruction asking for words, not one about the list beside it."""
+    if p.in_details or p.lead:
+        return False  # collapsed help and list leads are the template's structure
     if p.kind == "example":
         return True
     if p.kind not in ("prompt", "text") or p.hidden:
