@@ -48,7 +48,7 @@ _VOCAB: list[tuple[Meaning, str]] = [
     ),
     (
         "user-impact",
-        r"user[- ]facing|user impact|impact|breaking(?: changes?)?|backwards?[- ]compat\w*|compatib\w*|"
+        r"user[- ]facing|user[- ]visible|user impact|impact|for (?:the )?users|affects? (?:the )?users|breaking(?: changes?)?|backwards?[- ]compat\w*|compatib\w*|"
         r"deprecat\w*|migration|api changes?|behaviou?r changes?|release notes?|changelog entry|upgrade",
     ),
     (

@@ -297,6 +297,11 @@ def _answer_at(ctx: Ctx, p: Part, owner: Part | None, key: str) -> None:
 _KEEP_MARK = re.compile(r"\b(?:do not|don't|please don't|never) (?:remove|delete|edit|change)\b|\bkeep this\b", re.I)
 
 
+def _inside(text: str) -> str:
+    """A comment's words, markers dropped."""
+    return text.replace("<!--", " ").replace("-->", " ")
+
+
 def _own_answer(ctx: Ctx, p: Part, owner: Part | None) -> bool:
     """The draft answered this very part by its id: its text is replaced by the answer, or removed."""
     value = ctx.res.answers.get(p.id)
@@ -317,10 +322,18 @@ def _own_answer(ctx: Ctx, p: Part, owner: Part | None) -> bool:
 def _part(ctx: Ctx, p: Part, owner: Part | None, role: str | None, is_policy_box: Callable[[str], bool]) -> None:
     if _own_answer(ctx, p, owner):
         return
-    if p.kind == "prompt" and p.hidden and role not in ("question", "covered") and _KEEP_MARK.search(p.text):
-        ctx.emit(p, list(p.lines))
-        ctx.report.append(rep(ctx, p, owner, "kept", None, "a marker the template asks to keep (invisible on GitHub)"))
-        return
+    if p.kind == "prompt" and p.hidden and role not in ("question", "covered"):
+        keep = (
+            "a marker the template asks to keep"
+            if _KEEP_MARK.search(p.text)
+            else "a note for reviewers, CI or bots"
+            if role == "process" or (not words.is_instruction(_inside(p.text)) and words.is_process(_inside(p.text)))
+            else None
+        )
+        if keep:
+            ctx.emit(p, list(p.lines))
+            ctx.report.append(rep(ctx, p, owner, "kept", None, f"{keep} (invisible on GitHub): kept as written"))
+            return
     if p.kind in ("text", "example") and (p.in_details or p.lead or role == "process"):
         ctx.emit(p, list(p.lines))
         why = (

@@ -40,7 +40,7 @@ _RESULT = re.compile(
     r"numerical (?:equivalence|accuracy|correctness)|verification(?: results)?|evaluation(?: results)?|"
     r"measurements?)$"
 )
-_OUR_MEANINGS = {"results": RESULT_POINTER, "motivation": SUMMARY_POINTER, "changes": SUMMARY_POINTER}
+_OUR_MEANINGS = {"results": RESULT_POINTER}  # 'Experiment results', 'Decode speed': what our results say
 _DESCRIPTION_ASK = re.compile(
     r"\b(?:pr description|description of (?:the|this|your) (?:change|pr)|describe (?:the|this|your) (?:change|pr)|"
     r"summary of (?:the|this|your) change|what this pr does|what (?:the|this) (?:pr|change) does)\b",
