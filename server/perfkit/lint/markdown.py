@@ -34,7 +34,7 @@ _TAG_RE = re.compile(
 # prose, so no rule reads their words or numbers
 _PLACEHOLDER_RE = re.compile(
     r"<(?![/!])(?!(?:details|summary|br|p|div|span|sub|sup|code|pre|kbd|img|a|hr|table|tr|td|th|ul|ol|li|"
-    r"https?:|mailto:)\b)[A-Za-z#'][^<>\n]{0,300}>"
+    r"https?:|mailto:)\b)[A-Za-z#'][^<>\n]{0,4000}+>"
 )
 _CHECKBOX_RE = re.compile(r"^(\s*[-*+]\s+\[)([ xX])(\]\s*)")
 OWN_SUBSECTIONS = {"speedup result"}

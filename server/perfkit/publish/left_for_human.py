@@ -47,22 +47,32 @@ def build(
                     deliberate=False,
                 )
             )
-    by_value = {(p.value or "").strip(): p for p in parts if p.fate == "question" and p.value}
+    heads = {p.id: p for p in parts if p.kind == "heading"}
+    by_value: dict[str, TemplatePart] = {}
+    for p in parts:
+        if p.fate == "question" and p.value:
+            by_value.setdefault(p.value.strip(), p)
     for ph in placeholders:
         if ph.text == _BOX_PH:
             continue  # listed with its box below
         part = by_value.get(ph.text) if ph.file == "pr" else None
-        note = _handed(hand_over, part.id if part else None, ph.text)
+        # a prompt's placeholder is answered by its heading: name the heading, its meaning and its prompt
+        asked = heads.get(part.heading_id or "") if part and part.kind != "field" and part.heading_id else part
+        asked = asked or part
+        note = _handed(hand_over, asked.id if asked else None, ph.text) or (
+            _handed(hand_over, part.id, ph.text) if part else None
+        )
         after = bool(_AFTER_POSTING.match(ph.text))
         out.append(
             LeftItem(
                 kind="placeholder",
                 file=ph.file,
                 line=ph.line,
-                id=part.id if part else None,
+                id=asked.id if asked else None,
+                meaning=asked.meaning if asked else None,
+                prompt=(asked.prompt or None) if asked else None,
                 text=ph.text,
-                do=note
-                or ("filled after posting: the user replaces it" if after else _ask(part, ph.text)),
+                do=note or ("filled after posting: the user replaces it" if after else _ask(asked, ph.text)),
                 deliberate=bool(note) or after,
             )
         )

@@ -58,6 +58,7 @@ class TemplatePart(BaseModel):
     )
     line: int = Field(description="First line of the part in the template file.")
     heading: str | None = Field(None, description="The heading or label the part sits under.")
+    heading_id: str | None = Field(None, description="The id of that heading or label.")
     template: str = Field(description="The template's text of the part (shortened).")
     prompt: str | None = Field(None, description="For headings: what the template asks under it, in its words.")
     options: list[str] = Field(default_factory=list, description="For option lists and checklists: the choices.")
@@ -112,6 +113,8 @@ class LeftItem(BaseModel):
     file: Literal["pr", "issue", "repo"] = "pr"
     line: int | None = Field(None, description="Line in the rendered file, or in the repo's file for a rule.")
     id: str | None = Field(None, description="The template part or box id to answer it by, when there is one.")
+    meaning: str | None = Field(None, description="What the part asks for (the field vocabulary), when known.")
+    prompt: str | None = Field(None, description="The template's own words asking for it.")
     text: str
     do: str = Field(description="What to do: the answer asked for, or the exact text the rule wants.")
     deliberate: bool = Field(

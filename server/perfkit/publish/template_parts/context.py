@@ -110,6 +110,7 @@ def rep(
         line=ctx.line(p),
         end_line=ctx.line(p) + len(p.lines) - 1,
         heading=owner.title if owner else None,
+        heading_id=owner.id if owner else None,
         template=short(p.text),
         options=list(p.options),
         filled=filled,

@@ -118,7 +118,10 @@ def _label(line: str) -> tuple[str, str] | None:
     # '**Label**: text', '**Label** *(optional ...)*: fixes #'
     after = re.match(r"^\s*(?:[*_]?\([^\n]{0,300}?\)[*_]?\s*)?:\s*(.*)$", rest)
     if after:
-        return title, after.group(1).strip()
+        said = after.group(1).strip()
+        if _ITEM_RE.match(line) and len(words.strip_comments(said).split()) > 8:
+            return None  # '- **New features**: a linked issue is required ...': a sentence, read by its words
+        return title, said
     if not rest.strip() and len(title) <= 60 and "://" not in title and not words.is_prompt(title):
         return title, ""
     return None
