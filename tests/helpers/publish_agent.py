@@ -24,7 +24,7 @@ _STRUCTURE = re.compile(
 
 
 # a note for reviewers, CI, bots or merge rules, by its words: kept as written, unless it tells the author to act
-_PROCESS = re.compile(r"\b(?:review\w*|ci\b|merg\w*|approv\w*|labels?\b|oncall|bots?\b|codeowners)", re.I)
+_PROCESS = re.compile(r"\b(?:review\w*|ci\b|merg\w*|approv\w*|labels?\b|oncall|bots?\b|codeowners|automatically)", re.I)
 _ASKS = re.compile(r"\b(?:please|make sure|you must|describe|fill in|replace|remove this)\b", re.I)
 
 
