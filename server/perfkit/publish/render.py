@@ -572,9 +572,27 @@ def _lint(
     figures = FigureSet.from_campaign(campaign, b)
     pr_lines, pr_heads = templatetext.pr_template_lines(part.files)
     f_lines, f_heads, f_prefixes = templatetext.issue_template_lines(part.files)
-    lint_pr, _, skipped = lint_text(pr_text, "pr", figures, pr_lines, pr_heads, job=job)
+    lint_pr, _, skipped = lint_text(
+        pr_text, "pr", figures, pr_lines, pr_heads, job=job, template_text=_instruction_lines(part)
+    )
     lint_issue, _, _ = lint_text(issue_text, "issue", figures, f_lines, f_heads, f_prefixes, job=job)
     return lint_pr, lint_issue, skipped
+
+
+def _instruction_lines(part: _RepoPart) -> set[str]:
+    """The lines of the chosen template's parts that are instruction or example: never to be posted (a
+    line the template also holds as structure elsewhere is left out)."""
+    from perfkit.lint.markdown import norm_line
+
+    lines = part.tpl.text.split("\n")
+    dropped: set[str] = set()
+    kept: set[str] = set()
+    for p in part.merged.parts:
+        if p.end_line is None or p.template.lstrip().startswith("<!--"):
+            continue
+        these = {norm_line(x) for x in lines[p.line - 1 : p.end_line] if len(x.strip()) >= 4}
+        (dropped if p.filled in ("dropped", "replaced", "removed") else kept).update(these)
+    return dropped - kept
 
 
 def _result(
