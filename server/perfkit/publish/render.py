@@ -588,7 +588,7 @@ def _instruction_lines(part: _RepoPart) -> set[str]:
     dropped: set[str] = set()
     kept: set[str] = set()
     for p in part.merged.parts:
-        if p.end_line is None or p.template.lstrip().startswith("<!--"):
+        if p.end_line is None or p.kind == "heading" or p.template.lstrip().startswith("<!--"):
             continue
         these = {norm_line(x) for x in lines[p.line - 1 : p.end_line] if len(x.strip()) >= 4}
         (dropped if p.filled in ("dropped", "replaced", "removed") else kept).update(these)
