@@ -59,14 +59,21 @@ def _mcp(campaign: Path, repo: Path, out: Path):
 
 
 def _cli(campaign: Path, repo: Path, out: Path):
+    """The CLI's own entry point (argument parsing, the JSON it prints), in this process: a loop of renders
+    per shape as subprocesses would cost a minute each; the process boundary is tested once below."""
+    import contextlib
+    import io
+
+    from perfkit.cli import main
+
     def render(draft: dict) -> tuple[dict, str]:
         path = out.parent / "draft.json"
         path.write_text(json.dumps(draft))
-        proc = perfkit(
-            "render-pr", str(campaign), str(repo), "--draft", str(path), "--out-dir", str(out), "--json", timeout=120
-        )
-        assert proc.returncode == 0, proc.stderr
-        return json.loads(proc.stdout), (out / "proposed-pr-description.md").read_text()
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            rc = main(["render-pr", str(campaign), str(repo), "--draft", str(path), "--out-dir", str(out), "--json"])
+        assert rc == 0
+        return json.loads(buf.getvalue()), (out / "proposed-pr-description.md").read_text()
 
     return render
 
@@ -108,11 +115,19 @@ def test_the_loop_ends_through_the_cli(tmp_path, campaign, shape):
     Repo(repo).commit("templates", SHAPES[shape])
     n, res, body, draft = _loop(_cli(campaign, repo, tmp_path / "out"), _template(SHAPES[shape]))
     _check_end(shape, n, res, body, draft)
-    # the human output shows what is left and what needs an answer, not only the paths
-    (tmp_path / "final.json").write_text(json.dumps(draft))
-    human = perfkit("render-pr", str(campaign), str(repo), "--draft", str(tmp_path / "final.json"),
-                    "--out-dir", str(tmp_path / "h"), timeout=120)
-    assert human.returncode == 0 and "left for the human: 0 open" in human.stdout
+
+
+def test_the_cli_process_prints_what_needs_an_answer_and_what_is_left(tmp_path, campaign):
+    repo = tmp_path / "repo"
+    Repo(repo).commit("templates", SHAPES["bold_labels"])
+    (tmp_path / "d.json").write_text(json.dumps(DRAFT))
+    human = perfkit(
+        "render-pr", str(campaign), str(repo), "--draft", str(tmp_path / "d.json"), "--out-dir", str(tmp_path / "h")
+    )
+    assert human.returncode == 0, human.stderr
+    out = human.stdout
+    assert "to answer by id:" in out and "left for the human:" in out
+    assert "open placeholder" in out and "Screenshots" in out  # the open question, with its heading
 
 
 def test_first_drafts_list_every_open_part_with_its_prompt(tmp_path, campaign):

@@ -334,7 +334,7 @@ def _part(ctx: Ctx, p: Part, owner: Part | None, role: str | None, is_policy_box
             ctx.emit(p, list(p.lines))
             ctx.report.append(rep(ctx, p, owner, "kept", None, f"{keep} (invisible on GitHub): kept as written"))
             return
-    if p.kind in ("text", "example") and (p.in_details or p.lead or role == "process"):
+    if p.kind in ("text", "example") and (p.in_details or p.lead or (role == "process" and p.kind == "text")):
         ctx.emit(p, list(p.lines))
         why = (
             "leads the boxes nested under it"
