@@ -33,8 +33,10 @@ _TAG_RE = re.compile(
 # perfkit's own placeholders ('<answer 'Test plan'>', '<one of: x86 (64 bits) | arm64>', '#<issue>'): not
 # prose, so no rule reads their words or numbers
 _PLACEHOLDER_RE = re.compile(
-    r"<(?![/!])(?!(?:details|summary|br|p|div|span|sub|sup|code|pre|kbd|img|a|hr|table|tr|td|th|ul|ol|li|"
-    r"https?:|mailto:)\b)[A-Za-z#'][^<>\n]{0,4000}+>"
+    r"<(?![/!])(?!(?:details|summary|br|p|div|span|sub|sup|b|i|u|s|em|strong|code|pre|kbd|img|a|hr|table|tr|td|"
+    r"th|thead|tbody|ul|ol|li|dl|dt|dd|h[1-6]|blockquote|picture|source|video|input|ins|del|mark|small|"
+    r"https?:|mailto:)\b)[A-Za-z#'][^<>\n]{0,4000}+>",
+    re.I,
 )
 _CHECKBOX_RE = re.compile(r"^(\s*[-*+]\s+\[)([ xX])(\]\s*)")
 OWN_SUBSECTIONS = {"speedup result"}
@@ -143,7 +145,7 @@ class _Masker:
         self.repo_norm = {x for x in norm if len(x) >= 3}
         # prefix lengths to try, longest first: a line is looked up once per distinct length, never
         # compared with every repo line, so masking stays linear in the text and the template
-        self.lengths = sorted({len(x) for x in self.repo_norm}, reverse=True)
+        self.lengths = sorted({len(x) for x in self.repo_norm})
         self.fence: str | None = None
         self.comment = False
         self.live = ""
@@ -159,10 +161,11 @@ class _Masker:
         nl = norm_line(raw)
         if nl in self.repo_norm:
             return len(raw)
-        for size in self.lengths:
-            # a line that starts with the repo's text is ours after it: a long prefix, or a label to
-            # fill in ("**GPU**:"), however short
-            if size < len(nl) and (size >= 12 or nl[size - 1] == ":") and nl[:size] in self.repo_norm:
+        # a line that starts with the repo's text is ours after it: a long prefix, or a label to fill in
+        # ("**GPU**:"), however short; only lengths shorter than the line are tried, longest first
+        start = bisect.bisect_left(self.lengths, len(nl))
+        for size in reversed(self.lengths[:start]):
+            if (size >= 12 or nl[size - 1] == ":") and nl[:size] in self.repo_norm:
                 return _prefix_len(raw, nl[:size])
         return 0
 
