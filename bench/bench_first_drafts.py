@@ -123,15 +123,17 @@ def main() -> int:
     ok = sum(r["first_ok"] for r in report)
     final = sum(r["loop_acceptable"] for r in report)
     renders = [r["loop_renders"] for r in report]
-    print(f"| repository | PR template | issue form | first draft | renders | final draft |")
+    print("| repository | PR template | issue form | first draft | renders | final draft |")
     print("|---|---|---|---|---|---|")
     for r in report:
         print(
             f"| {r['repo']} | {r['template'] or '-'} | {r['form'] or '-'} | {'ok' if r['first_ok'] else 'defects'} "
             f"| {r['loop_renders']} | {'ok' if r['loop_acceptable'] else 'defects'} |"
         )
-    print(f"\nfirst drafts acceptable: {ok} of {len(report)}; final drafts acceptable: {final} of {len(report)}; "
-          f"renders: mean {sum(renders) / max(1, len(renders)):.1f}, max {max(renders, default=0)}")
+    print(
+        f"\nfirst drafts acceptable: {ok} of {len(report)}; final drafts acceptable: {final} of {len(report)}; "
+        f"renders: mean {sum(renders) / max(1, len(renders)):.1f}, max {max(renders, default=0)}"
+    )
     for r in report:
         for dfc in r["first_defects"]:
             print(f"first  {r['repo']}: {dfc}")

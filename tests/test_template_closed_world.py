@@ -153,7 +153,9 @@ def _uses(m):
     return {u.key: u for u in m.uses}
 
 
-@pytest.mark.parametrize("key,how", [("p1", "id"), ("Special notes for your reviewer", "label"), ("special notes", "label part")])
+@pytest.mark.parametrize(
+    "key,how", [("p1", "id"), ("Special notes for your reviewer", "label"), ("special notes", "label part")]
+)
 def test_an_answer_by_id_label_or_label_part_lands_where_the_result_says(key, how):
     m = _merge(KEYS, {key: "Watch the padding."})
     (u,) = m.uses
@@ -205,7 +207,9 @@ def test_two_answers_on_one_place_are_both_kept_with_a_warning():
 
 
 def test_an_answer_by_meaning_reaches_the_question_that_asks_for_it():
-    text = "## How was this patch tested?\n\n<!-- commands -->\n\n## Does this PR introduce any user-facing change?\n\nx\n"
+    text = (
+        "## How was this patch tested?\n\n<!-- commands -->\n\n## Does this PR introduce any user-facing change?\n\nx\n"
+    )
     m = _merge(text, {"Tests": "Ran the suite.", "User impact": "None."})
     by = _uses(m)
     assert (by["Tests"].landed, by["Tests"].how) == ("p1", "meaning")

@@ -48,7 +48,8 @@ _VOCAB: list[tuple[Meaning, str]] = [
     ),
     (
         "user-impact",
-        r"user[- ]facing|user[- ]visible|user impact|impact|for (?:the )?users|affects? (?:the )?users|breaking(?: changes?)?|backwards?[- ]compat\w*|compatib\w*|"
+        r"user[- ]facing|user[- ]visible|user impact|impact|for (?:the )?users|affects? (?:the )?users|"
+        r"breaking(?: changes?)?|backwards?[- ]compat\w*|compatib\w*|"
         r"deprecat\w*|migration|api changes?|behaviou?r changes?|release notes?|changelog entry|upgrade",
     ),
     (
@@ -123,8 +124,11 @@ def read(*sources: tuple[str, str]) -> Reading | None:
 _BOX_VOCAB: list[tuple[str, str]] = [
     ("no-ai", r"\b(?:without|no|not)\b.{0,40}\b(?:ai|llm|agent|copilot|generated)\b"),
     ("read-guide", r"\bread\b.{0,40}\b(?:contribut\w*|guidelines?|guide|docs?|code of conduct|instructions)\b"),
-    ("tests-added", r"\b(?:added?|adds|wrote|written|include[sd]?|new|updated?)\b.{0,30}\btests?\b|\btests?\b.{0,30}"
-     r"\b(?:added|cover\w*|included|written)\b"),
+    (
+        "tests-added",
+        r"\b(?:added?|adds|wrote|written|include[sd]?|new|updated?)\b.{0,30}\btests?\b|\btests?\b.{0,30}"
+        r"\b(?:added|cover\w*|included|written)\b",
+    ),
     ("tests-pass", r"\btests?\b.{0,40}\b(?:pass\w*|green|succeed\w*|run)\b|\bran\b.{0,30}\btests?\b"),
     ("docs", r"\b(?:docs?|documentation|docstrings?|readme)\b"),
     ("changelog", r"\b(?:changelog|change log|release notes?)\b"),
@@ -143,7 +147,9 @@ def box_meaning(text: str) -> str | None:
     return next((k for k, rx in _BOX_RX if rx.search(low)), None)
 
 
-_VERSION_RE = re.compile(r"(?<![\w+-])([A-Za-z][\w+]{0,30}(?:-[A-Za-z][\w+]{0,30}){0,2})\s*+(?:==|=|:)?\s*+v?\d+(?:\.\d+)+")
+_VERSION_RE = re.compile(
+    r"(?<![\w+-])([A-Za-z][\w+]{0,30}(?:-[A-Za-z][\w+]{0,30}){0,2})\s*+(?:==|=|:)?\s*+v?\d+(?:\.\d+)+"
+)
 
 
 def draft_facts(d: object, issue: str | None = None) -> dict[str, tuple[str, str]]:

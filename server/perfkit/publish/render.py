@@ -421,9 +421,7 @@ def _repo_part(
             f"the repo's title rule '{rule.pattern}' ({rule.source}) was not applied: draft.title_prefix is set"
         )
     forms = issue_forms.pick(files, issue_form)
-    return _RepoPart(
-        files, tpl, merged, notes, merged.conflicts + note_conflicts, rule, forms, warnings, placed_at
-    )
+    return _RepoPart(files, tpl, merged, notes, merged.conflicts + note_conflicts, rule, forms, warnings, placed_at)
 
 
 def _place_disclosure(
@@ -615,7 +613,11 @@ def _result(
     left = left_for_human.build(
         phs, merged.parts, merged.boxes, merged.uses, part.notes, survived, d.hand_over, d.ai_disclosure
     )
-    warnings += [f"draft.template_answers['{u.key}'] and another answer share {u.landed}: {u.why}" for u in merged.uses if u.effect == "joined"]
+    warnings += [
+        f"draft.template_answers['{u.key}'] and another answer share {u.landed}: {u.why}"
+        for u in merged.uses
+        if u.effect == "joined"
+    ]
     return RenderResult(
         pr_path=str(paths[PR_FILE]),
         issue_path=str(paths[ISSUE_FILE]),

@@ -20,7 +20,7 @@ from perfkit.publish import template_lines as tl
 from perfkit.publish.draft_model import Checkbox
 from perfkit.publish.models import FilledHow, PolicyConflict, TemplatePart
 from perfkit.publish.template_parts import fill_lists, keys, links, roles, words
-from perfkit.publish.template_parts.context import Ctx, Filled, rep, short
+from perfkit.publish.template_parts.context import Ctx, Filled, rep
 from perfkit.publish.template_parts.kinds import Part
 from perfkit.templatetext import norm_heading
 
@@ -157,7 +157,12 @@ def _needs_placeholder(h: Part, under: list[Part]) -> bool:
 
 
 def _head_rep(
-    ctx: Ctx, h: Part, filled: FilledHow, value: str | None, why: str, source: str | None = None,
+    ctx: Ctx,
+    h: Part,
+    filled: FilledHow,
+    value: str | None,
+    why: str,
+    source: str | None = None,
     facts: list[str] | None = None,
 ) -> TemplatePart:
     t = rep(ctx, h, None, filled, value, why, source, facts)
@@ -170,9 +175,7 @@ def _heading(ctx: Ctx, h: Part, slots: dict[str, str]) -> None:
     title = h.title or ""
     under = ctx.under.get(h.id, [])
     if h.role == "covered":
-        pointer = roles.covered_by(title) or (
-            roles.RESULT_POINTER if h.meaning == "results" else roles.SUMMARY_POINTER
-        )
+        pointer = roles.covered_by(title) or (roles.RESULT_POINTER if h.meaning == "results" else roles.SUMMARY_POINTER)
         if norm_heading(title) in _OURS:
             ctx.skipped.append((title, ctx.line(h), f"{h.role_why}: our own heading of that name is there"))
             if h.id in ctx.res.answers:
@@ -254,7 +257,13 @@ def _answer_value(
         text = value if isinstance(value, str) else "\n".join(f"- {v}" for v in value)
         if not text.strip():
             return None, "removed", "an empty answer in draft.template_answers: no placeholder", "draft", []
-        return text.strip(), "answer", "draft.template_answers", f"draft.template_answers['{ctx.res.key_of.get(key, key)}']", []
+        return (
+            text.strip(),
+            "answer",
+            "draft.template_answers",
+            f"draft.template_answers['{ctx.res.key_of.get(key, key)}']",
+            [],
+        )
     if h is not None and not _needs_placeholder(h, under):
         return None, "link", "its issue link is the answer", None, []
     if h is not None and (_ISSUE_TITLE.search(h.title or "") or h.meaning == "related-issues"):
@@ -270,7 +279,13 @@ def _answer_value(
         return fact[0], "fact", f"it asks for {h.meaning} ({h.meaning_why}): {fact[1]}", fact[1], []
     name = (h.title if h else None) or "the template"
     known = [f"{m}: {t[:160]} ({src})" for m, (t, src) in ctx.facts.items() if h is not None and m == h.meaning]
-    return ctx.ph(f"answer '{name}'"), "placeholder", "the template asks the author; the draft has no answer yet", None, known
+    return (
+        ctx.ph(f"answer '{name}'"),
+        "placeholder",
+        "the template asks the author; the draft has no answer yet",
+        None,
+        known,
+    )
 
 
 # meanings a fact answers whole, as a heading's answer (tests and user impact need the author's words)
@@ -282,7 +297,9 @@ def _answer_at(ctx: Ctx, p: Part, owner: Part | None, key: str) -> None:
     value, filled, why, source, facts = _answer_value(ctx, owner, key, under)
     if p.kind == "code" and _empty_fence(p):
         ctx.emit(p, [p.lines[0], *(value.split("\n") if value else []), p.lines[-1]])
-        ctx.report.append(rep(ctx, p, owner, filled, value, f"{why}; written inside the template's block", source, facts))
+        ctx.report.append(
+            rep(ctx, p, owner, filled, value, f"{why}; written inside the template's block", source, facts)
+        )
         return
     if value:
         if p.gap and ctx.out and ctx.out[-1].strip():
@@ -312,10 +329,14 @@ def _own_answer(ctx: Ctx, p: Part, owner: Part | None) -> bool:
     key = ctx.res.key_of.get(p.id, p.id)
     if not text:
         ctx.carry = ctx.carry or p.gap > 0
-        ctx.report.append(rep(ctx, p, owner, "removed", None, f"removed by the empty answer draft.template_answers['{key}']", "draft"))
+        ctx.report.append(
+            rep(ctx, p, owner, "removed", None, f"removed by the empty answer draft.template_answers['{key}']", "draft")
+        )
         return True
     ctx.emit(p, text.split("\n"))
-    ctx.report.append(rep(ctx, p, owner, "answer", text, "replaced by the draft's answer", f"draft.template_answers['{key}']"))
+    ctx.report.append(
+        rep(ctx, p, owner, "answer", text, "replaced by the draft's answer", f"draft.template_answers['{key}']")
+    )
     return True
 
 
@@ -393,9 +414,7 @@ def _field(ctx: Ctx, p: Part, owner: Part | None) -> None:
     fact = ctx.facts.get(p.meaning or "")
     if fact is not None and "\n" not in fact[0]:
         ctx.emit(p, [f"{head} {fact[0]}"])
-        ctx.report.append(
-            rep(ctx, p, owner, "fact", fact[0], f"it asks for {p.meaning} ({p.meaning_why})", fact[1])
-        )
+        ctx.report.append(rep(ctx, p, owner, "fact", fact[0], f"it asks for {p.meaning} ({p.meaning_why})", fact[1]))
         return
     ph = ctx.ph(label)
     ctx.emit(p, [f"{head} {ph}"])

@@ -145,7 +145,14 @@ def resolve(parts: list[Part], answers: dict[str, str | list[str]], decisions: l
             + (f", and no open part asks for '{said}'" if said else "")
         )
         res.uses.append(
-            AnswerUse(key=key, landed=None, how="refused", effect="refused", why=why, candidates=near or _candidates(parts, key))
+            AnswerUse(
+                key=key,
+                landed=None,
+                how="refused",
+                effect="refused",
+                why=why,
+                candidates=near or _candidates(parts, key),
+            )
         )
     for j, text in enumerate(decisions):
         hit = _box(parts, text, f"draft.checkboxes[{j}].text") or _box_by_meaning(parts, text)
@@ -165,7 +172,10 @@ def _land(res: Resolved, pid: str, key: str, value: str | list[str], how: str, p
         if isinstance(old, str) and isinstance(value, str):
             res.answers[pid] = "\n\n".join(x for x in (old.strip(), value.strip()) if x)
         else:
-            res.answers[pid] = [*([old] if isinstance(old, str) else old), *([value] if isinstance(value, str) else value)]
+            res.answers[pid] = [
+                *([old] if isinstance(old, str) else old),
+                *([value] if isinstance(value, str) else value),
+            ]
         res.uses.append(
             AnswerUse(
                 key=key,

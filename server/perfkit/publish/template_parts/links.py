@@ -54,8 +54,8 @@ def fill(line: str, number: str) -> str:
         return f"{m.group('lead').rstrip()} #{number}"
     inside = find(line)
     if inside and not _EMPTY_RE.match(line):
-        lead = re.match(r"^\s*(?:[-*+]\s+)?", line)
-        return f"{lead.group(0) if lead else ''}{inside.group('kw')} #{number}"
+        bullet = re.match(r"^\s*(?:[-*+]\s+)?", line)
+        return f"{bullet.group(0) if bullet else ''}{inside.group('kw')} #{number}"
     m2 = _EMPTY_RE.match(line)
     lead = m2.group("lead2").rstrip() if m2 else line.rstrip()
     return f"{lead} #{number}"
