@@ -155,3 +155,37 @@ def test_first_drafts_list_every_open_part_with_its_prompt(tmp_path, campaign):
     assert "1. [x] Have you read the contributor guidelines?" in body
     assert "3. [ ] Did you update the docs? (not ticked: the new option is not in the docs yet)" in body
     assert "<BLANK>" not in body and "Testing Done: this is a required section" not in body
+
+
+FORM_WITH_BOX = """\
+name: Performance report
+description: Something is slower than it could be.
+body:
+  - type: textarea
+    id: observed
+    attributes:
+      label: What did you observe?
+  - type: checkboxes
+    id: checks
+    attributes:
+      label: Before submitting
+      options:
+        - label: I ran the nightly build.
+          required: true
+"""
+
+
+def test_a_form_box_the_draft_cannot_back_takes_a_reason(tmp_path, campaign):
+    from perfkit.publish.render import render_pr
+
+    repo = tmp_path / "repo"
+    Repo(repo).commit("forms", {".github/ISSUE_TEMPLATE/perf.yml": FORM_WITH_BOX})
+    res = render_pr(str(campaign), str(repo), DRAFT, out_dir=str(tmp_path / "a"))
+    assert "<tick what is true in 'Before submitting'>" in Path(res.issue_path).read_text()
+    draft = json.loads(json.dumps(DRAFT))
+    draft["issue"]["form_answers"] = {"checks": ["reason: I measured on the release branch, not a nightly."]}
+    res = render_pr(str(campaign), str(repo), draft, out_dir=str(tmp_path / "b"))
+    issue = Path(res.issue_path).read_text()
+    assert "- [ ] I ran the nightly build.\n\nNot ticked: I measured on the release branch" in issue
+    assert "<tick what is true" not in issue
+    assert next(f for f in res.issue_form.fields if f.id == "checks").filled_with == ["form_answers", "reason"]

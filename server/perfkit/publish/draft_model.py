@@ -132,7 +132,8 @@ class IssueDraft(_Strict):
         default_factory=dict,
         description="Answers for the issue form's fields, keyed by the field's id, its label, or a part of the label "
         "only one field has (render_pr's issue_form.fields lists them). A checkbox field takes a list of the boxes "
-        "to tick; a multiple-choice dropdown a list of options. An answer for a field the paragraphs would go to "
+        "to tick (an item 'reason: ...' says why a required box the draft cannot back stays unticked); a "
+        "multiple-choice dropdown a list of options. An answer for a field the paragraphs would go to "
         "replaces them there, and they move to the next field that fits.",
     )
 

@@ -43,14 +43,31 @@ def _ticks(f: FormField, answer: Answer | None, key: str) -> list[bool]:
     return ticks
 
 
+_REASON = "reason:"
+
+
+def _reason(answer: Answer | None) -> tuple[Answer | None, str | None]:
+    """A box the draft cannot back may be given a reason: 'reason: ...' as the answer or one of its items."""
+    items = [answer] if isinstance(answer, str) else list(answer or [])
+    why = [x.strip()[len(_REASON) :].strip() for x in items if x.strip().lower().startswith(_REASON)]
+    rest = [x for x in items if not x.strip().lower().startswith(_REASON)]
+    kept: Answer | None = None if not rest else rest[0] if isinstance(answer, str) else rest
+    return kept, "; ".join(w for w in why if w) or None
+
+
 def _checkboxes(f: FormField, answer: Answer | None, key: str, m: Material) -> tuple[str, list[str]]:
+    answer, reason = _reason(answer)
     ticks = _ticks(f, answer, key)
     text = "\n".join(f"- [{'X' if t else ' '}] {o}" for o, t in zip(f.options, ticks, strict=True))
-    how = ["form_answers"] if answer is not None else ["template"]
+    how = ["form_answers"] if answer is not None or reason else ["template"]
     must = set(f.required_options or (f.options if f.required else []))
     if any(not t for o, t in zip(f.options, ticks, strict=True) if o in must):
-        text += "\n\n" + m.placeholder.format(what=f"tick what is true in '{f.label}'")
-        how.append("placeholder")
+        if reason:
+            text += f"\n\nNot ticked: {reason}"
+            how.append("reason")
+        else:
+            text += "\n\n" + m.placeholder.format(what=f"tick what is true in '{f.label}'")
+            how.append("placeholder")
     return text, how
 
 
