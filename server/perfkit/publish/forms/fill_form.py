@@ -7,6 +7,7 @@ a user files with `gh issue create --body-file` reads like one filed through the
 
 from __future__ import annotations
 
+from perfkit.publish import meanings
 from perfkit.publish.forms.assign import ORDER, assign
 from perfkit.publish.forms.common import (
     HONEST,
@@ -89,6 +90,11 @@ def _unanswered(f: FormField, r: str | None, m: Material) -> tuple[str, list[str
         fact = m.facts.value_for(f.label, f"{f.description} {f.placeholder}")
         if fact:
             return fact, ["draft"]
+    if f.kind in ("input", "textarea") and not f.render:
+        said = meanings.meaning_of(f.label)  # 'Affected model or model family', 'Target hardware'
+        fact = {"model": m.facts.model, "hardware": m.facts.hardware}.get(said or "", "")
+        if fact and fact.strip():
+            return fact.strip(), ["draft"]
     if f.value:
         filled, done, _ = fill_field_lines(f.value.split("\n"), m.facts.value_for, m.placeholder)
         return "\n".join(filled), ["draft", "template"] if done else ["template"]
