@@ -60,9 +60,9 @@ def surviving_template_text(template: str, body: str) -> list[str]:
             paragraphs.append([])
             box = False
             continue
-        if box and ln[:1] in (" ", "\t") and not re.match(r"^\s*(?:[-*+]|\d+[.)])\s", ln):
-            continue  # a box's wrapped line
-        box = bool(re.match(r"^\s*(?:[-*+]|\d+[.)])?\s*\[[ xX]\]", ln))
+        if box and ln[:1] in (" ", "\t"):
+            continue  # a box's wrapped line, or an item nested under the box that explains it
+        box = bool(re.match(r"^\s*(?:[-*+]|\d+[.)])?\s*\[[ xX]\]", ln)) or (box and ln[:1] in (" ", "\t"))
         if re.match(r"^\s*(?:[-*+]|\d+[.)])\s", ln):
             paragraphs.append([])  # each list item is its own unit
         paragraphs[-1].append(s)

@@ -355,10 +355,12 @@ def _part(ctx: Ctx, p: Part, owner: Part | None, role: str | None, is_policy_box
             ctx.emit(p, list(p.lines))
             ctx.report.append(rep(ctx, p, owner, "kept", None, f"{keep} (invisible on GitHub): kept as written"))
             return
-    if p.kind in ("text", "example") and (p.in_details or p.lead or (role == "process" and p.kind == "text")):
+    if (p.kind in ("text", "example") and (p.in_details or (role == "process" and p.kind == "text"))) or (
+        p.lead and not p.hidden
+    ):
         ctx.emit(p, list(p.lines))
         why = (
-            "leads the boxes nested under it"
+            "belongs to the boxes it leads or explains"
             if p.lead
             else "for reviewers, CI or bots"
             if role == "process"

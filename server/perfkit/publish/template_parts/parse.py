@@ -280,7 +280,24 @@ def _indent(line: str) -> int:
 
 
 def _leads(parts: list[Part]) -> None:
-    """A list item right over boxes nested under it leads them: structure, kept with its list."""
+    """A list item right over boxes nested under it leads them, and items nested under a box explain it:
+    both are the list's structure, kept with it."""
+    box: Part | None = None
+    for p in parts:
+        if p.kind in ("checklist", "options") and p.boxes:
+            box = p
+            continue
+        if (
+            box is not None
+            and p.gap == 0
+            and p.kind in ("text", "example", "prompt")
+            and not p.hidden
+            and _ITEM_RE.match(p.lines[0])
+            and _indent(p.lines[0]) > _indent(box.lines[-1] if _ITEM_RE.match(box.lines[-1]) else box.lines[0])
+        ):
+            p.lead = True
+            continue
+        box = None
     for a, b in zip(parts, parts[1:], strict=False):
         if (
             a.kind in ("text", "example", "prompt")
