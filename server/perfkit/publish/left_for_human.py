@@ -34,6 +34,7 @@ def build(
     template_text: list[tuple[int, str]],
     hand_over: dict[str, str],
     disclosure: str | None,
+    title: str = "",
 ) -> list[LeftItem]:
     """The list, in the order the agent works through it: answers, questions, boxes, text, rules."""
     out: list[LeftItem] = []
@@ -114,16 +115,11 @@ def build(
                 )
             )
             continue
-        out.append(
-            LeftItem(
-                kind="rule",
-                file="repo",
-                line=n.line,
-                text=f"{n.source}:{n.line}: {n.text}",
-                do=_RULE_DO.get(n.kind, "follow it before posting"),
-                deliberate=True,
-            )
-        )
+        do = _RULE_DO.get(n.kind, "follow it before posting")
+        if n.kind == "title-rule" and title:
+            do = f"the title follows it; post it as: {title}"
+        where = f"{n.source}:{n.line}: {n.text}"
+        out.append(LeftItem(kind="rule", file="repo", line=n.line, text=where, do=do, deliberate=True))
     return out
 
 

@@ -611,7 +611,15 @@ def _result(
     phs = placeholders(pr_text, "pr") + placeholders(issue_text, "issue")
     survived = [(f.line, f.excerpt) for f in lint_pr if f.rule == "template-text"]
     left = left_for_human.build(
-        phs, merged.parts, merged.boxes, merged.uses, part.notes, survived, d.hand_over, d.ai_disclosure
+        phs,
+        merged.parts,
+        merged.boxes,
+        merged.uses,
+        part.notes,
+        survived,
+        d.hand_over,
+        d.ai_disclosure,
+        pr_text.split("\n", 1)[0].removeprefix("# "),
     )
     warnings += [
         f"draft.template_answers['{u.key}'] and another answer share {u.landed}: {u.why}"
