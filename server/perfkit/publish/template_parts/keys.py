@@ -11,7 +11,7 @@ from perfkit.publish import meanings
 from perfkit.publish.models import AnswerUse
 from perfkit.publish.template_parts import words
 from perfkit.publish.template_parts.kinds import Part
-from perfkit.templatetext import norm_heading
+from perfkit.repo.template_text import norm_heading
 
 _ID = re.compile(r"^\s*(p\d+)(?:\.(\d+))?\s*$")
 
