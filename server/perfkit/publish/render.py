@@ -318,7 +318,8 @@ def render_pr(
     Speedup Result (figures from read_benchmark only), Correctness Verification, the repo's own PR template
     sections (verbatim, covered headings skipped, boxes ticked only when the draft backs them), a collapsed
     Details block, and the companion issue under the repo's best-fitting issue form. Returns both paths and
-    titles, the placeholders left, skipped headings, policy conflicts and the lint findings of both files.
+    titles, every template part with where it went, where each answer landed, policy conflicts, the lint
+    findings of both files, and left_for_human: everything still open, to answer by id or hand over.
     Overwrites those two files; pushes nothing, opens nothing."""
     from perfkit.repo import gitrepo
 
