@@ -5,7 +5,9 @@ stay when it is structure: a heading or bold label, a box, an issue-link line, m
 for reviewers, CI or bots, or a legal note. Any other line of the template (an instruction to the
 author, an example, a fill-in) must not reach the posted text, whatever its shape: it is reported as
 `template-text`, with the fix to remove it or answer its part. render_pr passes the lines its own parse
-calls instruction; lint_wording, reading the repo alone, judges the template's lines by their shape.
+calls instruction; lint_wording, reading the repo alone, flags only the template lines whose shape says
+they are an instruction or an example (a `[PLEASE REMOVE]` tag, a fill-in such as `<BLANK>`, words
+asking the author, an example item such as `- Change A`), outside code, comments and `<details>`.
 """
 
 from __future__ import annotations
@@ -33,11 +35,21 @@ _ASKS = re.compile(
 )
 
 
+_TAG = re.compile(r"^(?:[-*+]\s+|\d+[.)]\s+)?[*_]*\[\s*[A-Z][A-Z _/-]{2,40}\]")
+_FILL_IN = re.compile(r"<\s*(?:blank|empty|fill[ _-]?in|todo|tbd|\.\.\.)\s*>|_{3,}", re.I)
+_EXAMPLE = re.compile(
+    r"^(?:[-*+]|\d+[.)])\s+[*_`]*\s*(?:\.{2,}|x{2,}|(?:item|change|feature|fix|step|example|foo|bar)[ _-]?\w{0,2})"
+    r"\s*[*_`]*\s*$",
+    re.I,
+)
+
+
 def instruction_lines(template_texts: list[str]) -> set[str]:
-    """The template lines that are not structure, by their shape, normalised as lint compares lines."""
+    """The template lines whose shape says instruction or example, normalised as lint compares lines."""
     out: set[str] = set()
     for text in template_texts:
         fence = comment = False
+        details = 0
         for ln in text.split("\n"):
             s = ln.strip()
             if s.startswith(("```", "~~~")):
@@ -46,9 +58,11 @@ def instruction_lines(template_texts: list[str]) -> set[str]:
             if comment or "<!--" in s:
                 comment = "-->" not in (s[s.index("<!--") :] if "<!--" in s else s)
                 continue
-            if fence or len(s) < 4 or _STRUCTURE.match(s) or (_NOTE.search(s) and not _ASKS.search(s)):
+            details += len(re.findall(r"<details\b", s, re.I)) - len(re.findall(r"</details\s*>", s, re.I))
+            if fence or details > 0 or len(s) < 4 or _STRUCTURE.match(s):
                 continue
-            out.add(norm_line(s))
+            if _TAG.match(s) or _FILL_IN.search(s) or _EXAMPLE.match(s) or (_ASKS.search(s) and not _NOTE.search(s)):
+                out.add(norm_line(s))
     return out
 
 
