@@ -42,7 +42,7 @@ def _template(files: dict[str, str]) -> str:
 
 def _mcp(campaign: Path, repo: Path, out: Path):
     from mcp import Client
-    from perfkit.server import build_server
+    from perfkit.mcp_server.server import build_server
 
     def render(draft: dict) -> tuple[dict, str]:
         async def go():
