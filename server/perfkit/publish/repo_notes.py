@@ -1,20 +1,30 @@
-"""The sentences of CONTRIBUTING, an AI policy file and the PR template that change what the user posts.
+"""The sentences of a repository's contribution files that change what the user posts, read as rules with kinds.
 
-Four kinds: AI policy, sign-off (DCO, `git commit -s`, a CLA), title rules and other PR rules.
+Seven kinds: AI policy (use and disclosure), sign-off (DCO, `git commit -s`), CLA, title rules, required
+labels, required tests and other PR rules. perfkit.publish.rule_search says which files are read
+(CONTRIBUTING in any of its places, AI policy files, agent files, the PR template, the README's
+contributing section and the guides they link to); perfkit.publish.pr_checks adds the title and label
+rules a workflow enforces; perfkit.publish.rule_params reads what following each rule needs. Every rule
+keeps its file and line, and how the file was reached.
+
 Text is read as sentences, not lines: a paragraph wrapped over several lines is joined first, so a
 rule whose subject and verb sit on different lines ("does not accept pull requests that are /
 predominantly AI-generated") is seen whole. Checklist items count too: "The title follows the
-format [component]: description" is a title rule even as a box.
+format [component]: description" is a title rule even as a box. Code is not prose: fenced blocks,
+RST literal blocks and comments (a license header) and folder trees are skipped, so "LLM" in a line
+of a directory tree is no AI policy and a DCO's legal clauses are not rules.
 
 AI policy is read with care because the user decides from it whether to post at all:
 - "AI" counts only as a word of its own, outside links, URLs and code, and never inside a
-  hyphenated name ("Something-AI" is an organisation, "AI-generated" is about AI);
+  hyphenated name ("Something-AI" is an organisation, "AI-generated" is about AI); "AI" or "LLM"
+  alone is the project's subject ("serve LLMs") unless the sentence speaks of contributions;
 - every restricting sentence is reported (bans and requirements: "will be closed", "must
   disclose"), before the permissive ones ("AI tools are welcome"), with no cap that could cut a
   restricting sentence; the permissive ones are capped, they change nothing the user must do.
-Title advice about issues ("use a short issue title") is not a PR title rule: a sentence that
-speaks of issues and not of pull requests, or stands under a heading about reporting issues, is
-skipped for titles.
+A CLA is its own kind, never a sign-off rule, and a license header that mentions "contributor
+license agreements" is neither. Title advice about issues ("use a short issue title") is not a PR
+title rule: a sentence that speaks of issues and not of pull requests, or stands under a heading
+about reporting issues, is skipped for titles.
 """
 
 from __future__ import annotations
@@ -22,30 +32,43 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
+from pathlib import Path
 
-from perfkit.publish.models import NoteKind, PolicyConflict, RepoNote
+from perfkit.publish import rule_params
+from perfkit.publish.models import NoteKind, PolicyConflict, RepoRule
+from perfkit.publish.rule_search import Source, Start
 from perfkit.repofiles import RepoFiles
 from perfkit.templatetext import BOX_RE, FENCE_RE
 
-_POLICY_STEMS = ("contributing", "ai_policy", "ai-policy", "ai_usage", "ai-usage")
 _TEXT_CAP = 300
-_CAP = {"ai-policy": 3, "sign-off": 3, "title-rule": 3, "pr-rule": 3}  # the AI cap counts permissive sentences only
+_CAP: dict[NoteKind, int] = {  # the AI cap counts permissive sentences only
+    "ai-policy": 3,
+    "sign-off": 3,
+    "cla": 2,
+    "title-rule": 3,
+    "labels": 3,
+    "tests": 3,
+    "pr-rule": 4,
+}
+_ORDER: tuple[NoteKind, ...] = ("sign-off", "cla", "title-rule", "labels", "tests", "pr-rule")
 
 _LINK_RE = re.compile(r"\]\([^)\s]{0,500}\)|<https?://[^>\s]{0,500}>|https?://\S+|`[^`\n]{0,500}`")
 _NAMED_AI_RE = re.compile(r"[\w.@]-AI\b|\bAI-(?=[A-Z])|@[\w-]*AI\b|[A-Za-z]AI\b|\bAI[A-Za-z]")
-_AI_WORD_RE = re.compile(r"(?<![\w-])(?:AI|A\.I\.)(?![\w])")
+_AI_UPPER_RE = re.compile(r"(?<![\w-])(?:AI|A\.I\.)(?![\w])|(?i:\b(?:llms?|large language models?)\b)")
 _AI_TERMS_RE = re.compile(
-    r"\b(?:llms?|large language models?|(?:coding|autonomous|software|ai) agents?|agentic|agent[- ](?:generated|"
+    r"\b(?:(?:coding|autonomous|software|ai|llm) agents?|agentic|agent[- ](?:generated|"
     r"written|authored|driven)|copilot|chatgpt|claude|gpt-?\d\w*|machine[- ]generated|"
     r"(?:code|text|content) generat(?:ors?|ion) tools?)\b",
     re.I,
 )
 _AI_TOOL_RE = re.compile(
-    r"(?<![\w-])AI[- ](?:generated|assisted|written|authored|tools?|assistance|assistants?|usage)\b"
+    r"(?<![\w-])(?:AI|LLM)[- ](?:generated|assisted|written|authored|tools?|assistance|assistants?|usage|use)\b|"
+    r"\b(?:use[ds]?|using) (?:of )?(?:an? |the )?(?:AI|LLMs?)(?! models?)\b",
+    re.I,
 )
 _CONTRIBUTING_RE = re.compile(
-    r"\b(?:contribut\w*|pull requests?|prs?|patch(?:es)?|commits?|submi\w*|review\w*|author\w*|disclos\w*|code|"
-    r"descriptions?|tools?|assist\w*|generated|written|write|wrote|usage|policy)\b",
+    r"\b(?:contribut\w*|pull requests?|prs?|patch(?:es)?|commits?|submi\w*|review\w*|author\w*|disclos\w*|"
+    r"descriptions?|assist\w*|generated|written|policy)\b",
     re.I,
 )
 _POLICY_VERB_RE = re.compile(
@@ -68,9 +91,9 @@ _BAN_RE = re.compile(
     re.I,
 )
 _SIGNOFF_RE = re.compile(
-    r"\b(?:signed-off-by|sign[- ]?offs?|signed[- ]off|signing off|dco|developer certificate of origin|cla|"
-    r"contributor license agreements?|sign (?:your|all|each|every|the) (?:work|commits?|patch(?:es)?)|"
-    r"sign your work|signed commits?)\b|--signoff\b|\bgit commit (?:-\w+ )*-s\b|`-s`|\(-s\)",
+    r"\b(?:signed-off-by|sign[- ]?offs?|signed[- ]off|signing off|dco|developer certificate of origin|"
+    r"sign (?:your|all|each|every|the) (?:work|commits?|patch(?:es)?)|sign your work|signed commits?)\b|"
+    r"--signoff\b|\bgit commit (?:-\w+ )*-s\b|`-s`|\(-s\)",
     re.I,
 )
 _SIGNOFF_ASK_RE = re.compile(
@@ -78,11 +101,25 @@ _SIGNOFF_ASK_RE = re.compile(
     r"sign|use|add|run|certify|agree)\b",
     re.I,
 )
+_CLA_RE = re.compile(
+    r"\bCLAs?\b|\b[CI]CLA\b|\b(?:individual |corporate )?contributor'?s? licen[cs]e agreements?\b|cla[- ]assistant|"
+    r"\beasycla\b",
+    re.I,
+)
+_CLA_ASK_RE = re.compile(
+    r"\b(?:sign\w*|agree\w*|accept\w*|submit\w*|complet\w*|required?|requires|must|need(?:s|ed)? to|before|"
+    r"accompanied|covered)\b|签署|签",
+    re.I,
+)
+_LICENSE_HEADER_RE = re.compile(r"\blicensed to\b|\bunder one or more contributor license agreements\b", re.I)
 _TITLE_RE = re.compile(
-    r"\btitles?\b|\bnaming of (?:the )?(?:pull|merge) requests?\b|\b(?:pr|pull request|merge request) names?\b", re.I
+    r"\btitles?\b|\bnaming of (?:the )?(?:pull|merge) requests?\b|\b(?:pr|pull request|merge request) names?\b|"
+    r"\b(?:commit|pr|pull request) tags?\b|标题",
+    re.I,
 )
 _TITLE_SHAPE_RE = re.compile(
-    r"\b(?:prefix|format|start|convention|tag|conventional commits?)\w*\b|\[[^\]\n]{1,60}\]|\b\w{1,30}\(\w{1,30}\):",
+    r"\b(?:prefix|format|start|convention|tag|conventional commits?|imperative|mood|capitali[sz]\w*)\w*\b|"
+    r"\[[^\]\n]{1,60}\]|\b\w{1,30}\(\w{1,30}\):|必须|开头|格式",
     re.I,
 )
 _ISSUE_RE = re.compile(r"\b(?:issues?|bug reports?)\b", re.I)
@@ -90,13 +127,67 @@ _SLOTS_RE = re.compile(r"\[[^\]\n]{0,80}\]|<[^>\n]{0,80}>|`[^`\n]{0,200}`")  # "
 _PR_WORD_RE = re.compile(r"\b(?:pull requests?|prs?|merge requests?|mrs?|patch(?:es)?|commits?)\b", re.I)
 _ISSUE_HEADING_RE = re.compile(r"\b(?:issues?|bugs?|bug reports?|reporting|questions?|support)\b", re.I)
 _PR_RE = re.compile(r"\b(?:pull requests?|prs?|merge requests?)\b", re.I)  # two searches, no '.*' between
-_REQUIRED_RE = re.compile(r"\b(?:must|required?|requires|mandatory|need to)\b", re.I)
+_REQUIRED_RE = re.compile(
+    r"\b(?:must|required?|requires|mandatory|need to|needs to|make sure|ensure|always|never|do not|don't)\b", re.I
+)
 _STATEMENT_RE = re.compile(
-    r"\b(?:descriptions?|statements?|include|state|mention|link|declare|confirm|checklist|template)\b", re.I
+    r"\b(?:descriptions?|statements?|include|state|mention|link|declare|confirm|checklist|template|drafts?|"
+    r"squash\w*|single commit|one commit|fork|body)\b",
+    re.I,
+)
+_IN_DESCRIPTION_RE = re.compile(
+    r"\b(?:report|include|describe|explain|list|link|add|mention|state|provide|paste|attach)\b[^.]{0,120}\bin the "
+    r"(?:pr|pull request)(?:'s)? (?:description|body)\b",
+    re.I,
+)
+_TEMPLATE_USE_RE = re.compile(
+    r"\b(?:use|fill\w*|follow\w*|keep|preserve|complete)\b[^.]{0,60}\b(?:pr|pull request) template\b|"
+    r"\b(?:pr|pull request) template\b[^.]{0,80}\bdo not (?:overwrite|remove|delete|replace)",
+    re.I,
+)
+_LABEL_RE = re.compile(r"\blabel(?:s|ed|led)?\b", re.I)
+_LABEL_ASK_RE = re.compile(
+    r"\b(?:must|required?|requires|need(?:s)? to|should|please|make sure|ensure|always)\b|^(?:add|apply|set|tag|label)\b",
+    re.I,
+)
+_AUTOMATIC_RE = re.compile(r"\bautomatic\w*|\bbots?\b|\bby (?:the )?(?:ci|workflow|maintainers?)\b", re.I)
+_TESTS_RE = re.compile(
+    r"\btests?\b|\btest (?:cases?|suites?|plan)\b|\bunit[- ]?tests?\b|\btest\(s\)|\bregression tests?\b|测试", re.I
+)
+_TESTS_ASK_RE = re.compile(
+    r"\b(?:must|required?|requires|make sure|ensure|need(?:s)? to|should|please|always|have to)\b|必须|需", re.I
+)
+_TESTS_IMPERATIVE_RE = re.compile(
+    r"^(?:\*\*)?(?:add|write|run|include|update|make sure|ensure|verify)\b[^.:]{0,25}?\b(?:tests?|test\(s\)|测试)\b", re.I
+)
+_TEST_COMMAND_RE = re.compile(
+    r"\b(?:pytest|make (?:test|check)\w*|ctest|tox|nox|npm (?:run )?test|cargo test|bazel test|go test|unittest)\b"
+)
+_STEP_ASK_RE = re.compile(r"^(?:\d+[.)]\s*)?(?:before|check|run|make sure|ensure|please|test)\b", re.I)
+_TESTS_DO_RE = re.compile(
+    r"\b(?:add\w*|writ\w*|run\w*|pass\w*|includ\w*|cover\w*|updat\w*|provid\w*|accompan\w*|verif\w*|"
+    r"corresponding)\b|用例",
+    re.I,
+)
+_TESTS_CONTEXT_RE = re.compile(
+    r"\b(?:prs?|pull requests?|contribut\w*|submi\w*|commit\w*|push\w*|merg\w*|new (?:features?|functionality|"
+    r"code|kernels?|ops?)|bug ?fix\w*|patch\w*|changes?|locally)\b",
+    re.I,
 )
 _HEADING_RE = re.compile(r"^ {0,3}#{1,6}(?:\s|$)")  # the text is taken in Python: no pattern over a long line
+_SUMMARY_RE = re.compile(r"^\s*<summary>(.*?)</summary>\s*$", re.I)
 _LIST_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
-_SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\[*`\"'(])")
+_SENTENCE_END_RE = re.compile(r"(?<=[.!?])(?:\*\*|__)?\s+(?=[A-Z\[*`\"'(])|(?<=[。！？])")
+_TREE_RE = re.compile(r"[│├└┬┼─]|^\s*(?:\|--|\+--|`--|\|__)")
+_UNDERLINE_RE = re.compile(r"^([=\-~^\"'`#*+<>:._])\1{2,}\s*$")
+_RST_BLOCK_RE = re.compile(
+    r"^\s*\.\.\s+(?:(?:code-block|code|sourcecode|literalinclude|highlight|toctree|image|figure|raw|include|"
+    r"only|autosummary|automodule|autoclass|csv-table|list-table|math|graphviz|role|_[^:]*)::.*|[^\s:].*|)$",
+    re.I,
+)
+_RST_ADMONITION_RE = re.compile(
+    r"^\s*\.\.\s+(?:note|tip|important|warning|caution|attention|danger|hint|admonition|seealso)::\s*(.*)$", re.I
+)
 
 
 @dataclass(frozen=True)
@@ -114,12 +205,24 @@ def _clean(line: str) -> str:
     return t.strip()
 
 
-def sentences(text: str) -> list[Sentence]:
-    """Every sentence outside code fences, paragraphs joined across their wrapped lines; boxes one each."""
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def sentences(text: str, span: tuple[int, int] | None = None) -> list[Sentence]:
+    """Every sentence outside code, paragraphs joined across their wrapped lines; boxes one each.
+
+    Code is fenced blocks, RST literal blocks (after '::' or a code directive) and RST comments, and
+    folder trees; a line underlined with '===' or '---' (setext, RST) is a heading, as is a
+    `<summary>` line. span limits the lines read (1-based, inclusive).
+    """
     out: list[Sentence] = []
     para: list[tuple[int, str]] = []
     heading = ""
     fence: str | None = None
+    literal: int | None = None  # indentation an RST literal block must exceed; None outside one
+    lines = text.split("\n")
+    lo, hi = span or (1, len(lines))
 
     def flush() -> None:
         if not para:
@@ -138,7 +241,8 @@ def sentences(text: str) -> list[Sentence]:
                 out.append(Sentence(line, chunk.strip(), False, heading))
         para.clear()
 
-    for n, raw in enumerate(text.split("\n"), 1):
+    for n in range(lo, min(hi, len(lines)) + 1):
+        raw = lines[n - 1]
         m = FENCE_RE.match(raw)
         if m:
             flush()
@@ -146,13 +250,34 @@ def sentences(text: str) -> list[Sentence]:
             continue
         if fence:
             continue
+        if literal is not None:
+            if not raw.strip() or _indent(raw) > literal:
+                continue
+            literal = None
+        if _RST_BLOCK_RE.match(raw) and not _RST_ADMONITION_RE.match(raw):
+            flush()
+            literal = _indent(raw)
+            continue
+        adm = _RST_ADMONITION_RE.match(raw)
+        if adm:
+            flush()
+            raw = adm.group(1)
+        if _UNDERLINE_RE.match(raw) and len(para) == 1 and para[0][0] == n - 1:
+            heading = para[0][1]
+            para.clear()
+            continue
+        summary = _SUMMARY_RE.match(raw)
         h = _HEADING_RE.match(raw)
         box = BOX_RE.match(raw)
-        line = _clean(raw)
-        if h:
+        if h or summary:
             flush()
-            heading = raw[h.end() :].strip().rstrip("#").strip()
+            title = summary.group(1) if summary else raw[h.end() :] if h else ""
+            heading = re.sub(r"<[^>]+>", "", title).strip().rstrip("#").strip()
             continue
+        if _TREE_RE.search(raw) or raw.lstrip().startswith("|"):
+            flush()  # folder trees and table rows are reference data, not sentences
+            continue
+        line = _clean(raw)
         if box:
             flush()
             out.append(Sentence(n, box.group("text").strip(), True, heading))
@@ -163,7 +288,11 @@ def sentences(text: str) -> list[Sentence]:
         if _LIST_RE.match(raw):
             flush()
             line = _LIST_RE.sub("", line)
-        para.append((n, line))
+        ends_literal = line.endswith("::") and not line.startswith("..")
+        para.append((n, line[:-1] if ends_literal else line))
+        if ends_literal:
+            flush()
+            literal = _indent(raw)
     flush()
     return out
 
@@ -175,20 +304,23 @@ def _plain(text: str) -> str:
 
 def mentions_ai(text: str) -> bool:
     plain = _plain(text)
-    return bool(_AI_WORD_RE.search(plain) or _AI_TERMS_RE.search(plain))
+    return bool(_AI_UPPER_RE.search(plain) or _AI_TERMS_RE.search(plain))
 
 
 def about_ai_use(text: str) -> bool:
-    """A sentence on AI use in contributions: an AI tool named, or "AI" beside a word about contributing.
+    """A sentence on AI use in contributions: an AI tool named, or "AI"/"LLM" beside a word about contributing.
 
-    ML projects say "AI" about their own subject ("train AI models on any hardware"); that is not a
-    policy, so a bare "AI" needs a word about contributions (pull request, code, review, disclose,
-    tools, generated) in the same sentence.
+    ML projects say "AI" and "LLM" about their own subject ("train AI models on any hardware", "serve
+    LLMs"); that is not a policy, so a bare "AI" or "LLM" needs a word about contributions (pull
+    request, commit, review, disclose, generated, submit) in the same sentence, or is used as a tool
+    ("AI-assisted", "using an LLM to").
     """
     plain = _plain(text)
     if _AI_TERMS_RE.search(plain) or _AI_TOOL_RE.search(plain):
         return True
-    return bool(_AI_WORD_RE.search(plain) and _CONTRIBUTING_RE.search(plain))
+    bare = _AI_UPPER_RE.search(plain)
+    return bool(bare and (bare.group(0).upper().startswith(("AI", "A.I")) or "llm" in bare.group(0).lower())
+                and _CONTRIBUTING_RE.search(plain))
 
 
 def _title_kind(s: Sentence) -> bool:
@@ -199,59 +331,146 @@ def _title_kind(s: Sentence) -> bool:
     return not about_issues or bool(_PR_WORD_RE.search(words))
 
 
-def kind_of(s: Sentence, from_template: bool) -> NoteKind | None:
+def _labels_kind(s: Sentence) -> bool:
+    t = _plain(s.text) if "`" not in s.text else s.text
+    if not _LABEL_RE.search(t) or _AUTOMATIC_RE.search(t) or _ISSUE_HEADING_RE.search(s.heading):
+        return False
+    if _ISSUE_RE.search(t) and not _PR_WORD_RE.search(t):
+        return False
+    return bool(_LABEL_ASK_RE.search(t.strip("*_ ")) and (_PR_WORD_RE.search(t) or re.search(r"`[^`]+`", t)))
+
+
+def _tests_kind(s: Sentence, start: Start) -> bool:
+    t = _LINK_RE.sub(" ", s.text) if "`" not in s.text else re.sub(r"\]\([^)\s]{0,500}\)", " ", s.text)
+    if not (_TESTS_RE.search(t) and _TESTS_DO_RE.search(t)):
+        return False
+    if _ISSUE_HEADING_RE.search(s.heading) and not _PR_WORD_RE.search(t):
+        return False
+    asked = _TESTS_ASK_RE.search(t) or _TESTS_IMPERATIVE_RE.search(t.strip())
+    if not asked:
+        return False
+    return start in ("contributing", "linked") or bool(_TESTS_CONTEXT_RE.search(t))
+
+
+def kind_of(s: Sentence, start: Start) -> NoteKind | None:
+    """The kind of rule a sentence states, or None. Boxes state only AI, sign-off, CLA and title rules:
+    the PR template's other boxes are the template's own checklist."""
     if about_ai_use(s.text) and _POLICY_VERB_RE.search(_plain(s.text)):
         return "ai-policy"
     if _SIGNOFF_RE.search(s.text) and (s.box or _SIGNOFF_ASK_RE.search(s.text)):  # a box is the ask
         return "sign-off"
+    if _CLA_RE.search(s.text) and (s.box or _CLA_ASK_RE.search(s.text)) and not _LICENSE_HEADER_RE.search(s.text):
+        return "cla"
     if _title_kind(s):
         return "title-rule"
     if s.box:
         return None
+    if _labels_kind(s):
+        return "labels"
+    if _tests_kind(s, start):
+        return "tests"
     t = s.text
-    if not from_template and _PR_RE.search(t) and _REQUIRED_RE.search(t) and _STATEMENT_RE.search(t):
+    if start == "pr-template":
+        return None
+    if _PR_RE.search(t) and _REQUIRED_RE.search(t) and _STATEMENT_RE.search(t):
+        return "pr-rule"
+    if _IN_DESCRIPTION_RE.search(t) or _TEMPLATE_USE_RE.search(t):
         return "pr-rule"
     return None
 
 
+_NOT_BANNED_RE = re.compile(
+    r"\b(?:doesn't|does not|do not|don't|is not|isn't|not|never) (?:(?:\w+ ){0,2})?(?:prohibit\w*|forbid\w*|ban\w*|"
+    r"reject\w*)",
+    re.I,
+)
+
+
+def _unnegated(text: str) -> str:
+    """The sentence without a negated prohibition ("doesn't prohibit the use of ..." allows)."""
+    return _NOT_BANNED_RE.sub(" ", _plain(text))
+
+
 def restricts(text: str) -> bool:
     """An AI-policy sentence that bans or requires something, as opposed to one that allows."""
-    return bool(_RESTRICT_RE.search(_plain(text)))
+    return bool(_RESTRICT_RE.search(_unnegated(text)))
 
 
-def policy_files(files: RepoFiles) -> list[str]:
-    """CONTRIBUTING and AI-policy files at the root, .github/ and docs/, in that order."""
-    out = []
-    for base in ("", ".github", "docs"):
-        for e in files.children(base):
-            if e.name.lower().split(".", 1)[0] in _POLICY_STEMS and e.path in files.texts:
-                out.append(e.path)
-    return out
+def bans(text: str) -> bool:
+    """An AI-policy sentence that refuses something (not accepted, closed, must not): a policy conflict."""
+    return bool(_BAN_RE.search(_unnegated(text)))
 
 
-def read(
-    files: RepoFiles, template_path: str | None, template_text: str
-) -> tuple[list[RepoNote], list[PolicyConflict]]:
-    """The notes, AI policy first (restricting sentences, then permissive), and the AI bans as conflicts."""
-    sources: list[tuple[str, str]] = [(p, files.texts[p]) for p in policy_files(files)]
-    if template_path:
-        sources.append((template_path, template_text))
-    found: list[tuple[NoteKind, bool, RepoNote]] = []
+def _required(kind: NoteKind, s: Sentence) -> bool:
+    if s.box:
+        return True
+    t = _plain(s.text)
+    return bool(_RESTRICT_RE.search(t) or _REQUIRED_RE.search(t) or re.search(r"\bplease\b|必须", t, re.I))
+
+
+def _runs_tests(s: Sentence, fence: list[str], start: Start) -> bool:
+    """A step that introduces a block of commands running the tests ("Check code before commit:")."""
+    if s.box or not s.text.rstrip().endswith(":") or start == "pr-template":
+        return False
+    return bool(_STEP_ASK_RE.search(s.text.strip("*_ ")) and any(_TEST_COMMAND_RE.search(ln) for ln in fence))
+
+
+def _fence_after(lines: list[str], line: int) -> list[str]:
+    """The lines of a code block that starts within two lines after line, when one does."""
+    for k in range(line, min(line + 3, len(lines))):
+        m = FENCE_RE.match(lines[k])
+        if m:
+            body = []
+            for ln in lines[k + 1 : k + 12]:
+                if FENCE_RE.match(ln):
+                    break
+                body.append(ln)
+            return body
+    return []
+
+
+def rules_from(sources: list[Source], extra: list[RepoRule] | None = None) -> tuple[list[RepoRule], list[PolicyConflict]]:
+    """The rules of the sources, AI policy first (restricting, then permissive), then by kind; bans as conflicts.
+
+    extra holds rules found elsewhere (the checks a workflow runs), reported after the written ones.
+    """
+    found: list[tuple[NoteKind, bool, RepoRule]] = []
     seen: set[str] = set()
-    for rel, text in sources:
-        for s in sentences(text):
-            kind = kind_of(s, rel == template_path)
+    for src in sources:
+        lines = src.text.split("\n")
+        for s in sentences(src.text, src.span):
+            kind = kind_of(s, src.start)
+            fence = _fence_after(lines, s.line)
+            if kind is None and _runs_tests(s, fence, src.start):
+                kind = "tests"
             key = re.sub(r"\W+", " ", s.text.lower()).strip()
             if kind is None or key in seen:
                 continue
             seen.add(key)
             strict = kind == "ai-policy" and restricts(s.text)
-            found.append((kind, strict, RepoNote(source=rel, line=s.line, kind=kind, text=s.text[:_TEXT_CAP])))
+            ban = kind == "ai-policy" and bans(s.text)
+            after = rule_params.following(lines, s.line, s.text.rstrip().endswith(":") or kind == "title-rule")
+            params = rule_params.for_kind(kind, s.text, after, fence, lines[s.line - 1])
+            rule = RepoRule(
+                source=src.path,
+                line=s.line,
+                kind=kind,
+                text=s.text[:_TEXT_CAP],
+                via=list(src.via),
+                required=_required(kind, s),
+                params=params,
+                action=rule_params.action(kind, params, ban, rule_params.conditional(s.text)),
+            )
+            found.append((kind, strict, rule))
+    for rule in extra or []:
+        found.append((rule.kind, False, rule))
     ai = [n for k, strict, n in found if k == "ai-policy" and strict]
     ai += [n for k, strict, n in found if k == "ai-policy" and not strict][: _CAP["ai-policy"]]
-    rest: list[RepoNote] = []
-    for other in ("sign-off", "title-rule", "pr-rule"):
-        rest += [n for k, _, n in found if k == other][: _CAP[other]]
+    rest: list[RepoRule] = []
+    for other in _ORDER:  # a rule a check enforces first, then the required ones, each in the files' order
+        same = [n for k, _, n in found if k == other]
+        same.sort(key=lambda n: (n.params.checked_by is None, not n.required))
+        rest += same[: _CAP[other]]
     conflicts = [
         PolicyConflict(
             source=n.source,
@@ -260,6 +479,18 @@ def read(
             why="the repo restricts AI-assisted contributions; the user decides whether and how to post",
         )
         for n in ai
-        if _BAN_RE.search(_plain(n.text))
+        if bans(n.text)
     ]
     return ai + rest, conflicts
+
+
+def read(
+    top: Path, files: RepoFiles, template_path: str | None
+) -> tuple[list[RepoRule], list[PolicyConflict], list[str]]:
+    """(rules, AI bans as conflicts, what the search skipped) for the repo at files.commit."""
+    from perfkit.publish import pr_checks, rule_search
+
+    found = rule_search.search(top, files, [template_path] if template_path else [])
+    checks = pr_checks.rules(top, files.commit)
+    rules, conflicts = rules_from(found.sources, checks)
+    return rules, conflicts, found.skipped
