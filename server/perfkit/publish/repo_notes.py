@@ -74,7 +74,8 @@ _CONTRIBUTING_RE = re.compile(
 _POLICY_VERB_RE = re.compile(
     r"\b(?:must|required?|requires|disclos\w*|declar\w*|state|mention|label|mark|policy|allowed|permitted|"
     r"accept\w*|prohibit\w*|forbid\w*|ban\w*|responsib\w*|review\w*|reject\w*|close[ds]?|please|welcome\w*|"
-    r"encourag\w*|may|can|cannot|should|fine|use|using|used|submit\w*|open\w*|says?|describ\w*)\b",
+    r"encourag\w*|may|can|cannot|should|fine|use|using|used|submit\w*|open\w*|says?|describ\w*|support\w*|"
+    r"expect\w*)\b",
     re.I,
 )
 _RESTRICT_RE = re.compile(
@@ -412,6 +413,8 @@ def _runs_tests(s: Sentence, fence: list[str], start: Start) -> bool:
     """A step that introduces a block of commands running the tests ("Check code before commit:")."""
     if s.box or not s.text.rstrip().endswith(":") or start == "pr-template":
         return False
+    if start == "agents" and not re.search(r"\b(?:before|make sure|ensure|must|always|please)\b", s.text, re.I):
+        return False  # an agent file's "Run all tests:" says how, not that a PR must
     return bool(_STEP_ASK_RE.search(s.text.strip("*_ ")) and any(_TEST_COMMAND_RE.search(ln) for ln in fence))
 
 

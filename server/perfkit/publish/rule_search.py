@@ -12,6 +12,10 @@ them, so the search starts from all of those and follows their links to other te
 - a documentation-site link (`https://docs.example.org/en/latest/contributing/overview.html`) when its
   last path segments name exactly one Markdown or RST file under the repo's documentation folders.
 
+Contribution guides under the documentation folders (`docs/**/contributing.md`, `docs/**/contribution/
+index.md`, a translated `how-to-be-a-contributor.zh.md`) are start files too, found by name, nearest
+first, at most MAX_DOC_GUIDES: a guide no other file links to is still where the rules are written.
+
 It is bounded: links are followed breadth first at most DEPTH links away from a start file, at most
 MAX_LINKED linked files are read, each at most MAX_LINKED_BYTES, TOTAL_BYTES in all. Everything is
 read from git objects at the commit (`ls-tree`, one `cat-file --batch` per round), never from the
@@ -38,6 +42,7 @@ MAX_LINKED_BYTES = 256 * 1024  # one linked file; a guide is a few pages
 TOTAL_BYTES = 4 * 1024 * 1024  # all linked files together
 MAX_LINKS_PER_FILE = 200  # links looked at in one file
 MAX_DOC_PATHS = 20_000  # documentation files listed to map a site link
+MAX_DOC_GUIDES = 6  # contribution guides found by name under the documentation folders
 _DOC_FOLDERS = ("docs", "doc", "documentation", "website", "site")
 _TEXT_SUFFIXES = (".md", ".markdown", ".rst", ".txt", ".mdc")
 
@@ -62,6 +67,8 @@ _AGENT_FILES = (
     ".github/CLAUDE.md",
     "docs/AGENTS.md",
 )
+_DOC_GUIDE_RE = re.compile(r"contribut(?:e|ing|ion|or(?!s))|developer[_-]guide/(?:index|readme)\.", re.I)
+_TRANSLATION_RE = re.compile(r"/(?:locales?|i18n|translations?|zh[_-]?cn|ja|ko)/", re.I)
 _README_RE = re.compile(r"^readme(?:\.(?:md|markdown|rst|txt))?$", re.I)
 _HEADING_RE = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 _CONTRIB_HEADING_RE = re.compile(r"\bcontribut\w*|\bdevelop(?:ing|ment|ers?)\b.*\bguid", re.I)
@@ -215,6 +222,15 @@ def links(text: str, path: str, span: tuple[int, int] | None = None) -> tuple[li
     return found, sites
 
 
+def doc_guides(doc_paths: list[str]) -> list[str]:
+    """Contribution guides among the documentation files, by name, nearest the root first (translations last)."""
+    found = [
+        p for p in doc_paths if p.lower().endswith((".md", ".rst", ".markdown")) and _DOC_GUIDE_RE.search(p)
+    ]
+    found.sort(key=lambda p: (bool(_TRANSLATION_RE.search("/" + p)), p.count("/"), p))
+    return found[:MAX_DOC_GUIDES]
+
+
 def _candidates(target: str) -> list[str]:
     out = [target]
     if not _is_text(target):
@@ -264,8 +280,9 @@ def search(top: Path, files: RepoFiles, template_paths: list[str]) -> Search:
     if commit is None:
         return out
     starts = _start_paths(files, template_paths)
+    doc_paths = repofiles.list_tree(top, commit, list(_DOC_FOLDERS), MAX_DOC_PATHS)
+    starts += [(p, "contributing") for p in doc_guides(doc_paths) if p not in {q for q, _ in starts}]
     seen: set[str] = set()
-    doc_paths: list[str] | None = None
     linked = 0
     total = 0
     # a round: (path, start kind, via) to read; start files first, then each depth of links
@@ -308,8 +325,6 @@ def search(top: Path, files: RepoFiles, template_paths: list[str]) -> Search:
                 continue
             found, sites = links(text, path, span)
             if sites:
-                if doc_paths is None:
-                    doc_paths = repofiles.list_tree(top, commit, list(_DOC_FOLDERS), MAX_DOC_PATHS)
                 for segs in sites:
                     mapped = map_site_link(segs[:-1], doc_paths)
                     if mapped:
