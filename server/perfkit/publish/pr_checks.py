@@ -34,9 +34,10 @@ _FAILS = re.compile(
     re.I,
 )
 _SCRIPT = re.compile(r"(?<![\w$./-])((?:\.?[\w-]++/)*+[\w.-]*?\.(?:py|sh|js|cjs|mjs|ts|rb))\b")
-_LIST_RE = re.compile(r"(?m)^\s*(?:(?:const|let|var)\s+)?([A-Za-z_][\w.]*)\s*(\+?=|:)\s*\[([^\]]{0,4000})\]")
+_LIST_RE = re.compile(r"(?m)^[ \t]*(?:(?:const|let|var)\s+)?([A-Za-z_][\w.]*)\s*(\+?=|:)\s*\[([^\]]{0,4000})\]")
 _STRINGS = re.compile(r"""["']([^"'\n]{1,80})["']""")
 _ALTERNATION = re.compile(r"\\\[\(\??:?([^()]{3,2000}?)\)\\\]|\^\(\??:?([A-Za-z|_-]{3,2000}?)\)")
+_WORKFLOW_KEYS = {"types", "branches", "branches-ignore", "paths", "paths-ignore", "tags", "tags-ignore"}
 _SKIP_NAME = re.compile(r"skip|bypass|ignore|exempt|override", re.I)
 _LABEL_NAME = re.compile(r"label", re.I)
 _TITLE_LIST_NAME = re.compile(r"type|module|scope|prefix|tag|categor|kind|component|area|allowed|valid", re.I)
@@ -122,11 +123,17 @@ def _from_script(path: str, text: str, via: list[str]) -> list[RepoRule]:
     if _READS_LABELS.search(text):
         for name, (line, vals) in named.items():
             if _LABEL_NAME.search(name) and not _SKIP_NAME.search(name):
-                params = RuleParams(labels=vals, labels_mode=None, closed=True, checked_by=path)
+                mode = "any" if re.search(r"\.some\(|\bany\(", text) else "all" if re.search(r"\.every\(|\ball\(", text) else None
+                params = RuleParams(labels=vals, labels_mode=mode, closed=True, checked_by=path)  # type: ignore[arg-type]
                 out.append(_rule("labels", path, line, lines[line - 1], params, via))
     if _READS_TITLE.search(text):
         lists = [
-            n for n in named if _TITLE_LIST_NAME.search(n) and not _LABEL_NAME.search(n) and not _SKIP_NAME.search(n)
+            n
+            for n in named
+            if _TITLE_LIST_NAME.search(n)
+            and not _LABEL_NAME.search(n)
+            and not _SKIP_NAME.search(n)
+            and n not in _WORKFLOW_KEYS
         ]
         slots = {re.sub(r"^(?:allowed|valid|accepted|known)_?", "", n, flags=re.I) or n: named[n][1] for n in lists}
         if slots:

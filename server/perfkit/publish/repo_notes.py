@@ -53,6 +53,7 @@ _CAP: dict[NoteKind, int] = {  # the AI cap counts permissive sentences only
 _ORDER: tuple[NoteKind, ...] = ("sign-off", "cla", "title-rule", "labels", "tests", "pr-rule")
 
 _LINK_RE = re.compile(r"\]\([^)\s]{0,500}\)|<https?://[^>\s]{0,500}>|https?://\S+|`[^`\n]{0,500}`")
+_LINK_TEXT_RE = re.compile(r"\[[^\[\]\n]{0,200}\]\([^)\s]{0,500}\)")  # a link's text names where a policy is
 _NAMED_AI_RE = re.compile(r"[\w.@]-AI\b|\bAI-(?=[A-Z])|@[\w-]*AI\b|[A-Za-z]AI\b|\bAI[A-Za-z]")
 _AI_UPPER_RE = re.compile(r"(?<![\w-])(?:AI|A\.I\.)(?![\w])|(?i:\b(?:llms?|large language models?)\b)")
 _AI_TERMS_RE = re.compile(
@@ -65,6 +66,10 @@ _AI_TOOL_RE = re.compile(
     r"(?<![\w-])(?:AI|LLM)[- ](?:generated|assisted|written|authored|tools?|assistance|assistants?|usage|use)\b|"
     r"\b(?:use[ds]?|using) (?:of )?(?:an? |the )?(?:AI|LLMs?)(?! models?)\b",
     re.I,
+)
+_AGENT_WORD_RE = re.compile(r"\bagents?\b", re.I)
+_AGENT_DISCLOSURE_RE = re.compile(
+    r"\b(?:disclos\w*|trailer|co-authored-by|assisted-by|generated-by|authored|wrote|written by)\b", re.I
 )
 _CONTRIBUTING_RE = re.compile(
     r"\b(?:contribut\w*|pull requests?|prs?|patch(?:es)?|commits?|submi\w*|review\w*|author\w*|disclos\w*|"
@@ -143,6 +148,7 @@ _IN_DESCRIPTION_RE = re.compile(
 )
 _TEMPLATE_USE_RE = re.compile(
     r"\b(?:use|fill\w*|follow\w*|keep|preserve|complete)\b[^.]{0,60}\b(?:pr|pull request) template\b|"
+    r"\b(?:pr|pull request) (?:description|body)\b[^.]{0,80}\b(?:keep|preserve|do not (?:remove|delete|edit))\b|"
     r"\b(?:pr|pull request) template\b[^.]{0,80}\bdo not (?:overwrite|remove|delete|replace)",
     re.I,
 )
@@ -156,7 +162,7 @@ _TESTS_RE = re.compile(
     r"\btests?\b|\btest (?:cases?|suites?|plan)\b|\bunit[- ]?tests?\b|\btest\(s\)|\bregression tests?\b|测试", re.I
 )
 _TESTS_ASK_RE = re.compile(
-    r"\b(?:must|required?|requires|make sure|ensure|need(?:s)? to|should|please|always|have to)\b|必须|需", re.I
+    r"\b(?:must|required?|requires|requirement|make sure|ensure|needs?|should|please|always|have to)\b|必须|需", re.I
 )
 _TESTS_IMPERATIVE_RE = re.compile(
     r"^(?:\*\*)?(?:add|write|run|include|update|make sure|ensure|verify)\b[^.:]{0,25}?\b(?:tests?|test\(s\)|测试)\b", re.I
@@ -167,7 +173,7 @@ _TEST_COMMAND_RE = re.compile(
 _STEP_ASK_RE = re.compile(r"^(?:\d+[.)]\s*)?(?:before|check|run|make sure|ensure|please|test)\b", re.I)
 _TESTS_DO_RE = re.compile(
     r"\b(?:add\w*|writ\w*|run\w*|pass\w*|includ\w*|cover\w*|updat\w*|provid\w*|accompan\w*|verif\w*|"
-    r"corresponding)\b|用例",
+    r"corresponding|matching)\b|用例",
     re.I,
 )
 _TESTS_CONTEXT_RE = re.compile(
@@ -299,8 +305,9 @@ def sentences(text: str, span: tuple[int, int] | None = None) -> list[Sentence]:
 
 
 def _plain(text: str) -> str:
-    """The sentence without links, URLs, code and names that merely contain 'AI'."""
-    return _NAMED_AI_RE.sub(" ", _LINK_RE.sub(" ", text))
+    """The sentence without links (their text too: "read our [AI policy](x)" points to a rule, it is
+    not one), URLs, code and names that merely contain 'AI'."""
+    return _NAMED_AI_RE.sub(" ", _LINK_RE.sub(" ", _LINK_TEXT_RE.sub(" ", text)))
 
 
 def mentions_ai(text: str) -> bool:
@@ -358,6 +365,8 @@ def kind_of(s: Sentence, start: Start) -> NoteKind | None:
     the PR template's other boxes are the template's own checklist."""
     if about_ai_use(s.text) and _POLICY_VERB_RE.search(_plain(s.text)):
         return "ai-policy"
+    if start == "agents" and _AGENT_WORD_RE.search(_plain(s.text)) and _AGENT_DISCLOSURE_RE.search(s.text):
+        return "ai-policy"  # in a file written for agents, "an agent" is the AI tool
     if _SIGNOFF_RE.search(s.text) and (s.box or _SIGNOFF_ASK_RE.search(s.text)):  # a box is the ask
         return "sign-off"
     if _CLA_RE.search(s.text) and (s.box or _CLA_ASK_RE.search(s.text)) and not _LICENSE_HEADER_RE.search(s.text):
@@ -392,9 +401,15 @@ def _unnegated(text: str) -> str:
     return _NOT_BANNED_RE.sub(" ", _plain(text))
 
 
+_IMPERATIVE_RE = re.compile(
+    r"^\W*(?:disclos\w*|state|declare|mention|label|mark|add|include|name|note|tag|identify)\b", re.I
+)
+
+
 def restricts(text: str) -> bool:
-    """An AI-policy sentence that bans or requires something, as opposed to one that allows."""
-    return bool(_RESTRICT_RE.search(_unnegated(text)))
+    """An AI-policy sentence that bans or requires something ("Disclose AI assistance ..." too), as
+    opposed to one that allows."""
+    return bool(_RESTRICT_RE.search(_unnegated(text)) or _IMPERATIVE_RE.search(text))
 
 
 def bans(text: str) -> bool:
@@ -405,8 +420,12 @@ def bans(text: str) -> bool:
 def _required(kind: NoteKind, s: Sentence) -> bool:
     if s.box:
         return True
+    if kind == "ai-policy":
+        return restricts(s.text)
     t = _plain(s.text)
-    return bool(_RESTRICT_RE.search(t) or _REQUIRED_RE.search(t) or re.search(r"\bplease\b|必须", t, re.I))
+    return bool(
+        _RESTRICT_RE.search(t) or _REQUIRED_RE.search(t) or re.search(r"\b(?:please|needs?|requirement)\b|必须|需", t, re.I)
+    )
 
 
 def _runs_tests(s: Sentence, fence: list[str], start: Start) -> bool:

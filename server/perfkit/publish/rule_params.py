@@ -229,6 +229,17 @@ def perf_value(values: list[str]) -> str | None:
     return hits[0] if len(hits) == 1 else None
 
 
+_PLACE_NAMES: dict[str, str] = {
+    "pr-description": "PR description",
+    "pr-template": "PR template's place for it",
+    "pr-title": "PR title",
+    "pr-label": "PR labels",
+    "pr-comment": "a PR comment",
+    "commit-message": "commit message",
+    "commit-trailer": "commit trailers",
+}
+
+
 def conditional(text: str) -> bool:
     """The rule applies only in some cases ("if this PR breaks any API, add [BREAKING]")."""
     return bool(_WHEN_RE.search(text))
@@ -240,7 +251,7 @@ def action(kind: NoteKind, p: RuleParams, ban: bool, conditional: bool = False) 
         if ban:
             return "the repo restricts AI-assisted contributions: the user decides whether and how to post"
         if p.where or p.trailer or p.names_tool:
-            places = " and ".join(w.replace("-", " ") for w in p.where) or "the PR"
+            places = " and ".join(_PLACE_NAMES[w] for w in p.where) or "PR"
             tool = ", naming the tool" if p.names_tool else ""
             trailer = f" (a '{p.trailer}:' trailer)" if p.trailer else ""
             return f"disclose AI assistance in the {places}{trailer}{tool}"

@@ -290,7 +290,7 @@ def search(top: Path, files: RepoFiles, template_paths: list[str]) -> Search:
     for depth in range(DEPTH + 1):
         if not frontier:
             break
-        frontier, hops = _through_symlinks(top, commit, frontier, out)
+        frontier = _through_symlinks(top, commit, frontier, out)
         entries = repofiles.lookup(top, commit, [p for p, _, _ in frontier])
         cap = repofiles.MAX_FILE_BYTES if depth == 0 else MAX_LINKED_BYTES
         texts, _ = repofiles.read_entries(top, list(entries.values()), cap)
@@ -320,7 +320,7 @@ def search(top: Path, files: RepoFiles, template_paths: list[str]) -> Search:
             span = readme_span(text) if start == "readme" else None
             if start == "readme" and span is None:
                 continue
-            out.sources.append(Source(path, text, start, via + hops.get(path, ()), span))
+            out.sources.append(Source(path, text, start, via, span))
             if depth == DEPTH:
                 continue
             found, sites = links(text, path, span)
@@ -332,7 +332,7 @@ def search(top: Path, files: RepoFiles, template_paths: list[str]) -> Search:
             for link in found:
                 for cand in _candidates(link.target):
                     if cand not in seen:
-                        nxt.append((cand, "linked", (*via, *hops.get(path, ()), f"{path}:{link.line}")))
+                        nxt.append((cand, "linked", (*via, f"{path}:{link.line}")))
         frontier = _existing(top, commit, nxt)
     return out
 
@@ -356,12 +356,9 @@ def _existing(
 
 def _through_symlinks(
     top: Path, commit: str, frontier: list[tuple[str, Start, tuple[str, ...]]], out: Search
-) -> tuple[list[tuple[str, Start, tuple[str, ...]]], dict[str, tuple[str, ...]]]:
-    """The frontier with each symlink replaced by its target inside the repo (hops of up to 4 links).
-
-    The second value says, for a path reached through links, which links ('CLAUDE.md -> AGENTS.md').
-    """
-    hops: dict[str, tuple[str, ...]] = {}
+) -> list[tuple[str, Start, tuple[str, ...]]]:
+    """The frontier with each symlink replaced by its target inside the repo (chains of up to 4 links),
+    the link added to the way it was reached ('CLAUDE.md -> AGENTS.md')."""
     current = frontier
     for _ in range(4):
         entries = repofiles.lookup(top, commit, [p for p, _, _ in current])
@@ -382,12 +379,11 @@ def _through_symlinks(
                 out.skipped.append(why)
                 continue
             assert target is not None
-            hops[target] = (*hops.get(path, ()), f"{path} -> {target}")
-            nxt.append((target, start, via))
+            nxt.append((target, start, (*via, f"{path} -> {target}")))
         current = nxt
     else:
         entries = repofiles.lookup(top, commit, [p for p, _, _ in current])
         loops = [p for p, _, _ in current if (e := entries.get(p)) is not None and e.mode == "120000"]
         out.skipped += [f"skipped: {p} is a chain of more than 4 symlinks (not followed)" for p in loops]
         current = [c for c in current if c[0] not in loops]
-    return current, hops
+    return current
