@@ -42,6 +42,7 @@ MAX_LINKED_BYTES = 256 * 1024  # one linked file; a guide is a few pages
 TOTAL_BYTES = 4 * 1024 * 1024  # all linked files together
 MAX_LINKS_PER_FILE = 200  # links looked at in one file
 MAX_DOC_PATHS = 20_000  # documentation files listed to map a site link
+MAX_SYMLINK_HOPS = 4  # a chain of committed symlinks longer than this is refused (a loop never ends)
 MAX_DOC_GUIDES = 6  # contribution guides found by name under the documentation folders
 _DOC_FOLDERS = ("docs", "doc", "documentation", "website", "site")
 _TEXT_SUFFIXES = (".md", ".markdown", ".rst", ".txt", ".mdc")
@@ -357,10 +358,10 @@ def _existing(
 def _through_symlinks(
     top: Path, commit: str, frontier: list[tuple[str, Start, tuple[str, ...]]], out: Search
 ) -> list[tuple[str, Start, tuple[str, ...]]]:
-    """The frontier with each symlink replaced by its target inside the repo (chains of up to 4 links),
+    """The frontier with each symlink replaced by its target inside the repo (chains of MAX_SYMLINK_HOPS),
     the link added to the way it was reached ('CLAUDE.md -> AGENTS.md')."""
     current = frontier
-    for _ in range(4):
+    for _ in range(MAX_SYMLINK_HOPS):
         entries = repofiles.lookup(top, commit, [p for p, _, _ in current])
         links_here = [e for e in entries.values() if e.mode == "120000"]
         if not links_here:
@@ -384,6 +385,8 @@ def _through_symlinks(
     else:
         entries = repofiles.lookup(top, commit, [p for p, _, _ in current])
         loops = [p for p, _, _ in current if (e := entries.get(p)) is not None and e.mode == "120000"]
-        out.skipped += [f"skipped: {p} is a chain of more than 4 symlinks (not followed)" for p in loops]
+        out.skipped += [
+            f"skipped: {p} is a chain of more than {MAX_SYMLINK_HOPS} symlinks (not followed)" for p in loops
+        ]
         current = [c for c in current if c[0] not in loops]
     return current
