@@ -158,9 +158,12 @@ _LABEL_ASK_RE = re.compile(
     re.I,
 )
 _AUTOMATIC_RE = re.compile(r"\bautomatic\w*|\bbots?\b|\bby (?:the )?(?:ci|workflow|maintainers?)\b", re.I)
-_TESTS_RE = re.compile(
-    r"\btests?\b|\btest (?:cases?|suites?|plan)\b|\bunit[- ]?tests?\b|\btest\(s\)|\bregression tests?\b|测试", re.I
+_TESTS_RE = re.compile(  # "tests", "a test", "test cases"; not the verb ("to properly test Jenkinsfile changes")
+    r"\btests\b|\btest\(s\)|\b(?:a|the|new|unit|regression|integration|relevant|corresponding|matching|any|each|"
+    r"e2e|end-to-end|ci)[- ]test\b|\btest[- ](?:cases?|suites?|plans?|files?|coverage)\b|测试",
+    re.I,
 )
+_URLS_RE = re.compile(r"<?https?://[^\s>`]+>?")
 _TESTS_ASK_RE = re.compile(
     r"\b(?:must|required?|requires|requirement|make sure|ensure|needs?|should|please|always|have to)\b|必须|需", re.I
 )
@@ -340,7 +343,7 @@ def _title_kind(s: Sentence) -> bool:
 
 
 def _labels_kind(s: Sentence) -> bool:
-    t = _plain(s.text) if "`" not in s.text else s.text
+    t = _URLS_RE.sub(" ", _plain(s.text) if "`" not in s.text else s.text)  # "labels=" in a link is no rule
     if not _LABEL_RE.search(t) or _AUTOMATIC_RE.search(t) or _ISSUE_HEADING_RE.search(s.heading):
         return False
     if _ISSUE_RE.search(t) and not _PR_WORD_RE.search(t):
