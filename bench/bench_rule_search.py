@@ -95,9 +95,7 @@ def score(judgment: dict[str, Any], rules: list[dict[str, Any]]) -> dict[str, An
     false: list[dict[str, Any]] = []
     neutral = 0
     for r in rules:
-        hit = next(
-            (k for k, e in enumerate(judgment["expected"]) if r["kind"] in _kinds(e) and _at(r, e["at"])), None
-        )
+        hit = next((k for k, e in enumerate(judgment["expected"]) if r["kind"] in _kinds(e) and _at(r, e["at"])), None)
         if hit is not None:
             found.setdefault(hit, r)
         elif any(r["kind"] in _kinds(n) and _at(r, n["at"]) for n in judgment.get("neutral", [])):
@@ -141,7 +139,9 @@ def main() -> None:
         for half in halves:
             repos = sorted(p for p in (args.corpus / half).iterdir() if (p / ".git").exists())
             got, seconds = _read(server, repos)
-            totals = dict.fromkeys(("expected", "found", "missed", "false", "neutral", "params_checked", "params_ok"), 0)
+            totals = dict.fromkeys(
+                ("expected", "found", "missed", "false", "neutral", "params_checked", "params_ok"), 0
+            )
             print(f"\n{half}: {len(repos)} repositories, read in {seconds:.1f} s")
             print("| repository | expected | found | missed | false | neutral | params right |")
             print("| --- | --- | --- | --- | --- | --- | --- |")
@@ -163,8 +163,8 @@ def main() -> None:
             recall = t["found"] / t["expected"] if t["expected"] else 1.0
             reported = t["found"] + t["false"] + t["neutral"]
             print(
-                f"| **{half} total** | {t['expected']} | {t['found']} | {t['missed']} | {t['false']} | {t['neutral']} | "
-                f"{t['params_ok']}/{t['params_checked']} |"
+                f"| **{half} total** | {t['expected']} | {t['found']} | {t['missed']} | {t['false']} | "
+                f"{t['neutral']} | {t['params_ok']}/{t['params_checked']} |"
             )
             print(f"\nfound {recall:.0%} of expected rules; {t['false']} false of {reported} reported")
     tmp.cleanup()

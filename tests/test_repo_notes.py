@@ -158,7 +158,10 @@ def test_sign_off_rules_are_their_own_kind(tmp_path, name, expected):
 def test_a_cla_is_its_own_kind(tmp_path):
     notes, _, _ = read(tmp_path, {"CONTRIBUTING.md": shape("contrib_cla.md")})
     assert [(n.kind, n.text) for n in notes if n.kind in ("cla", "sign-off")] == [
-        ("cla", "Before we can merge your first pull request, you need to sign our Contributor License Agreement (CLA).")
+        (
+            "cla",
+            "Before we can merge your first pull request, you need to sign our Contributor License Agreement (CLA).",
+        )
     ]
 
 

@@ -111,9 +111,15 @@ def test_a_guide_linked_by_a_documentation_site_url_is_read(tmp_path):
 
 
 def test_the_search_says_how_each_linked_guide_was_reached(tmp_path):
-    repo = build(tmp_path, "site_guide", {"CONTRIBUTING.md": "# C\n\nSee [the guide](docs/guide/pr.md).\n",
-                                          "docs/guide/pr.md": "# PRs\n\nRead [titles](../titles/rules.md).\n",
-                                          "docs/titles/rules.md": "# Titles\n\nPR titles must start with `[Perf]` or `[Fix]`.\n"})
+    repo = build(
+        tmp_path,
+        "site_guide",
+        {
+            "CONTRIBUTING.md": "# C\n\nSee [the guide](docs/guide/pr.md).\n",
+            "docs/guide/pr.md": "# PRs\n\nRead [titles](../titles/rules.md).\n",
+            "docs/titles/rules.md": "# Titles\n\nPR titles must start with `[Perf]` or `[Fix]`.\n",
+        },
+    )
     files = repofiles.read_repo_files(repo.path)
     found = rule_search.search(repo.path, files, [])
     by_path = {s.path: s for s in found.sources}

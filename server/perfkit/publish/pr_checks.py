@@ -80,7 +80,7 @@ def _labels_from_action(path: str, text: str) -> list[RepoRule]:
                 labels_mode = "one-of" if mode and mode.group(1) == "exactly" else "any"
             if key == "required_labels_all":
                 labels_mode = "all"
-            params = RuleParams(labels=names, labels_mode=labels_mode, closed=True, checked_by=path)  # type: ignore[arg-type]
+            params = RuleParams(labels=names, labels_mode=labels_mode, closed=True, checked_by=path)
             at = m.end() + inp.start()
             out.append(_rule("labels", path, _line(text, at), text.split("\n")[_line(text, at) - 1], params, []))
     return out
@@ -123,8 +123,14 @@ def _from_script(path: str, text: str, via: list[str]) -> list[RepoRule]:
     if _READS_LABELS.search(text):
         for name, (line, vals) in named.items():
             if _LABEL_NAME.search(name) and not _SKIP_NAME.search(name):
-                mode = "any" if re.search(r"\.some\(|\bany\(", text) else "all" if re.search(r"\.every\(|\ball\(", text) else None
-                params = RuleParams(labels=vals, labels_mode=mode, closed=True, checked_by=path)  # type: ignore[arg-type]
+                mode = (
+                    "any"
+                    if re.search(r"\.some\(|\bany\(", text)
+                    else "all"
+                    if re.search(r"\.every\(|\ball\(", text)
+                    else None
+                )
+                params = RuleParams(labels=vals, labels_mode=mode, closed=True, checked_by=path)
                 out.append(_rule("labels", path, line, lines[line - 1], params, via))
     if _READS_TITLE.search(text):
         lists = [
@@ -170,8 +176,9 @@ def _semantic(path: str, text: str) -> list[RepoRule]:
             if not ln.strip() or ":" in ln:
                 break
             types.append(ln.strip())
-    params = RuleParams(pattern="type(scope): subject", slots={"type": types} if types else {}, closed=True,
-                        checked_by=path)
+    params = RuleParams(
+        pattern="type(scope): subject", slots={"type": types} if types else {}, closed=True, checked_by=path
+    )
     return [_rule("title-rule", path, line, text.split("\n")[line - 1], params, [])]
 
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from perfkit.publish import rule_params
@@ -154,7 +154,8 @@ _TEMPLATE_USE_RE = re.compile(
 )
 _LABEL_RE = re.compile(r"\blabel(?:s|ed|led)?\b", re.I)
 _LABEL_ASK_RE = re.compile(
-    r"\b(?:must|required?|requires|need(?:s)? to|should|please|make sure|ensure|always)\b|^(?:add|apply|set|tag|label)\b",
+    r"\b(?:must|required?|requires|need(?:s)? to|should|please|make sure|ensure|always)\b|"
+    r"^(?:add|apply|set|tag|label)\b",
     re.I,
 )
 _AUTOMATIC_RE = re.compile(r"\bautomatic\w*|\bbots?\b|\bby (?:the )?(?:ci|workflow|maintainers?)\b", re.I)
@@ -168,7 +169,8 @@ _TESTS_ASK_RE = re.compile(
     r"\b(?:must|required?|requires|requirement|make sure|ensure|needs?|should|please|always|have to)\b|必须|需", re.I
 )
 _TESTS_IMPERATIVE_RE = re.compile(
-    r"^(?:\*\*)?(?:add|write|run|include|update|make sure|ensure|verify)\b[^.:]{0,25}?\b(?:tests?|test\(s\)|测试)\b", re.I
+    r"^(?:\*\*)?(?:add|write|run|include|update|make sure|ensure|verify)\b[^.:]{0,25}?\b(?:tests?|test\(s\)|测试)\b",
+    re.I,
 )
 _TEST_COMMAND_RE = re.compile(
     r"\b(?:pytest|make (?:test|check)\w*|ctest|tox|nox|npm (?:run )?test|cargo test|bazel test|go test|unittest)\b"
@@ -219,92 +221,111 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
-def sentences(text: str, span: tuple[int, int] | None = None) -> list[Sentence]:
-    """Every sentence outside code, paragraphs joined across their wrapped lines; boxes one each.
+@dataclass
+class _Reader:
+    """sentences()'s state over one file: the paragraph being joined, the heading, the code it is in."""
 
-    Code is fenced blocks, RST literal blocks (after '::' or a code directive) and RST comments, and
-    folder trees; a line underlined with '===' or '---' (setext, RST) is a heading, as is a
-    `<summary>` line. span limits the lines read (1-based, inclusive).
-    """
-    out: list[Sentence] = []
-    para: list[tuple[int, str]] = []
-    heading = ""
+    out: list[Sentence] = field(default_factory=list)
+    para: list[tuple[int, str]] = field(default_factory=list)
+    heading: str = ""
     fence: str | None = None
     literal: int | None = None  # indentation an RST literal block must exceed; None outside one
-    lines = text.split("\n")
-    lo, hi = span or (1, len(lines))
 
-    def flush() -> None:
-        if not para:
+    def flush(self) -> None:
+        if not self.para:
             return
         offsets, off = [], 0
-        for _, t in para:
+        for _, t in self.para:
             offsets.append(off)
             off += len(t) + 1
-        joined = " ".join(t for _, t in para)
+        joined = " ".join(t for _, t in self.para)
         pos = 0
         for chunk in _SENTENCE_END_RE.split(joined):
             at = joined.find(chunk, pos)
             pos = at + len(chunk)
-            line = para[max(bisect_right(offsets, at) - 1, 0)][0]  # linear: no scan of the lines per sentence
+            line = self.para[max(bisect_right(offsets, at) - 1, 0)][0]  # linear: no scan of the lines per sentence
             if chunk.strip():
-                out.append(Sentence(line, chunk.strip(), False, heading))
-        para.clear()
+                self.out.append(Sentence(line, chunk.strip(), False, self.heading))
+        self.para.clear()
 
+    def code(self, raw: str) -> bool:
+        """The line is code (a fence, an RST literal block or comment); the block's state is kept."""
+        if FENCE_RE.match(raw):
+            self.flush()
+            self.fence = None if self.fence else FENCE_RE.match(raw).group(1)  # type: ignore[union-attr]
+            return True
+        if self.fence:
+            return True
+        if self.literal is not None:
+            if not raw.strip() or _indent(raw) > self.literal:
+                return True
+            self.literal = None
+        if _RST_BLOCK_RE.match(raw) and not _RST_ADMONITION_RE.match(raw):
+            self.flush()
+            self.literal = _indent(raw)
+            return True
+        return False
+
+    def structure(self, n: int, raw: str) -> bool:
+        """The line is a heading (ATX, setext or RST underline, `<summary>`), a folder tree or a table row."""
+        if _UNDERLINE_RE.match(raw) and len(self.para) == 1 and self.para[0][0] == n - 1:
+            self.heading = self.para[0][1]
+            self.para.clear()
+            return True
+        summary = _SUMMARY_RE.match(raw)
+        h = _HEADING_RE.match(raw)
+        if h or summary:
+            self.flush()
+            title = summary.group(1) if summary else raw[h.end() :] if h else ""
+            self.heading = re.sub(r"<[^>]+>", "", title).strip().rstrip("#").strip()
+            return True
+        if _TREE_RE.search(raw) or raw.lstrip().startswith("|"):
+            self.flush()  # folder trees and table rows are reference data, not sentences
+            return True
+        return False
+
+    def prose(self, n: int, raw: str) -> None:
+        box = BOX_RE.match(raw)
+        line = _clean(raw)
+        if box:
+            self.flush()
+            self.out.append(Sentence(n, box.group("text").strip(), True, self.heading))
+            return
+        if not line:
+            self.flush()
+            return
+        if _LIST_RE.match(raw):
+            self.flush()
+            line = _LIST_RE.sub("", line)
+        ends_literal = line.endswith("::") and not line.startswith("..")
+        self.para.append((n, line[:-1] if ends_literal else line))
+        if ends_literal:
+            self.flush()
+            self.literal = _indent(raw)
+
+
+def sentences(text: str, span: tuple[int, int] | None = None) -> list[Sentence]:
+    """Every sentence outside code, paragraphs joined across their wrapped lines; boxes one each.
+
+    Code is fenced blocks, RST literal blocks (after '::' or a code directive) and RST comments, and
+    folder trees and table rows are skipped; a line underlined with '===' or '---' (setext, RST) is a
+    heading, as is a `<summary>` line. span limits the lines read (1-based, inclusive).
+    """
+    r = _Reader()
+    lines = text.split("\n")
+    lo, hi = span or (1, len(lines))
     for n in range(lo, min(hi, len(lines)) + 1):
         raw = lines[n - 1]
-        m = FENCE_RE.match(raw)
-        if m:
-            flush()
-            fence = None if fence else m.group(1)
-            continue
-        if fence:
-            continue
-        if literal is not None:
-            if not raw.strip() or _indent(raw) > literal:
-                continue
-            literal = None
-        if _RST_BLOCK_RE.match(raw) and not _RST_ADMONITION_RE.match(raw):
-            flush()
-            literal = _indent(raw)
+        if r.code(raw):
             continue
         adm = _RST_ADMONITION_RE.match(raw)
         if adm:
-            flush()
+            r.flush()
             raw = adm.group(1)
-        if _UNDERLINE_RE.match(raw) and len(para) == 1 and para[0][0] == n - 1:
-            heading = para[0][1]
-            para.clear()
-            continue
-        summary = _SUMMARY_RE.match(raw)
-        h = _HEADING_RE.match(raw)
-        box = BOX_RE.match(raw)
-        if h or summary:
-            flush()
-            title = summary.group(1) if summary else raw[h.end() :] if h else ""
-            heading = re.sub(r"<[^>]+>", "", title).strip().rstrip("#").strip()
-            continue
-        if _TREE_RE.search(raw) or raw.lstrip().startswith("|"):
-            flush()  # folder trees and table rows are reference data, not sentences
-            continue
-        line = _clean(raw)
-        if box:
-            flush()
-            out.append(Sentence(n, box.group("text").strip(), True, heading))
-            continue
-        if not line:
-            flush()
-            continue
-        if _LIST_RE.match(raw):
-            flush()
-            line = _LIST_RE.sub("", line)
-        ends_literal = line.endswith("::") and not line.startswith("..")
-        para.append((n, line[:-1] if ends_literal else line))
-        if ends_literal:
-            flush()
-            literal = _indent(raw)
-    flush()
-    return out
+        if not r.structure(n, raw):
+            r.prose(n, raw)
+    r.flush()
+    return r.out
 
 
 def _plain(text: str) -> str:
@@ -330,8 +351,11 @@ def about_ai_use(text: str) -> bool:
     if _AI_TERMS_RE.search(plain) or _AI_TOOL_RE.search(plain):
         return True
     bare = _AI_UPPER_RE.search(plain)
-    return bool(bare and (bare.group(0).upper().startswith(("AI", "A.I")) or "llm" in bare.group(0).lower())
-                and _CONTRIBUTING_RE.search(plain))
+    return bool(
+        bare
+        and (bare.group(0).upper().startswith(("AI", "A.I")) or "llm" in bare.group(0).lower())
+        and _CONTRIBUTING_RE.search(plain)
+    )
 
 
 def _title_kind(s: Sentence) -> bool:
@@ -427,7 +451,9 @@ def _required(kind: NoteKind, s: Sentence) -> bool:
         return restricts(s.text)
     t = _plain(s.text)
     return bool(
-        _RESTRICT_RE.search(t) or _REQUIRED_RE.search(t) or re.search(r"\b(?:please|needs?|requirement)\b|必须|需", t, re.I)
+        _RESTRICT_RE.search(t)
+        or _REQUIRED_RE.search(t)
+        or re.search(r"\b(?:please|needs?|requirement)\b|必须|需", t, re.I)
     )
 
 
@@ -454,7 +480,9 @@ def _fence_after(lines: list[str], line: int) -> list[str]:
     return []
 
 
-def rules_from(sources: list[Source], extra: list[RepoRule] | None = None) -> tuple[list[RepoRule], list[PolicyConflict]]:
+def rules_from(
+    sources: list[Source], extra: list[RepoRule] | None = None
+) -> tuple[list[RepoRule], list[PolicyConflict]]:
     """The rules of the sources, AI policy first (restricting, then permissive), then by kind; bans as conflicts.
 
     extra holds rules found elsewhere (the checks a workflow runs), reported after the written ones.

@@ -72,8 +72,7 @@ def _values(text: str) -> list[str]:
     vals = [m.group(1).strip() for m in _CODE_RE.finditer(text)]
     if not vals:
         vals = [m.group(1).strip() for m in _QUOTED_RE.finditer(text)]
-    seen: set[str] = set()
-    return [v for v in vals if v and not (v in seen or seen.add(v))][:_MAX_VALUES]
+    return list(dict.fromkeys(v for v in vals if v))[:_MAX_VALUES]
 
 
 def _brackets(text: str) -> list[str]:
@@ -179,7 +178,15 @@ def labels(text: str, after: list[str]) -> RuleParams:
         vals += [v for v in _values(ln) if v not in vals]
     if not vals:
         vals = [b.strip("[]") for b in _brackets(text)]
-    mode = "one-of" if _ONE_OF_RE.search(text) else "any" if _ANY_RE.search(text) else "all" if _ALL_RE.search(text) else None
+    mode = (
+        "one-of"
+        if _ONE_OF_RE.search(text)
+        else "any"
+        if _ANY_RE.search(text)
+        else "all"
+        if _ALL_RE.search(text)
+        else None
+    )
     return RuleParams(labels=vals[:_MAX_VALUES], labels_mode=mode)
 
 
@@ -262,7 +269,9 @@ def action(kind: NoteKind, p: RuleParams, ban: bool, conditional: bool = False) 
         return "the user signs the repo's contributor license agreement (CLA) before the PR can be merged"
     if kind == "title-rule":
         when = "when it applies, " if conditional else ""
-        slots = "; ".join(f"{k}: {'e.g. ' if p.closed is False else 'one of '}{', '.join(v)}" for k, v in p.slots.items())
+        slots = "; ".join(
+            f"{k}: {'e.g. ' if p.closed is False else 'one of '}{', '.join(v)}" for k, v in p.slots.items()
+        )
         if p.prefixes:
             pick = perf_value(p.prefixes)
             many = "one of (examples)" if p.closed is False else "one of"

@@ -191,11 +191,11 @@ def map_site_link(segments: list[str], doc_paths: list[str]) -> str | None:
     return best[0] if len(best) == 1 else None
 
 
-def links(text: str, path: str, span: tuple[int, int] | None = None) -> tuple[list[_Link], list[list[str]]]:
-    """(links to repo paths, documentation-site links as segments), in the file's order, capped."""
+def links(text: str, path: str, span: tuple[int, int] | None = None) -> tuple[list[_Link], list[tuple[list[str], int]]]:
+    """(links to repo paths, documentation-site links as (path segments, line)), in the file's order, capped."""
     folder = posixpath.dirname(path)
     found: list[_Link] = []
-    sites: list[list[str]] = []
+    sites: list[tuple[list[str], int]] = []
     lines = text.split("\n")
     lo, hi = span or (1, len(lines))
     for n in range(lo, min(hi, len(lines)) + 1):
@@ -205,7 +205,10 @@ def links(text: str, path: str, span: tuple[int, int] | None = None) -> tuple[li
         raws: list[str] = []
         for rx in (_MD_LINK_RE, _REF_DEF_RE, _HREF_RE, _RST_LINK_RE, _RST_INCLUDE_RE):
             raws += [m.group(1) for m in rx.finditer(line)]
-        raws += [m.group(1) + (".rst" if "." not in posixpath.basename(m.group(1)) else "") for m in _RST_DOC_RE.finditer(line)]
+        raws += [
+            m.group(1) + (".rst" if "." not in posixpath.basename(m.group(1)) else "")
+            for m in _RST_DOC_RE.finditer(line)
+        ]
         raws += [m.group(0).rstrip(".,;:") for m in _URL_RE.finditer(line)]
         raws += [m.group(1) for m in _AT_IMPORT_RE.finditer(line)]
         raws += [m.group(1) for m in _FILE_NAME_RE.finditer(_URL_RE.sub(" ", line))]
@@ -213,7 +216,7 @@ def links(text: str, path: str, span: tuple[int, int] | None = None) -> tuple[li
             if "://" in raw and not (_GITHUB_RE.match(raw) or _RAW_RE.match(raw)):
                 segs = _site_segments(raw)
                 if segs:
-                    sites.append(segs + [f"@{n}"])
+                    sites.append((segs, n))
                 continue
             target = _resolve(raw, folder)
             if target:
@@ -225,11 +228,14 @@ def links(text: str, path: str, span: tuple[int, int] | None = None) -> tuple[li
 
 def doc_guides(doc_paths: list[str]) -> list[str]:
     """Contribution guides among the documentation files, by name, nearest the root first (translations last)."""
-    found = [
-        p for p in doc_paths if p.lower().endswith((".md", ".rst", ".markdown")) and _DOC_GUIDE_RE.search(p)
-    ]
+    found = [p for p in doc_paths if p.lower().endswith((".md", ".rst", ".markdown")) and _DOC_GUIDE_RE.search(p)]
     found.sort(key=lambda p: (bool(_TRANSLATION_RE.search("/" + p)), p.count("/"), p))
     return found[:MAX_DOC_GUIDES]
+
+
+def _rst_doc(target: str) -> str:
+    """An RST :doc: target names a document without its suffix."""
+    return target if "." in posixpath.basename(target) else target + ".rst"
 
 
 def _candidates(target: str) -> list[str]:
@@ -255,15 +261,17 @@ def _start_paths(files: RepoFiles, template_paths: list[str]) -> list[tuple[str,
                 starts.append((e.path, "contributing"))
     for name in _AGENT_FILES:
         folder, _, base = name.rpartition("/")
-        e = files.child(folder, base)
-        if e is not None and e.kind != "tree":
-            starts.append((e.path, "agents"))
+        agent = files.child(folder, base)
+        if agent is not None and agent.kind != "tree":
+            starts.append((agent.path, "agents"))
     starts += [(p, "pr-template") for p in template_paths]
     readme = next((e for e in files.children("") if e.kind != "tree" and _README_RE.match(e.name)), None)
     if readme is not None:
         starts.append((readme.path, "readme"))
-    seen: set[str] = set()
-    return [(p, k) for p, k in starts if not (p in seen or seen.add(p))]
+    first: dict[str, Start] = {}
+    for p, k in starts:
+        first.setdefault(p, k)
+    return list(first.items())
 
 
 def _refused(e: Entry, target: str | None) -> str | None:
@@ -274,67 +282,88 @@ def _refused(e: Entry, target: str | None) -> str | None:
     return None
 
 
+Visit = tuple[str, Start, tuple[str, ...]]  # (path, why it is read, the links that led to it)
+
+
+@dataclass
+class _Walk:
+    """One search's state: what was read, the linked files' budget, and the documentation listing."""
+
+    top: Path
+    commit: str
+    doc_paths: list[str]
+    out: Search
+    seen: set[str] = field(default_factory=set)
+    linked: int = 0
+    total: int = 0
+
+    def admit(self, path: str, text: str, depth: int) -> bool:
+        """Whether a linked file fits the budget (start files always do); said in skipped when not."""
+        if depth == 0:
+            return True
+        if self.linked >= MAX_LINKED or self.total + len(text) > TOTAL_BYTES:
+            self.out.skipped.append(
+                f"skipped: {path}: the rule search reads at most {MAX_LINKED} linked files, "
+                f"{TOTAL_BYTES // 1024:,} KiB in all"
+            )
+            return False
+        self.linked += 1
+        self.total += len(text)
+        return True
+
+    def round(self, frontier: list[Visit], depth: int) -> list[Visit]:
+        """Read one depth of files; the links they hold, for the next."""
+        frontier = _through_symlinks(self.top, self.commit, frontier, self.out)
+        entries = repofiles.lookup(self.top, self.commit, [p for p, _, _ in frontier])
+        cap = repofiles.MAX_FILE_BYTES if depth == 0 else MAX_LINKED_BYTES
+        texts, _ = repofiles.read_entries(self.top, list(entries.values()), cap)
+        nxt: list[Visit] = []
+        for path, start, via in frontier:
+            e = entries.get(path)
+            if path in self.seen or e is None or e.kind != "blob":
+                continue
+            self.seen.add(path)
+            if path not in texts:
+                size = f"{e.size / 1024:,.0f} KiB" if e.size is not None else "unreadable"
+                self.out.skipped.append(f"skipped: {path} ({size}) is over the {cap // 1024:,} KiB cap for a rule file")
+                continue
+            text = texts[path]
+            span = readme_span(text) if start == "readme" else None
+            if (start == "readme" and span is None) or not self.admit(path, text, depth):
+                continue
+            self.out.sources.append(Source(path, text, start, via, span))
+            if depth < DEPTH:
+                nxt += [
+                    (cand, "linked", (*via, f"{path}:{link.line}"))
+                    for link in self.links_of(text, path, span)
+                    for cand in _candidates(link.target)
+                    if cand not in self.seen
+                ]
+        return nxt
+
+    def links_of(self, text: str, path: str, span: tuple[int, int] | None) -> list[_Link]:
+        found, sites = links(text, path, span)
+        for segments, line in sites:
+            mapped = map_site_link(segments, self.doc_paths)
+            if mapped:
+                found.append(_Link(mapped, line))
+        return found
+
+
 def search(top: Path, files: RepoFiles, template_paths: list[str]) -> Search:
     """Every file the repo's rules may be written in, from the start files through their links, bounded."""
     out = Search()
-    commit = files.commit
-    if commit is None:
+    if files.commit is None:
         return out
     starts = _start_paths(files, template_paths)
-    doc_paths = repofiles.list_tree(top, commit, list(_DOC_FOLDERS), MAX_DOC_PATHS)
+    doc_paths = repofiles.list_tree(top, files.commit, list(_DOC_FOLDERS), MAX_DOC_PATHS)
     starts += [(p, "contributing") for p in doc_guides(doc_paths) if p not in {q for q, _ in starts}]
-    seen: set[str] = set()
-    linked = 0
-    total = 0
-    # a round: (path, start kind, via) to read; start files first, then each depth of links
-    frontier: list[tuple[str, Start, tuple[str, ...]]] = [(p, k, ()) for p, k in starts]
+    walk = _Walk(top, files.commit, doc_paths, out)
+    frontier: list[Visit] = [(p, k, ()) for p, k in starts]  # start files first, then each depth of links
     for depth in range(DEPTH + 1):
         if not frontier:
             break
-        frontier = _through_symlinks(top, commit, frontier, out)
-        entries = repofiles.lookup(top, commit, [p for p, _, _ in frontier])
-        cap = repofiles.MAX_FILE_BYTES if depth == 0 else MAX_LINKED_BYTES
-        texts, _ = repofiles.read_entries(top, list(entries.values()), cap)
-        nxt: list[tuple[str, Start, tuple[str, ...]]] = []
-        for path, start, via in frontier:
-            if path in seen:
-                continue
-            e = entries.get(path)
-            if e is None or e.kind != "blob":
-                continue
-            seen.add(path)
-            if path not in texts:
-                size = f"{e.size / 1024:,.0f} KiB" if e.size is not None else "unreadable"
-                limit = f"{cap // 1024:,} KiB"
-                out.skipped.append(f"skipped: {path} ({size}) is over the {limit} cap for a rule file")
-                continue
-            text = texts[path]
-            if depth > 0:
-                if linked >= MAX_LINKED or total + len(text) > TOTAL_BYTES:
-                    out.skipped.append(
-                        f"skipped: {path}: the rule search reads at most {MAX_LINKED} linked files, "
-                        f"{TOTAL_BYTES >> 20} MiB in all"
-                    )
-                    continue
-                linked += 1
-                total += len(text)
-            span = readme_span(text) if start == "readme" else None
-            if start == "readme" and span is None:
-                continue
-            out.sources.append(Source(path, text, start, via, span))
-            if depth == DEPTH:
-                continue
-            found, sites = links(text, path, span)
-            if sites:
-                for segs in sites:
-                    mapped = map_site_link(segs[:-1], doc_paths)
-                    if mapped:
-                        found.append(_Link(mapped, int(segs[-1][1:])))
-            for link in found:
-                for cand in _candidates(link.target):
-                    if cand not in seen:
-                        nxt.append((cand, "linked", (*via, f"{path}:{link.line}")))
-        frontier = _existing(top, commit, nxt)
+        frontier = _existing(top, files.commit, walk.round(frontier, depth))
     return out
 
 
