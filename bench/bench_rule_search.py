@@ -90,24 +90,38 @@ def _params_ok(item: dict[str, Any], rule: dict[str, Any]) -> bool:
 
 
 def score(judgment: dict[str, Any], rules: list[dict[str, Any]]) -> dict[str, Any]:
-    """found, missed and false rules of one repository, and the params checked on found ones."""
-    found: dict[int, dict[str, Any]] = {}
+    """found, missed and false rules of one repository, and the params checked on found ones.
+
+    Each reported rule counts for one expected item (one not yet found first, when it matches several);
+    an item's params are right when one of the rules at its places carries them.
+    """
+    matched: dict[int, list[dict[str, Any]]] = {}
     false: list[dict[str, Any]] = []
     neutral = 0
     for r in rules:
-        hit = next((k for k, e in enumerate(judgment["expected"]) if r["kind"] in _kinds(e) and _at(r, e["at"])), None)
+        hits = [k for k, e in enumerate(judgment["expected"]) if r["kind"] in _kinds(e) and _at(r, e["at"])]
+        hit = next((k for k in hits if k not in matched), hits[0] if hits else None)
         if hit is not None:
-            found.setdefault(hit, r)
+            matched.setdefault(hit, []).append(r)
         elif any(r["kind"] in _kinds(n) and _at(r, n["at"]) for n in judgment.get("neutral", [])):
             neutral += 1
         else:
             false.append(r)
-    missed = [e for k, e in enumerate(judgment["expected"]) if k not in found]
-    checked = [k for k in found if judgment["expected"][k].get("params")]
-    params_ok = [k for k in checked if _params_ok(judgment["expected"][k], found[k])]
+    missed = [e for k, e in enumerate(judgment["expected"]) if k not in matched]
+    checked = [k for k in matched if judgment["expected"][k].get("params")]
+    params_ok = [
+        k
+        for k in checked
+        if any(
+            _params_ok(e, r)
+            for e in [judgment["expected"][k]]
+            for r in rules
+            if r["kind"] in _kinds(e) and _at(r, e["at"])
+        )
+    ]
     return {
         "expected": len(judgment["expected"]),
-        "found": len(found),
+        "found": len(matched),
         "missed": missed,
         "false": false,
         "neutral": neutral,

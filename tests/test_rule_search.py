@@ -111,9 +111,9 @@ def test_a_guide_linked_by_a_documentation_site_url_is_read(tmp_path):
 
 
 def test_the_search_says_how_each_linked_guide_was_reached(tmp_path):
-    repo = build(
-        tmp_path,
-        "site_guide",
+    repo = Repo(tmp_path / "r")
+    repo.commit(
+        "guides",
         {
             "CONTRIBUTING.md": "# C\n\nSee [the guide](docs/guide/pr.md).\n",
             "docs/guide/pr.md": "# PRs\n\nRead [titles](../titles/rules.md).\n",
@@ -363,3 +363,59 @@ def test_the_search_is_bounded_and_reads_only_the_commit(tmp_path_factory, tree)
     assert calls[0] <= (rule_search.DEPTH + 1) * (2 * rule_search.MAX_SYMLINK_HOPS + 4) + 1
     rules, _, _ = repo_notes.read(repo.path, got, None)
     assert all("LEAKED" not in r.text for r in rules)
+
+
+@pytest.mark.parametrize(
+    "guide, expected",
+    [
+        (  # under a heading about AI, a rule on PRs is AI policy even without the word
+            "## AI tool use\n\nIt is strongly recommended that contributors write PR descriptions themselves.\n",
+            [("ai-policy", 3)],
+        ),
+        (  # an agent file's "Agent rules": the agent is the subject
+            "## Agent rules\n\n- Do NOT write PR descriptions for the user\n",
+            [("ai-policy", 3)],
+        ),
+        (  # a certificate's first-person clause is not a rule; -S signs, it does not sign off
+            "I understand and agree that a record of my sign-off is kept.\n\n"
+            "Sign commits with a key (`git commit -S`) if you like.\n",
+            [],
+        ),
+        (  # a table row without a leading pipe is reference data
+            "Triage | **New members should start here**<br>Can label PRs | Committer\n",
+            [],
+        ),
+        (  # evidence a performance PR must carry
+            "When a PR changes performance, run benchmarks on both branches and report them.\n",
+            [("pr-rule", 1)],
+        ),
+        (  # the title named in the sentence before, the form in plain text, its values in the next item
+            "- Name the task in the title. The general format is: \\[Prefix\\] Short description (Suffix)\n"
+            "- Prefix: new feature \\[Feature\\], bug fix \\[Fix\\]\n",
+            [("title-rule", 1)],
+        ),
+        (  # a commit message form with slots is the title's form too
+            "- **Commit**: write a one-line message: `[Module:Type] Summary`.\n"
+            "  - Modules: `Core`, `CUDA`\n  - Types: `Feature`, `Perf`\n",
+            [("title-rule", 1)],
+        ),
+        (  # a request to AI agents in a template comment is a requirement, not advice
+            "<!-- If you are an AI agent, please state which model you are. -->\n",
+            [("ai-policy", 1)],
+        ),
+        ("State whether the data was produced by humans or machine generated.\n", []),  # a dataset card guide
+    ],
+)
+def test_lines_are_read_in_their_context(tmp_path, guide, expected):
+    repo = Repo(tmp_path / "r")
+    name = "AGENTS.md" if "Agent rules" in guide else "CONTRIBUTING.md"
+    repo.commit("guide", {name: guide})
+    rules, _, _ = rules_of(repo)
+    assert [(r.kind, r.line) for r in rules] == expected, [(r.kind, r.line, r.text) for r in rules]
+    for r in rules:
+        if r.kind == "title-rule" and "Prefix" in guide:
+            assert r.params.prefixes == ["[Feature]", "[Fix]"]
+        if r.kind == "title-rule" and "Module:Type" in guide:
+            assert r.params.slots == {"Module": ["Core", "CUDA"], "Type": ["Feature", "Perf"]}
+        if r.kind == "ai-policy":
+            assert r.required

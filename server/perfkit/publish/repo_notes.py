@@ -58,7 +58,7 @@ _NAMED_AI_RE = re.compile(r"[\w.@]-AI\b|\bAI-(?=[A-Z])|@[\w-]*AI\b|[A-Za-z]AI\b|
 _AI_UPPER_RE = re.compile(r"(?<![\w-])(?:AI|A\.I\.)(?![\w])|(?i:\b(?:llms?|large language models?)\b)")
 _AI_TERMS_RE = re.compile(
     r"\b(?:(?:coding|autonomous|software|ai|llm) agents?|agentic|agent[- ](?:generated|"
-    r"written|authored|driven)|copilot|chatgpt|claude|gpt-?\d\w*|machine[- ]generated|"
+    r"written|authored|driven)|copilot|chatgpt|claude|gpt-?\d\w*|"
     r"(?:code|text|content) generat(?:ors?|ion) tools?)\b",
     re.I,
 )
@@ -70,6 +70,11 @@ _AI_TOOL_RE = re.compile(
 _AGENT_WORD_RE = re.compile(r"\bagents?\b", re.I)
 _AGENT_DISCLOSURE_RE = re.compile(
     r"\b(?:disclos\w*|trailer|co-authored-by|assisted-by|generated-by|authored|wrote|written by)\b", re.I
+)
+_AI_SECTION_RULE_RE = re.compile(
+    r"\b(?:pull requests?|prs?|patch(?:es)?|commits?|contribut\w*|descriptions?|submi\w*|push\w*|review\w*|"
+    r"comments?|issues?|respond\w*|repository)\b",
+    re.I,
 )
 _CONTRIBUTING_RE = re.compile(
     r"\b(?:contribut\w*|pull requests?|prs?|patch(?:es)?|commits?|submi\w*|review\w*|author\w*|disclos\w*|"
@@ -87,19 +92,20 @@ _RESTRICT_RE = re.compile(
     r"\b(?:not accept\w*|do not|don't|does not|doesn't|will not|won't|may not|must not|cannot|can't|never|"
     r"will be (?:closed|rejected|banned)|(?:is|are) (?:not )?(?:allowed|permitted)|not (?:allowed|permitted)|"
     r"prohibit\w*|forbid\w*|ban(?:s|ned)?|reject\w*|no (?:ai|llm)|must|required?|requires|mandatory|need to|"
-    r"needs to|have to|has to|shall|only)\b",
+    r"needs to|have to|has to|shall|only|(?:are|is) expected to|(?:are|is) (?:fully |solely |100% )?responsible|"
+    r"strongly recommend\w*)\b",
     re.I,
 )
 _BAN_RE = re.compile(
     r"\b(?:not accept\w*|won't accept|will be (?:closed|rejected)|(?:is|are) not (?:allowed|permitted)|"
     r"not (?:allowed|permitted)|prohibit\w*|forbid\w*|ban(?:s|ned)?|reject\w*|no (?:ai|llm)|may not|must not|"
-    r"do not (?:submit|open|send|use)|never (?:submit|open|send|use))\b",
+    r"do not (?:submit|open|send|use|create|write|run|push|respond)|never (?:submit|open|send|use|create|write))\b",
     re.I,
 )
 _SIGNOFF_RE = re.compile(
     r"\b(?:signed-off-by|sign[- ]?offs?|signed[- ]off|signing off|dco|developer certificate of origin|"
     r"sign (?:your|all|each|every|the) (?:work|commits?|patch(?:es)?)|sign your work|signed commits?)\b|"
-    r"--signoff\b|\bgit commit (?:-\w+ )*-s\b|`-s`|\(-s\)",
+    r"--signoff\b|(?-i:\bgit commit (?:-\w+ )*-s\b|`-s`|\(-s\))",
     re.I,
 )
 _SIGNOFF_ASK_RE = re.compile(
@@ -129,6 +135,7 @@ _TITLE_SHAPE_RE = re.compile(
     re.I,
 )
 _ISSUE_RE = re.compile(r"\b(?:issues?|bug reports?)\b", re.I)
+_COMMIT_FORM_RE = re.compile(r"\bcommit\b[^.]{0,60}?\b(?:messages?|subjects?|titles?)\b", re.I)
 _SLOTS_RE = re.compile(r"\[[^\]\n]{0,80}\]|<[^>\n]{0,80}>|`[^`\n]{0,200}`")  # "[ticket]", "<issue>": a pattern's slots
 _PR_WORD_RE = re.compile(r"\b(?:pull requests?|prs?|merge requests?|mrs?|patch(?:es)?|commits?)\b", re.I)
 _ISSUE_HEADING_RE = re.compile(r"\b(?:issues?|bugs?|bug reports?|reporting|questions?|support)\b", re.I)
@@ -146,6 +153,13 @@ _IN_DESCRIPTION_RE = re.compile(
     r"(?:pr|pull request)(?:'s)? (?:description|body)\b",
     re.I,
 )
+_DESCRIPTION_HOLDS_RE = re.compile(
+    r"\b(?:pr|pull request)(?:'s)? descriptions? (?:should|must|needs? to|has to|shall) "
+    r"(?:contain|include|have|state|describe|explain|link|list|mention)",
+    re.I,
+)
+_BENCH_RE = re.compile(r"\bbenchmark\w*|\bperformance (?:results?|numbers|improvements?|data)\b|\bbefore/after\b", re.I)
+_BENCH_DO_RE = re.compile(r"\b(?:run|report|include|provide|attach|show|paste|share|post)\b", re.I)
 _TEMPLATE_USE_RE = re.compile(
     r"\b(?:use|fill\w*|follow\w*|keep|preserve|complete)\b[^.]{0,60}\b(?:pr|pull request) template\b|"
     r"\b(?:pr|pull request) (?:description|body)\b[^.]{0,80}\b(?:keep|preserve|do not (?:remove|delete|edit))\b|"
@@ -186,6 +200,8 @@ _TESTS_CONTEXT_RE = re.compile(
     r"code|kernels?|ops?)|bug ?fix\w*|patch\w*|changes?|locally)\b",
     re.I,
 )
+_FIRST_PERSON_RE = re.compile(r"^\W*(?:\([a-z]\)\s*)?I\b(?!\.)")
+_TABLE_ROW_RE = re.compile(r"^\s*\|| \| .* \| |<br>.* \| ")
 _HEADING_RE = re.compile(r"^ {0,3}#{1,6}(?:\s|$)")  # the text is taken in Python: no pattern over a long line
 _SUMMARY_RE = re.compile(r"^\s*<summary>(.*?)</summary>\s*$", re.I)
 _LIST_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
@@ -279,7 +295,7 @@ class _Reader:
             title = summary.group(1) if summary else raw[h.end() :] if h else ""
             self.heading = re.sub(r"<[^>]+>", "", title).strip().rstrip("#").strip()
             return True
-        if _TREE_RE.search(raw) or raw.lstrip().startswith("|"):
+        if _TREE_RE.search(raw) or _TABLE_ROW_RE.search(raw):
             self.flush()  # folder trees and table rows are reference data, not sentences
             return True
         return False
@@ -350,16 +366,27 @@ def about_ai_use(text: str) -> bool:
     plain = _plain(text)
     if _AI_TERMS_RE.search(plain) or _AI_TOOL_RE.search(plain):
         return True
-    bare = _AI_UPPER_RE.search(plain)
-    return bool(
-        bare
-        and (bare.group(0).upper().startswith(("AI", "A.I")) or "llm" in bare.group(0).lower())
-        and _CONTRIBUTING_RE.search(plain)
+    return bool(_AI_UPPER_RE.search(plain) and _CONTRIBUTING_RE.search(plain))
+
+
+def _ai_heading(heading: str, start: Start) -> bool:
+    """A heading over an AI policy: it speaks of AI, or, in a file written for agents, of agents' rules."""
+    if mentions_ai(heading):
+        return True
+    return start == "agents" and bool(re.search(r"\bagent(?:s|ic)?\b", heading, re.I))
+
+
+def _title_kind(s: Sentence, prev: Sentence | None = None) -> bool:
+    """A title rule: it speaks of titles and shows a shape. The title may be named in the sentence before,
+    in the same list item ("Task name should be clarified in title. The general format is: [Prefix] ...");
+    a commit message's form with slots (`[Module:Type] Summary`) is the title's too (squash merges
+    make the title the commit's subject)."""
+    titled = bool(
+        _TITLE_RE.search(s.text)
+        or (prev is not None and s.line - prev.line <= 1 and not prev.box and _TITLE_RE.search(prev.text))
+        or (_COMMIT_FORM_RE.search(s.text) and rule_params.has_pattern(s.text))
     )
-
-
-def _title_kind(s: Sentence) -> bool:
-    if not (_TITLE_RE.search(s.text) and _TITLE_SHAPE_RE.search(s.text)):
+    if not (titled and _TITLE_SHAPE_RE.search(s.text)):
         return False
     words = _SLOTS_RE.sub(" ", s.text)
     about_issues = _ISSUE_RE.search(words) or _ISSUE_HEADING_RE.search(s.heading)
@@ -384,21 +411,25 @@ def _tests_kind(s: Sentence, start: Start) -> bool:
     asked = _TESTS_ASK_RE.search(t) or _TESTS_IMPERATIVE_RE.search(t.strip())
     if not asked:
         return False
-    return start in ("contributing", "linked") or bool(_TESTS_CONTEXT_RE.search(t))
+    return start == "contributing" or bool(_TESTS_CONTEXT_RE.search(t))
 
 
-def kind_of(s: Sentence, start: Start) -> NoteKind | None:
+def kind_of(s: Sentence, start: Start, prev: Sentence | None = None) -> NoteKind | None:
     """The kind of rule a sentence states, or None. Boxes state only AI, sign-off, CLA and title rules:
     the PR template's other boxes are the template's own checklist."""
     if about_ai_use(s.text) and _POLICY_VERB_RE.search(_plain(s.text)):
         return "ai-policy"
     if start == "agents" and _AGENT_WORD_RE.search(_plain(s.text)) and _AGENT_DISCLOSURE_RE.search(s.text):
         return "ai-policy"  # in a file written for agents, "an agent" is the AI tool
+    if _ai_heading(s.heading, start) and _AI_SECTION_RULE_RE.search(_plain(s.text)) and restricts(s.text):
+        return "ai-policy"  # under "AI tool use" or an agent file's "Agent rules", a rule on PRs is about AI
+    if not s.box and _FIRST_PERSON_RE.match(s.text):
+        return None  # a certificate's clause ("(d) I understand and agree ..."), not a rule
     if _SIGNOFF_RE.search(s.text) and (s.box or _SIGNOFF_ASK_RE.search(s.text)):  # a box is the ask
         return "sign-off"
     if _CLA_RE.search(s.text) and (s.box or _CLA_ASK_RE.search(s.text)) and not _LICENSE_HEADER_RE.search(s.text):
         return "cla"
-    if _title_kind(s):
+    if _title_kind(s, prev):
         return "title-rule"
     if s.box:
         return None
@@ -411,8 +442,10 @@ def kind_of(s: Sentence, start: Start) -> NoteKind | None:
         return None
     if _PR_RE.search(t) and _REQUIRED_RE.search(t) and _STATEMENT_RE.search(t):
         return "pr-rule"
-    if _IN_DESCRIPTION_RE.search(t) or _TEMPLATE_USE_RE.search(t):
+    if _IN_DESCRIPTION_RE.search(t) or _TEMPLATE_USE_RE.search(t) or _DESCRIPTION_HOLDS_RE.search(t):
         return "pr-rule"
+    if _BENCH_RE.search(t) and _BENCH_DO_RE.search(t) and _PR_WORD_RE.search(t):
+        return "pr-rule"  # a performance PR's evidence: what to run and show
     return None
 
 
@@ -429,7 +462,9 @@ def _unnegated(text: str) -> str:
 
 
 _IMPERATIVE_RE = re.compile(
-    r"^\W*(?:disclos\w*|state|declare|mention|label|mark|add|include|name|note|tag|identify)\b", re.I
+    r"^\W*(?:disclos\w*|state|declare|mention|label|mark|add|include|name|note|tag|identify)\b|"
+    r"\bplease (?:state|disclose|declare|mention|include|add|label|note|indicate)\b",
+    re.I,
 )
 
 
@@ -491,8 +526,9 @@ def rules_from(
     seen: set[str] = set()
     for src in sources:
         lines = src.text.split("\n")
+        prev: Sentence | None = None
         for s in sentences(src.text, src.span):
-            kind = kind_of(s, src.start)
+            kind, prev = kind_of(s, src.start, prev), s
             fence = _fence_after(lines, s.line)
             if kind is None and _runs_tests(s, fence, src.start):
                 kind = "tests"
@@ -503,6 +539,8 @@ def rules_from(
             strict = kind == "ai-policy" and restricts(s.text)
             ban = kind == "ai-policy" and bans(s.text)
             after = rule_params.following(lines, s.line, s.text.rstrip().endswith(":") or kind == "title-rule")
+            if kind == "ai-policy" and s.text.rstrip().endswith(":"):
+                after = [s.text, *after]  # "PR descriptions for AI-assisted work must include:" and its list
             params = rule_params.for_kind(kind, s.text, after, fence, lines[s.line - 1])
             rule = RepoRule(
                 source=src.path,
@@ -522,7 +560,7 @@ def rules_from(
     rest: list[RepoRule] = []
     for other in _ORDER:  # a rule a check enforces first, then the required ones, each in the files' order
         same = [n for k, _, n in found if k == other]
-        same.sort(key=lambda n: (n.params.checked_by is None, not n.required))
+        same.sort(key=lambda n: (n.params.checked_by is None, bool(n.via) and "->" not in n.via[-1], not n.required))
         rest += same[: _CAP[other]]
     conflicts = [
         PolicyConflict(

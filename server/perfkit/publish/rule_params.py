@@ -19,7 +19,7 @@ _CODE_RE = re.compile(r"`([^`\n]{1,120})`")
 _QUOTED_RE = re.compile(r"""(?<![\w])["'“‘]([^"'“”‘’\n]{1,60})["'”’](?![\w])""")
 _BRACKET_RE = re.compile(r"\\?\[([^\[\]\n]{1,40}?)\\?\](?!\()")  # [Tag], not a Markdown link's text
 _PATTERN_RE = re.compile(r"[\[{<][^\n]{0,80}[\]}>]|\b\w+(?:\(\w+\))?!?:\s")
-_SLOT_RE = re.compile(r"\{(\w[\w ]{0,30})\}|<(\w[\w ]{0,30})>|\[(\w[\w ]{0,30})\]")
+_SLOT_RE = re.compile(r"\{(\w[\w ]{0,30})\}|<(\w[\w ]{0,30})>|\[(\w[\w :]{0,30})\]")
 _GENERIC_SLOT = re.compile(
     r"^(?:types?|modules?|components?|scopes?|areas?|categor(?:y|ies)|tags?|kinds?|prefix(?:es)?|subsystems?|"
     r"backends?|projects?|labels?|descriptions?|summary|title|subject|ticket|issue|jira|id)$",
@@ -47,7 +47,8 @@ _WHERE: tuple[tuple[Where, re.Pattern[str]], ...] = (
     (
         "pr-description",
         re.compile(
-            r"\b(?:pr|pull request|merge request)(?:'s)? (?:description|body|summary|text)\b|\bin the description\b|"
+            r"\b(?:pr|pull request|merge request)(?:'s)? (?:descriptions?|body|bodies|summary|text)\b|"
+            r"\bin the description\b|"
             r"\bdescription of (?:the|your) (?:pr|pull request|change)\b|\bin (?:the|your) (?:pr|pull request)\b",
             re.I,
         ),
@@ -111,17 +112,38 @@ def following(lines: list[str], line: int, ends_list: bool) -> list[str]:
 
 
 def _slot_names(pattern: str) -> list[str]:
+    """The slots of a form: '{type}', '<scope>', and bracketed generic words ('[Type]', '[Module:Type]')."""
     names = []
     for m in _SLOT_RE.finditer(pattern):
         name = next(g for g in m.groups() if g)
-        if _GENERIC_SLOT.match(name.strip()) or m.group(1) or m.group(2):
+        parts = [p.strip() for p in name.split(":")] if m.group(3) else [name.strip()]
+        if m.group(1) or m.group(2):
             names.append(name.strip())
+        elif all(_GENERIC_SLOT.match(p) for p in parts):
+            names += parts
     return names
 
 
 _TAG_RUN_RE = re.compile(r"(?:\\?\[[^\[\]\n]{1,40}\\?\])+:?")
 _LEAD_RE = re.compile(r"\bone of\b|\bprefix|\bbeginning\b|\bbegin\b|\bstart", re.I)
 _DESCRIPTION_WORD = re.compile(r"\b(?:description|summary|subject|title|message)\b", re.I)
+
+
+_PLAIN_PATTERN_RE = re.compile(r"((?:\\?\[[^\[\]\n]{1,40}\\?\])+:?\s+[A-Z][\w ]{2,40}?)(?=\s*(?:\(|$|[.,;]))")
+
+
+def has_pattern(text: str) -> bool:
+    """The sentence writes a title or commit form with slots, in code or in plain text."""
+    return any(_is_pattern(c) for c in _values(text)) or bool(_plain_pattern(text))
+
+
+def _plain_pattern(text: str) -> str | None:
+    """A form written without code: '\\[Prefix\\] Short description of the PR'."""
+    for m in _PLAIN_PATTERN_RE.finditer(_CODE_RE.sub(" ", text)):
+        form = m.group(1).replace("\\[", "[").replace("\\]", "]").strip()
+        if _slot_names(form):
+            return form
+    return None
 
 
 def _is_pattern(code: str) -> bool:
@@ -136,7 +158,7 @@ def title(text: str, after: list[str], context: str = "") -> RuleParams:
     """A title rule's pattern, allowed prefixes and slot values; context is the sentence's whole line,
     where a closing "Please use one of the following:" may stand."""
     codes = _values(text)
-    pattern = next((c for c in codes if len(c) <= 80 and _is_pattern(c)), None)
+    pattern = next((c for c in codes if len(c) <= 80 and _is_pattern(c)), None) or _plain_pattern(text)
     slots: dict[str, list[str]] = {}
     slot_lines: list[str] = []
     names = _slot_names(pattern) if pattern else []
@@ -146,7 +168,11 @@ def title(text: str, after: list[str], context: str = "") -> RuleParams:
         for ln in lines:
             head = ln[:80]
             if want.search(head):
-                vals = [v for v in _values(ln) if v.strip("{}<>[]").lower().rstrip("s") != name.lower().rstrip("s")]
+                vals = [
+                    v
+                    for v in _values(ln) or _brackets(ln)
+                    if v.strip("{}<>[]").lower().rstrip("s") != name.lower().rstrip("s")
+                ]
                 if vals:
                     slots[name] = vals
                     slot_lines.append(ln)
@@ -165,6 +191,9 @@ def title(text: str, after: list[str], context: str = "") -> RuleParams:
                 if tag:
                     prefixes.append(tag[0])
         prefixes = list(dict.fromkeys(prefixes))
+    for name, vals in slots.items():  # a "Prefix" or "Tag" slot listing bracketed values lists the prefixes
+        if not prefixes and re.search(r"prefix|tag", name, re.I) and all(v.startswith("[") for v in vals):
+            prefixes = list(vals)
     words = " ".join([text, context, *slot_lines])
     closed = None
     if slots or prefixes:
@@ -222,7 +251,7 @@ def for_kind(kind: NoteKind, text: str, after: list[str], fence: list[str], cont
     if kind == "labels":
         return labels(text, after)
     if kind == "ai-policy":
-        return disclosure(text)
+        return disclosure(" ".join(after) if after and after[0] == text else text)
     if kind == "sign-off":
         return sign_off(text, after, fence)
     if kind == "tests":
