@@ -311,10 +311,12 @@ class _Walk:
         self.total += len(text)
         return True
 
-    def round(self, frontier: list[Visit], depth: int) -> list[Visit]:
-        """Read one depth of files; the links they hold, for the next."""
-        frontier = _through_symlinks(self.top, self.commit, frontier, self.out)
-        entries = repofiles.lookup(self.top, self.commit, [p for p, _, _ in frontier])
+    def round(self, frontier: list[Visit], depth: int, known: dict[str, Entry] | None = None) -> list[Visit]:
+        """Read one depth of files (known: their entries, when already looked up); the links they hold."""
+        entries = known if known is not None else repofiles.lookup(self.top, self.commit, [p for p, _, _ in frontier])
+        if any(e.mode == "120000" for e in entries.values()):
+            frontier = _through_symlinks(self.top, self.commit, frontier, self.out)
+            entries = repofiles.lookup(self.top, self.commit, [p for p, _, _ in frontier])
         cap = repofiles.MAX_FILE_BYTES if depth == 0 else MAX_LINKED_BYTES
         texts, _ = repofiles.read_entries(self.top, list(entries.values()), cap)
         nxt: list[Visit] = []
@@ -360,19 +362,19 @@ def search(top: Path, files: RepoFiles, template_paths: list[str]) -> Search:
     starts += [(p, "contributing") for p in doc_guides(doc_paths) if p not in {q for q, _ in starts}]
     walk = _Walk(top, files.commit, doc_paths, out)
     frontier: list[Visit] = [(p, k, ()) for p, k in starts]  # start files first, then each depth of links
+    known: dict[str, Entry] | None = None
     for depth in range(DEPTH + 1):
         if not frontier:
             break
-        frontier = _existing(top, files.commit, walk.round(frontier, depth))
+        frontier, known = _existing(top, files.commit, walk.round(frontier, depth, known))
     return out
 
 
-def _existing(
-    top: Path, commit: str, wanted: list[tuple[str, Start, tuple[str, ...]]]
-) -> list[tuple[str, Start, tuple[str, ...]]]:
-    """The wanted paths that are text files or symlinks at commit, first way of reaching each kept."""
+def _existing(top: Path, commit: str, wanted: list[Visit]) -> tuple[list[Visit], dict[str, Entry]]:
+    """The wanted paths that are text files or symlinks at commit (first way of reaching each kept), and
+    their entries, so the next round need not look them up again."""
     if not wanted:
-        return []
+        return [], {}
     entries = repofiles.lookup(top, commit, [p for p, _, _ in wanted])
     out, seen = [], set()
     for path, start, via in wanted:
@@ -381,7 +383,7 @@ def _existing(
             continue
         seen.add(path)
         out.append((path, start, via))
-    return out
+    return out, entries
 
 
 def _through_symlinks(
