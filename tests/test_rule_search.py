@@ -309,7 +309,7 @@ def guide_trees(draw):
     links["docs/loop-a.md"] = "loop-b.md"
     links["docs/loop-b.md"] = "loop-a.md"
     links["docs/out.md"] = "../../secret.md"
-    links["AGENTS.md"] = draw(st.sampled_from(["/tmp/secret.md", "docs/out.md", names[0]]))
+    links["AGENTS.md"] = draw(st.sampled_from(["ABSOLUTE", "docs/out.md", names[0]]))  # ABSOLUTE: the secret's path
     return files, links
 
 
@@ -338,7 +338,7 @@ def test_the_search_is_bounded_and_reads_only_the_commit(tmp_path_factory, tree)
         repo.write(path, text)
     for link, target in symlinks.items():
         (repo.path / link).parent.mkdir(parents=True, exist_ok=True)
-        os.symlink(target, repo.path / link)
+        os.symlink(str(base / "secret.md") if target == "ABSOLUTE" else target, repo.path / link)
     repo.commit("guides")
     repo.write("uncommitted.md", SECRET + "\n")  # in the working tree only
     repo.write("notes/missing.md", SECRET + "\n")
