@@ -242,6 +242,7 @@ def test_policies_on_the_cli(tmp_path):
     assert out["pr_title"].startswith("perf: " + DRAFT["job"])
     human = subprocess.run([*cmd, "--out-dir", str(tmp_path / "o2")], capture_output=True, text=True, timeout=120)
     assert human.returncode == 0 and "repo note (sign-off): CONTRIBUTING.md:" in human.stdout
+    assert "  to follow: sign off every commit (git commit -s" in human.stdout
 
 
 # --- the draft's AI disclosure in the PR template ---------------------------------------------------

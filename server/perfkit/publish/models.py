@@ -265,6 +265,8 @@ class RenderResult(ListsCapped):
         ]
         for n in self.repo_notes:
             lines.append(f"repo note ({n.kind}): {n.source}:{n.line}: {n.text}")
+            if n.action:
+                lines.append(f"  to follow: {n.action}")
         for c in self.policy_conflicts:
             lines.append(f"policy conflict: {c.source}:{c.line}: {c.text} ({c.why})")
         if self.placeholders:
