@@ -66,12 +66,12 @@ def one(rules: list[RepoRule], kind: str, source: str, words: str) -> RepoRule:
 def test_a_sign_off_rule_in_agents_md_is_found_and_claude_md_is_read_through_its_link(tmp_path):
     repo = build(tmp_path, "agents_signoff")
     rules, _, skipped = rules_of(repo, ".github/pull_request_template.md")
-    r = one(rules, "sign-off", "AGENTS.md", "Commit with both `-s` and `-S`")
-    assert r.line == line_of(repo, "AGENTS.md", "Commit with both")
+    r = one(rules, "sign-off", "AGENTS.md", "Sign off and sign each commit")
+    assert r.line == line_of(repo, "AGENTS.md", "Sign off and sign")
     assert r.params.trailer == "Signed-off-by" and "git commit -s" in r.params.commands and r.required
-    guide = one(rules, "sign-off", "docs/developer/contribute.md", "will not be accepted")
-    assert guide.line == line_of(repo, "docs/developer/contribute.md", "will not be accepted")
-    draft = one(rules, "pr-rule", "AGENTS.md", "drafts")
+    guide = one(rules, "sign-off", "docs/developer/contribute.md", "lack a sign-off")
+    assert guide.line == line_of(repo, "docs/developer/contribute.md", "lack a sign-off")
+    draft = one(rules, "pr-rule", "AGENTS.md", "draft")
     assert draft.required
     # CLAUDE.md is a committed symlink to AGENTS.md: read once, as AGENTS.md, never as a second copy
     assert not any(r.source == "CLAUDE.md" for r in rules) and skipped == []
@@ -134,7 +134,7 @@ def test_an_ai_policy_file_linked_from_contributing_gives_where_the_disclosure_g
     repo = build(tmp_path, "policy_file")
     rules, conflicts, _ = rules_of(repo)
     policy = "docs/policies/ai-usage.md"
-    disclose = one(rules, "ai-policy", policy, "Disclose significant AI assistance")
+    disclose = one(rules, "ai-policy", policy, "Disclose substantial help")
     assert disclose.via == [f"CONTRIBUTING.md:{line_of(repo, 'CONTRIBUTING.md', 'AI usage policy')}"]
     assert disclose.params.where == ["pr-description"] and disclose.required
     assert disclose.action == "disclose AI assistance in the PR description"
@@ -183,10 +183,10 @@ def test_the_readme_contributing_section_leads_to_the_guide(tmp_path):
     repo = build(tmp_path, "readme_section")
     rules, conflicts, _ = rules_of(repo)
     guide = "docs/contributing.md"
-    ban = one(rules, "ai-policy", guide, "is not permitted")
+    ban = one(rules, "ai-policy", guide, "may not write code")
     assert [c.text for c in conflicts] == [ban.text]
     assert one(rules, "cla", guide, "Sign the").line == line_of(repo, guide, "Sign the")
-    tests = one(rules, "tests", guide, "Make sure the tests pass")
+    tests = one(rules, "tests", guide, "make sure the tests pass")
     assert tests.params.commands == ["pytest -n auto tests/"]
     assert one(rules, "pr-rule", guide, "single commit").required
     # the README outside its contributing section is the project's own words, not rules
@@ -198,12 +198,12 @@ def test_an_rst_guide_reads_sections_and_skips_comments_and_code_blocks(tmp_path
     rules, _, _ = rules_of(repo)
     sign = [r for r in rules if r.kind == "sign-off"]
     assert [r.line for r in sign] == [
-        line_of(repo, "CONTRIBUTING.rst", "Sign Your Work`_"),
+        line_of(repo, "CONTRIBUTING.rst", "must `Sign Your Work`_"),
         line_of(repo, "CONTRIBUTING.rst", "We require every contributor"),
         line_of(repo, "CONTRIBUTING.rst", "Commits without a sign-off"),
     ]
     one(rules, "title-rule", "CONTRIBUTING.rst", "imperative mood")
-    one(rules, "tests", "CONTRIBUTING.rst", "`L0_*` tests pass")
+    one(rules, "tests", "CONTRIBUTING.rst", "`L0_*` test")
     assert not any(r.kind in ("cla", "ai-policy") for r in rules)  # the header comment, the DCO block
     assert all("Certificate" not in r.text for r in rules)
 
@@ -270,7 +270,7 @@ def test_render_pr_returns_the_rules_over_mcp(tmp_path):
     res = render_over_mcp(repo, tmp_path / "o")
     assert not res.is_error, res.content
     notes = res.structured_content["repo_notes"]
-    disclose = next(n for n in notes if n["text"].startswith("Disclose significant AI assistance"))
+    disclose = next(n for n in notes if n["text"].startswith("Disclose substantial help"))
     assert disclose["kind"] == "ai-policy" and disclose["source"] == "docs/policies/ai-usage.md"
     assert disclose["params"]["where"] == ["pr-description"] and disclose["via"] == ["CONTRIBUTING.md:14"]
     assert any(n["kind"] == "cla" for n in notes) and not any(n["kind"] == "sign-off" for n in notes)

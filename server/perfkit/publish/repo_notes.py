@@ -175,7 +175,8 @@ _LABEL_ASK_RE = re.compile(
 _AUTOMATIC_RE = re.compile(r"\bautomatic\w*|\bbots?\b|\bby (?:the )?(?:ci|workflow|maintainers?)\b", re.I)
 _TESTS_RE = re.compile(  # "tests", "a test", "test cases"; not the verb ("to properly test Jenkinsfile changes")
     r"\btests\b|\btest\(s\)|\b(?:a|the|new|unit|regression|integration|relevant|corresponding|matching|any|each|"
-    r"e2e|end-to-end|ci)[- ]test\b|\btest[- ](?:cases?|suites?|plans?|files?|coverage)\b|测试",
+    r"every|e2e|end-to-end|ci)[- ]test\b|`[^`\n]{1,60}` test\b|"
+    r"\btest[- ](?:cases?|suites?|plans?|files?|coverage)\b|测试",
     re.I,
 )
 _URLS_RE = re.compile(r"<?https?://[^\s>`]+>?")
