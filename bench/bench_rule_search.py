@@ -36,12 +36,15 @@ CHILD = """
 import inspect, json, sys
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
-from perfkit import repofiles
+try:
+    from perfkit.repo import contribution_files as files_reader
+except ImportError:  # the tree before the packages were grouped
+    from perfkit import repofiles as files_reader
 from perfkit.publish import repo_notes, repo_template
 out = {}
 for d in sys.argv[2:]:
     top = Path(d)
-    files = repofiles.read_repo_files(top)
+    files = files_reader.read_repo_files(top)
     tpl = repo_template.select(files, None)
     if "top" in inspect.signature(repo_notes.read).parameters:
         got = repo_notes.read(top, files, tpl.path)

@@ -22,9 +22,9 @@ import pytest
 from helpers.gitbuild import Repo
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from perfkit import gitrepo, repofiles
 from perfkit.publish import repo_notes, rule_search
 from perfkit.publish.models import RepoRule
+from perfkit.repo import contribution_files, gitrepo
 from test_issue_forms import _campaign_with_its_verify_record, render_over_mcp  # noqa: F401
 
 SHAPES = Path(__file__).resolve().parent / "shapes" / "rules"
@@ -45,7 +45,7 @@ def build(tmp_path: Path, name: str, extra: dict[str, str] | None = None) -> Rep
 
 
 def rules_of(repo: Repo, template: str | None = None) -> tuple[list[RepoRule], list, list[str]]:
-    files = repofiles.read_repo_files(repo.path)
+    files = contribution_files.read_repo_files(repo.path)
     return repo_notes.read(repo.path, files, template)
 
 
@@ -120,7 +120,7 @@ def test_the_search_says_how_each_linked_guide_was_reached(tmp_path):
             "docs/titles/rules.md": "# Titles\n\nPR titles must start with `[Perf]` or `[Fix]`.\n",
         },
     )
-    files = repofiles.read_repo_files(repo.path)
+    files = contribution_files.read_repo_files(repo.path)
     found = rule_search.search(repo.path, files, [])
     by_path = {s.path: s for s in found.sources}
     assert by_path["docs/guide/pr.md"].via == ("CONTRIBUTING.md:3",)
@@ -342,7 +342,7 @@ def test_the_search_is_bounded_and_reads_only_the_commit(tmp_path_factory, tree)
     repo.commit("guides")
     repo.write("uncommitted.md", SECRET + "\n")  # in the working tree only
     repo.write("notes/missing.md", SECRET + "\n")
-    got = repofiles.read_repo_files(repo.path)
+    got = contribution_files.read_repo_files(repo.path)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(rule_search, "MAX_LINKED", 5)
         mp.setattr(rule_search, "MAX_LINKED_BYTES", 4000)

@@ -184,11 +184,11 @@ def _semantic(path: str, text: str) -> list[RepoRule]:
 
 def rules(top: Path, commit: str | None) -> list[RepoRule]:
     """The title and label rules the repo's PR checks enforce, with the file and line of each list."""
-    from perfkit import repofiles
+    from perfkit.repo import contribution_files
 
     if commit is None:
         return []
-    flows = repofiles.read_folder(top, commit, ".github/workflows", MAX_WORKFLOWS, ("yml", "yaml"))
+    flows = contribution_files.read_folder(top, commit, ".github/workflows", MAX_WORKFLOWS, ("yml", "yaml"))
     out: list[RepoRule] = []
     scripts: dict[str, list[str]] = {}
     for path, text in sorted(flows.items()):
@@ -200,6 +200,6 @@ def rules(top: Path, commit: str | None) -> list[RepoRule]:
         for m in _SCRIPT.finditer(text):
             scripts.setdefault(m.group(1).removeprefix("./"), []).append(path)
     wanted = sorted(scripts)[:MAX_SCRIPTS]
-    for path, text in sorted(repofiles.read_paths(top, commit, wanted).items() if wanted else []):
+    for path, text in sorted(contribution_files.read_paths(top, commit, wanted).items() if wanted else []):
         out += _from_script(path, text, [f"{p} runs it" for p in scripts[path][:1]])
     return out

@@ -37,8 +37,8 @@ from pathlib import Path
 from perfkit.publish import rule_params
 from perfkit.publish.models import NoteKind, PolicyConflict, RepoRule
 from perfkit.publish.rule_search import Source, Start
-from perfkit.repofiles import RepoFiles
-from perfkit.templatetext import BOX_RE, FENCE_RE
+from perfkit.repo.contribution_files import RepoFiles
+from perfkit.repo.template_text import BOX_RE, FENCE_RE
 
 _TEXT_CAP = 300
 _CAP: dict[NoteKind, int] = {  # the AI cap counts permissive sentences only

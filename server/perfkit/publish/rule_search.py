@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import unquote
 
-from perfkit import repofiles
-from perfkit.repofiles import Entry, RepoFiles
+from perfkit.repo import contribution_files
+from perfkit.repo.contribution_files import Entry, RepoFiles
 
 DEPTH = 2  # links away from a start file
 MAX_LINKED = 24  # linked files read, in all
@@ -313,12 +313,16 @@ class _Walk:
 
     def round(self, frontier: list[Visit], depth: int, known: dict[str, Entry] | None = None) -> list[Visit]:
         """Read one depth of files (known: their entries, when already looked up); the links they hold."""
-        entries = known if known is not None else repofiles.lookup(self.top, self.commit, [p for p, _, _ in frontier])
+        entries = (
+            known
+            if known is not None
+            else contribution_files.lookup(self.top, self.commit, [p for p, _, _ in frontier])
+        )
         if any(e.mode == "120000" for e in entries.values()):
             frontier = _through_symlinks(self.top, self.commit, frontier, self.out)
-            entries = repofiles.lookup(self.top, self.commit, [p for p, _, _ in frontier])
-        cap = repofiles.MAX_FILE_BYTES if depth == 0 else MAX_LINKED_BYTES
-        texts, _ = repofiles.read_entries(self.top, list(entries.values()), cap)
+            entries = contribution_files.lookup(self.top, self.commit, [p for p, _, _ in frontier])
+        cap = contribution_files.MAX_FILE_BYTES if depth == 0 else MAX_LINKED_BYTES
+        texts, _ = contribution_files.read_entries(self.top, list(entries.values()), cap)
         nxt: list[Visit] = []
         for path, start, via in frontier:
             e = entries.get(path)
@@ -358,7 +362,7 @@ def search(top: Path, files: RepoFiles, template_paths: list[str]) -> Search:
     if files.commit is None:
         return out
     starts = _start_paths(files, template_paths)
-    doc_paths = repofiles.list_tree(top, files.commit, list(_DOC_FOLDERS), MAX_DOC_PATHS)
+    doc_paths = contribution_files.list_tree(top, files.commit, list(_DOC_FOLDERS), MAX_DOC_PATHS)
     starts += [(p, "contributing") for p in doc_guides(doc_paths) if p not in {q for q, _ in starts}]
     walk = _Walk(top, files.commit, doc_paths, out)
     frontier: list[Visit] = [(p, k, ()) for p, k in starts]  # start files first, then each depth of links
@@ -375,7 +379,7 @@ def _existing(top: Path, commit: str, wanted: list[Visit]) -> tuple[list[Visit],
     their entries, so the next round need not look them up again."""
     if not wanted:
         return [], {}
-    entries = repofiles.lookup(top, commit, [p for p, _, _ in wanted])
+    entries = contribution_files.lookup(top, commit, [p for p, _, _ in wanted])
     out, seen = [], set()
     for path, start, via in wanted:
         e = entries.get(path)
@@ -393,11 +397,11 @@ def _through_symlinks(
     the link added to the way it was reached ('CLAUDE.md -> AGENTS.md')."""
     current = frontier
     for _ in range(MAX_SYMLINK_HOPS):
-        entries = repofiles.lookup(top, commit, [p for p, _, _ in current])
+        entries = contribution_files.lookup(top, commit, [p for p, _, _ in current])
         links_here = [e for e in entries.values() if e.mode == "120000"]
         if not links_here:
             break
-        _, targets = repofiles.read_entries(top, links_here)
+        _, targets = contribution_files.read_entries(top, links_here)
         nxt = []
         for path, start, via in current:
             e = entries.get(path)
@@ -414,7 +418,7 @@ def _through_symlinks(
             nxt.append((target, start, (*via, f"{path} -> {target}")))
         current = nxt
     else:
-        entries = repofiles.lookup(top, commit, [p for p, _, _ in current])
+        entries = contribution_files.lookup(top, commit, [p for p, _, _ in current])
         loops = [p for p, _, _ in current if (e := entries.get(p)) is not None and e.mode == "120000"]
         out.skipped += [
             f"skipped: {p} is a chain of more than {MAX_SYMLINK_HOPS} symlinks (not followed)" for p in loops
