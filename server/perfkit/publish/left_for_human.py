@@ -103,23 +103,20 @@ def build(
             )
         )
     for n in notes:
-        if n.kind == "ai-policy" and _DISCLOSE.search(n.text) and not disclosure:
+        where = f"{n.source}:{n.line}: {n.text}"
+        if asks_disclosure(n) and not disclosure:
             out.append(
                 LeftItem(
                     kind="rule",
                     file="repo",
                     line=n.line,
-                    text=f"{n.source}:{n.line}: {n.text}",
+                    text=where,
                     do="set draft.ai_disclosure in the user's words; render places it where the rule says",
-                    deliberate=False,
+                    deliberate=not n.required,
                 )
             )
             continue
-        do = _RULE_DO.get(n.kind, "follow it before posting")
-        if n.kind == "title-rule" and title:
-            do = f"the title follows it; post it as: {title}"
-        where = f"{n.source}:{n.line}: {n.text}"
-        out.append(LeftItem(kind="rule", file="repo", line=n.line, text=where, do=do, deliberate=True))
+        out.append(LeftItem(kind="rule", file="repo", line=n.line, text=where, do=_rule_do(n, title), deliberate=True))
     return out
 
 
@@ -127,7 +124,27 @@ _DISCLOSE = re.compile(r"\b(?:disclos\w*|declar\w*|state|mention|note|say|includ
 
 
 def asks_disclosure(note: RepoNote) -> bool:
-    return note.kind == "ai-policy" and bool(_DISCLOSE.search(note.text))
+    """An AI rule that wants a statement in the PR description."""
+    if note.kind != "ai-policy":
+        return False
+    where = getattr(note.params, "where", [])
+    return "pr-description" in where or (not where and bool(_DISCLOSE.search(note.text)))
+
+
+def _rule_do(n: RepoNote, title: str) -> str:
+    """What following a rule takes, with the exact text the rule gives (labels, prefixes, commands)."""
+    p = n.params
+    if n.kind == "labels" and p.labels:
+        how = {"all": "all of", "one-of": "one of", "any": "at least one of"}.get(p.labels_mode or "", "")
+        return f"add the label(s), {how} ".replace(",  ", ", ") + ", ".join(f"'{x}'" for x in p.labels)
+    if n.kind == "title-rule" and title:
+        allowed = f" (allowed prefixes: {', '.join(p.prefixes)})" if p.prefixes else ""
+        return f"the title follows it; post it as: {title}{allowed}"
+    if n.action:
+        return n.action
+    if p.commands:
+        return "run: " + "; ".join(p.commands)
+    return _RULE_DO.get(n.kind, "follow it before posting")
 
 
 def _handed(hand_over: dict[str, str], pid: str | None, text: str) -> str | None:

@@ -401,10 +401,10 @@ def _repo_part(
     from perfkit.publish import meanings
 
     merged = merge_template.merge(tpl, answers, boxes, PH, issue, enforced, meanings.draft_facts(d, issue))
-    notes, note_conflicts = repo_notes.read(files, tpl.path, tpl.text)
+    notes, note_conflicts, rule_skips = repo_notes.read(top, files, tpl.path)
     placed_at, ai_warnings = _place_disclosure(d, tpl, merged, notes, ai_warnings)
     rule = title_rule.from_notes([(n.source, n.line, n.text) for n in notes if n.kind == "title-rule"], tpl.path)
-    warnings = list(files.skipped) + ai_warnings
+    warnings = list(files.skipped) + rule_skips + ai_warnings
     refused = {u.key: u for u in merged.uses if u.effect == "refused"}
     for k in merged.unused_answers:
         u = refused.get(k)
