@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from helpers import regex_audit as audit
 from helpers.gitbuild import Repo
+from helpers.load import slack
 from perfkit.changes.classify import classify_changes
 
 TOP = 16000
@@ -175,7 +176,7 @@ def test_classify_changes_reads_long_lines_in_linear_time(tmp_path, files):
     """The named cases (132 s and 86 s before) and their kin, answered in seconds, not minutes."""
     seconds, result = _classify(tmp_path, files)
     assert result is not None
-    assert seconds < 10, f"{seconds:.1f} s"
+    assert seconds < slack(10), f"{seconds:.1f} s"
 
 
 def test_render_pr_reads_a_template_line_of_20000_spaces_in_linear_time(tmp_path):
@@ -195,4 +196,4 @@ def test_render_pr_reads_a_template_line_of_20000_spaces_in_linear_time(tmp_path
     res = render_pr(str(campaign), str(r.path), draft=DRAFT, out_dir=str(tmp_path / "out"))
     seconds = time.monotonic() - start
     assert Path(res.pr_path).is_file()
-    assert seconds < 15, f"{seconds:.1f} s"
+    assert seconds < slack(15), f"{seconds:.1f} s"

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import anyio
+from helpers.load import slack
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,7 +48,7 @@ def test_answers_at_once_then_hands_over_to_perfkit(tmp_path, superproject):
             seen.append(method)
 
     async def go():
-        with anyio.fail_after(90):
+        with anyio.fail_after(slack(90)):
             async with stdio_client(params) as (read, write):
                 async with ClientSession(read, write, message_handler=on_message) as session:
                     started = time.monotonic()
@@ -81,7 +82,7 @@ def _ask_installing(params: StdioServerParameters):
     """Start the launcher over real stdio and call perfkit_installing once; the tool result."""
 
     async def go():
-        with anyio.fail_after(30):
+        with anyio.fail_after(slack(30)):
             async with stdio_client(params) as (read, write):
                 async with ClientSession(read, write) as session:
                     await session.initialize()

@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import anyio
+from helpers.load import slack
 from mcp import Client, StdioServerParameters, stdio_client
 from mcp.client.session import ClientSession
 from perfkit.mcp_server import tool_list_cache
@@ -64,7 +65,7 @@ def test_stdio_subprocess(superproject, tmp_path):
     params = StdioServerParameters(command=sys.executable, args=["-m", "perfkit.cli", "serve"], env=env)
 
     async def go():
-        with anyio.fail_after(60):
+        with anyio.fail_after(slack(60)):
             async with stdio_client(params) as (read, write):
                 async with ClientSession(read, write) as session:
                     await session.initialize()
