@@ -331,3 +331,21 @@ def test_the_tag_list_is_one_table_with_roles():
     assert {"details", "summary", "img", "script", "b"} <= html.KNOWN
     assert "img" in html.ACTIVE and "details" not in html.ACTIVE
     assert "b" not in html.MARKUP and "details" in html.MARKUP
+
+
+def test_code_elements_in_raw_html_count_as_code():
+    """GitHub reads the text of <code>, <pre> and <kbd> as code (no mention there), in an HTML block or inline."""
+    o = blocks.outline("<div>\n<code>@team</code> @lead\n</div>\n\nText <code>@x</code> and `<code>@y</code>`\n")
+    assert [o.lines[1][a:b] for a, b in o.code_spans(1)] == ["@team"]
+    assert [o.lines[4][a:b] for a, b in o.code_spans(4)] == ["@x", "`<code>@y</code>`"]
+
+
+def test_code_texts_are_what_code_spans_hold():
+    assert spans.code_texts("set `NCCL_P2P_LEVEL=NVL` and `` a`b `` but not \\`x`") == ["NCCL_P2P_LEVEL=NVL", "a`b"]
+
+
+def test_box_lines_are_perfkit_s_rule_for_templates():
+    m = blocks.BOX_RE.match("  - [x] Ran the tests  ")
+    assert m is not None and (m.group("mark"), m.group("text")) == ("x", "Ran the tests")
+    assert blocks.BOX_RE.match("[ ] bare box") is not None
+    assert blocks.BOX_RE.match("- [] not a box") is None

@@ -10,7 +10,8 @@ leaves to the browser or to GitHub, and what perfkit's readers ask of each line:
   gets as markup (in an HTML block or in raw HTML inside a paragraph; text and code are escaped and
   never close one); a comment complete inside a paragraph is hidden, an incomplete one is text;
 - `<details>` blocks: the depth of open `<details>` at each line, counted in raw HTML only;
-- inline spans: code spans and raw HTML of each paragraph, heading and table row, per line.
+- inline spans: code spans and raw HTML of each paragraph, heading and table row, per line; the
+  text of a `<code>`, `<pre>` or `<kbd>` element written in raw HTML on one line counts as code.
 
 Nothing else in perfkit decides where a code block opens or closes: a fence closes only on a fence
 line of its own character, at least as long, with nothing after it but spaces.
@@ -32,6 +33,9 @@ if TYPE_CHECKING:
 Kind = Literal["heading", "paragraph", "list", "item", "code", "html", "table", "quote", "rule"]
 _LINE_BREAK_RE = re.compile(r"\r\n?+|\n")
 _TASK_RE = re.compile(r"\[([ xX])\](?=[ \t]|$)")
+# perfkit's rule for a template's box line: a task item ('- [ ] text'), or a bare '[ ] text' some
+# templates write without a list marker (GitHub shows it as text, and people still tick it)
+BOX_RE = re.compile(r"^(?P<lead>\s*+(?:[-*+]\s++)?\[)(?P<mark>[ xX])(?P<close>\]\s++)(?P<text>(?:.*\S)?)\s*$")
 _KINDS: dict[str, Kind] = {
     "heading_open": "heading",
     "paragraph_open": "paragraph",
@@ -225,6 +229,7 @@ def _comments_and_details(o: Outline) -> None:
             hidden = [(s.start, s.end) for s in o.spans[i] if s.kind == "comment"]
         o.comments.append(hidden)
         if o.code[i] is None and "<" in line:
+            _code_elements(o, i, hidden)
             visible = _blank(line, hidden)
             raw = o.html[i] is not None
             tags = [visible] if raw else [visible[s.start : s.end] for s in o.spans[i] if s.kind == "tag"]
@@ -233,6 +238,20 @@ def _comments_and_details(o: Outline) -> None:
         o.details_opened.append(opened)
         o.details_closed.append(closed)
         depth = max(0, depth + opened - closed)
+
+
+def _code_elements(o: Outline, i: int, hidden: list[tuple[int, int]]) -> None:
+    """The text of a `<code>`, `<pre>` or `<kbd>` element written in raw HTML on line i, as code spans."""
+    line = _blank(o.lines[i], hidden)
+    if o.html[i] is None:  # in a paragraph, only where both tags are raw HTML, not inside a code span
+        tags = {s.start for s in o.spans[i] if s.kind == "tag"}
+        found = [m for m in html.CODE_ELEMENT_RE.finditer(line) if m.start() in tags]
+    else:
+        found = list(html.CODE_ELEMENT_RE.finditer(line))
+    if found:
+        o.spans[i] = sorted(
+            o.spans[i] + [spans.Span("code", m.start(2), m.end(2)) for m in found], key=lambda s: s.start
+        )
 
 
 def _blank(s: str, spans: list[tuple[int, int]]) -> str:

@@ -52,6 +52,8 @@ TAG_SHAPE_RE = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]{0,30}+)(?=[\s/>])([^<>]{0
 ATTRS_RE = re.compile(r"(?:[\s/]++[A-Za-z_:][\w:.-]*+(?:\s*+=\s*+(?:\"[^\"]*+\"|'[^']*+'|[^\s\"'>]++))?)*+\s*+/?")
 # a known tag of the markup roles, as written in a line
 MARKUP_TAG_RE = re.compile(r"</?(?:" + "|".join(sorted(MARKUP, key=len, reverse=True)) + r")\b[^<>]*+>", re.I)
+# an element whose text GitHub reads as code (no mention in it), open and closed on one line of raw HTML
+CODE_ELEMENT_RE = re.compile(r"<(code|pre|kbd)\b[^<>]*+>([^<]*+)</\1\s*+>", re.I)
 DETAILS_OPEN_RE = re.compile(r"<details\b", re.I)
 DETAILS_CLOSE_RE = re.compile(r"</details\s*+>", re.I)
 

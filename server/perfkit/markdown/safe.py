@@ -34,9 +34,9 @@ from perfkit.markdown import spans
 from perfkit.markdown.blocks import split_lines
 
 _BREAKS = "\r\n\v\f\x85\u2028\u2029\t"
-_BIDI = {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C)}
-_ZERO_WIDTH = {"\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u180e"}
-HIDDEN = frozenset(_BIDI | _ZERO_WIDTH)
+# characters that make text read differently from what it holds: bidi controls, zero-width ones
+BIDI = frozenset(chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C))
+HIDDEN = BIDI | frozenset("\u200b\u200c\u200d\u2060\ufeff\u180e")
 _SPACES_RE = re.compile(r"[ ]{2,}+")
 # what would open a block at the start of a line: heading, quote, list item, setext line or thematic
 # break, a link reference definition
@@ -72,24 +72,24 @@ def one_line(text: str) -> str:
     return _SPACES_RE.sub(" ", "".join(out)).strip()
 
 
-def code(text: str) -> str:
+def code(text: str) -> Markdown:
     """text as one inline code span, whatever backticks it holds."""
     text = one_line(text)
     if not text:
-        return ""
+        return Markdown("")
     longest = max((len(m.group()) for m in _BACKTICKS_RE.finditer(text)), default=0)
     fence = "`" * (longest + 1)
     pad = " " if text.startswith(("`", " ")) or text.endswith(("`", " ")) else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
+    return Markdown(f"{fence}{pad}{text}{pad}{fence}")
 
 
-def code_block(text: str, info: str = "") -> str:
+def code_block(text: str, info: str = "") -> Markdown:
     """text as a fenced code block whose fence no line of it can close, with a one-word info string."""
     info = re.sub(r"[^\w+.#-]", "", one_line(info))[:40]
     longest = max((len(m.group()) for m in _BACKTICKS_RE.finditer(text)), default=0)
     fence = "`" * max(3, longest + 1)
     body = "\n".join(split_lines(text)).strip("\n")
-    return f"{fence}{info}\n{body}\n{fence}"
+    return Markdown(f"{fence}{info}\n{body}\n{fence}")
 
 
 def _escape_plain(piece: str) -> str:

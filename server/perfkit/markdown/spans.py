@@ -91,6 +91,17 @@ def code_spans(text: str) -> list[tuple[int, int]]:
     return [(s.start, s.end) for s in scan(text) if s.kind == "code"]
 
 
+def code_texts(text: str) -> list[str]:
+    """What each code span of text holds, its backtick runs and one padding space each side taken off."""
+    out = []
+    for a, b in code_spans(text):
+        inner = text[a:b].strip("`")
+        if len(inner) >= 2 and inner[0] == inner[-1] == " " and inner.strip():
+            inner = inner[1:-1]
+        out.append(inner)
+    return out
+
+
 def mentions(text: str) -> list[tuple[int, int]]:
     """Where GitHub would notify someone: mentions outside code spans (the caller blanks code first)."""
     return [(m.start(), m.end()) for m in MENTION_RE.finditer(text)] if "@" in text else []
