@@ -349,3 +349,15 @@ def test_box_lines_are_perfkit_s_rule_for_templates():
     assert m is not None and (m.group("mark"), m.group("text")) == ("x", "Ran the tests")
     assert blocks.BOX_RE.match("[ ] bare box") is not None
     assert blocks.BOX_RE.match("- [] not a box") is None
+
+
+def test_markup_is_told_from_a_blank_to_fill_in():
+    markup = ["<details>", "</summary>", "<img src=x>", "<br/>", "<details open>", '<a href="x">', "<b>"]
+    blanks = ["<base commit, what both versions share, data size, seed>", "<link to the issue>", "<job>", "<n>"]
+    assert [html.is_markup(t) for t in markup] == [True] * len(markup)
+    assert [html.is_markup(t) for t in blanks] == [False] * len(blanks)
+
+
+def test_a_filled_fence_is_longer_than_any_run_inside():
+    assert safe.fence_for("a ``` b", "```") == "````"
+    assert safe.fence_for("no runs", "~~~~") == "~~~~"

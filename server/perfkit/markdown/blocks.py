@@ -33,6 +33,9 @@ if TYPE_CHECKING:
 Kind = Literal["heading", "paragraph", "list", "item", "code", "html", "table", "quote", "rule"]
 _LINE_BREAK_RE = re.compile(r"\r\n?+|\n")
 _TASK_RE = re.compile(r"\[([ xX])\](?=[ \t]|$)")
+# a line that opens or closes a fence, for the readers that still walk a template line by line (its
+# parser of parts); where a code block starts and ends is the Outline's, by CommonMark's rule
+FENCE_RE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 # perfkit's rule for a template's box line: a task item ('- [ ] text'), or a bare '[ ] text' some
 # templates write without a list marker (GitHub shows it as text, and people still tick it)
 BOX_RE = re.compile(r"^(?P<lead>\s*+(?:[-*+]\s++)?\[)(?P<mark>[ xX])(?P<close>\]\s++)(?P<text>(?:.*\S)?)\s*$")

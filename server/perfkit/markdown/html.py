@@ -50,6 +50,21 @@ TAG_SHAPE_RE = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]{0,30}+)(?=[\s/>])([^<>]{0
 # what follows a tag's name when it is markup: attributes, name or name=value; a placeholder such
 # as "<base commit, data size>" is not
 ATTRS_RE = re.compile(r"(?:[\s/]++[A-Za-z_:][\w:.-]*+(?:\s*+=\s*+(?:\"[^\"]*+\"|'[^']*+'|[^\s\"'>]++))?)*+\s*+/?")
+
+
+def is_markup(text: str) -> bool:
+    """Whether `<...>` is a tag a writer meant as HTML, not a blank to fill in ('<base commit, seed>'):
+    a known name with attributes in their shape; a tag that acts needs a name=value or no attribute
+    ('<link to the issue>' is a blank)."""
+    m = TAG_SHAPE_RE.match(text)
+    if m is None or m.end() != len(text) or not text.endswith(">"):
+        return False
+    name, attrs = m.group(2).lower(), m.group(3).rstrip("/")
+    if name not in KNOWN or not ATTRS_RE.fullmatch(attrs):
+        return False
+    return TAGS[name] != "active" or "=" in attrs or not attrs.strip()
+
+
 # a known tag of the markup roles, as written in a line
 MARKUP_TAG_RE = re.compile(r"</?(?:" + "|".join(sorted(MARKUP, key=len, reverse=True)) + r")\b[^<>]*+>", re.I)
 # an element whose text GitHub reads as code (no mention in it), open and closed on one line of raw HTML

@@ -83,11 +83,20 @@ def code(text: str) -> Markdown:
     return Markdown(f"{fence}{pad}{text}{pad}{fence}")
 
 
+def fence_for(text: str, marker: str = "```") -> str:
+    """A fence of marker's character, as long as marker at least and longer than any run of it in text:
+    no line of text can close it (CommonMark closes a fence only on a run at least as long)."""
+    ch, longest, run = marker[0], 0, 0
+    for c in text:
+        run = run + 1 if c == ch else 0
+        longest = max(longest, run)
+    return ch * max(len(marker), 3, longest + 1)
+
+
 def code_block(text: str, info: str = "") -> Markdown:
     """text as a fenced code block whose fence no line of it can close, with a one-word info string."""
     info = re.sub(r"[^\w+.#-]", "", one_line(info))[:40]
-    longest = max((len(m.group()) for m in _BACKTICKS_RE.finditer(text)), default=0)
-    fence = "`" * max(3, longest + 1)
+    fence = fence_for(text)
     body = "\n".join(split_lines(text)).strip("\n")
     return Markdown(f"{fence}{info}\n{body}\n{fence}")
 
