@@ -23,9 +23,10 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 
+from perfkit.markdown import blocks
+from perfkit.markdown.blocks import BOX_RE
 from perfkit.publish.models import NoteKind, PolicyConflict, RepoNote
 from perfkit.repofiles import RepoFiles
-from perfkit.templatetext import BOX_RE, FENCE_RE
 
 _POLICY_STEMS = ("contributing", "ai_policy", "ai-policy", "ai_usage", "ai-usage")
 _TEXT_CAP = 300
@@ -94,8 +95,7 @@ _REQUIRED_RE = re.compile(r"\b(?:must|required?|requires|mandatory|need to)\b", 
 _STATEMENT_RE = re.compile(
     r"\b(?:descriptions?|statements?|include|state|mention|link|declare|confirm|checklist|template)\b", re.I
 )
-_HEADING_RE = re.compile(r"^ {0,3}#{1,6}(?:\s|$)")  # the text is taken in Python: no pattern over a long line
-_LIST_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+_MARKER_RE = re.compile(r"^\s*+(?:[-*+]|\d{1,9}+[.)])\s++")  # a list item's marker, cut from its text
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\[*`\"'(])")
 
 
@@ -119,7 +119,6 @@ def sentences(text: str) -> list[Sentence]:
     out: list[Sentence] = []
     para: list[tuple[int, str]] = []
     heading = ""
-    fence: str | None = None
 
     def flush() -> None:
         if not para:
@@ -138,21 +137,20 @@ def sentences(text: str) -> list[Sentence]:
                 out.append(Sentence(line, chunk.strip(), False, heading))
         para.clear()
 
-    for n, raw in enumerate(text.split("\n"), 1):
-        m = FENCE_RE.match(raw)
-        if m:
+    o = blocks.outline(text)  # code blocks, headings and list items as CommonMark reads them
+    for k, raw in enumerate(o.lines):
+        n = k + 1
+        if o.code[k] is not None:
             flush()
-            fence = None if fence else m.group(1)
             continue
-        if fence:
+        h = o.heading[k]
+        if h is not None:
+            flush()
+            if h.start == k:
+                heading = " ".join(h.text.split())
             continue
-        h = _HEADING_RE.match(raw)
         box = BOX_RE.match(raw)
         line = _clean(raw)
-        if h:
-            flush()
-            heading = raw[h.end() :].strip().rstrip("#").strip()
-            continue
         if box:
             flush()
             out.append(Sentence(n, box.group("text").strip(), True, heading))
@@ -160,9 +158,9 @@ def sentences(text: str) -> list[Sentence]:
         if not line:
             flush()
             continue
-        if _LIST_RE.match(raw):
+        if o.item[k] is not None:
             flush()
-            line = _LIST_RE.sub("", line)
+            line = _MARKER_RE.sub("", line)
         para.append((n, line))
     flush()
     return out
