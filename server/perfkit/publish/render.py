@@ -22,7 +22,7 @@ from pydantic import Field
 
 from perfkit import campaign_walk
 from perfkit.errors import InputError, ToolFailure
-from perfkit.markdown.html import KNOWN as _HTML
+from perfkit.markdown.html import is_markup
 from perfkit.markdown.safe import Markdown, code, code_block, finalize, inline, one_line
 from perfkit.markdown.spans import code_texts
 from perfkit.publish.models import IssueFormUse, Placeholder, PolicyConflict, RenderResult, RepoNote, TemplateUse
@@ -67,8 +67,7 @@ def placeholders(text: str, file: Literal["pr", "issue"]) -> list[Placeholder]:
         line, n = blocks.blank(raw, o.comments[k]), k + 1
         for m in _PLACEHOLDER_RE.finditer(line):
             inner = m.group(1)
-            first = re.split(r"[\s/>]", inner.lstrip("/"), maxsplit=1)[0].lower()
-            if first in _HTML or inner.startswith(("http:", "https:", "mailto:")):
+            if is_markup(m.group(0)) or inner.startswith(("http:", "https:", "mailto:")):
                 continue
             out.append(Placeholder(file=file, line=n, text=m.group(0)))
     return out
