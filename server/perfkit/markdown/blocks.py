@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from functools import cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Literal
 
 from perfkit.markdown import html, spans
@@ -134,6 +134,10 @@ def parse_blocks(text: str) -> list[Block]:
     return out
 
 
+_NONE: list[tuple[int, int]] = []  # shared by every line with nothing hidden: never appended to
+_NO_SPANS: list[spans.Span] = []
+
+
 @dataclass
 class Outline:
     """A text's blocks and, per line, what a reader of that line must know."""
@@ -200,6 +204,8 @@ def _spans(o: Outline) -> None:
             while j < b - a and starts[j] < s.end:  # a span over a line break is cut at each line
                 lo, hi = max(s.start, starts[j]) - starts[j], min(s.end, starts[j] + len(o.lines[a + j])) - starts[j]
                 if hi > lo:
+                    if o.spans[a + j] is _NO_SPANS:
+                        o.spans[a + j] = []
                     o.spans[a + j].append(spans.Span(s.kind, lo, hi))
                 j += 1
 
@@ -222,14 +228,18 @@ def _comments_and_details(o: Outline) -> None:
         o.in_comment.append(open_comment)
         o.details.append(depth)
         opened = closed = 0
-        if o.code[i] is not None:  # a code block is text on the page: it neither opens nor closes
-            hidden = [(0, len(line))] if open_comment and line else []
+        if open_comment and "-->" not in line:  # the common case of a long comment: the whole line, still open
+            hidden = [(0, len(line))] if line else _NONE
+        elif o.code[i] is not None:  # a code block is text on the page: it neither opens nor closes
+            hidden = _NONE
         elif o.html[i] is not None:
-            hidden, open_comment = html.comment_spans(line, open_comment)
+            hidden, open_comment = (
+                html.comment_spans(line, open_comment) if "<!--" in line or open_comment else (_NONE, False)
+            )
         elif open_comment:
             hidden, open_comment = _carried(line, o.spans[i])
         else:
-            hidden = [(s.start, s.end) for s in o.spans[i] if s.kind == "comment"]
+            hidden = [(s.start, s.end) for s in o.spans[i] if s.kind == "comment"] if o.spans[i] else _NONE
         o.comments.append(hidden)
         if o.code[i] is None and "<" in line:
             _code_elements(o, i, hidden)
@@ -273,13 +283,21 @@ def _blank(s: str, spans: list[tuple[int, int]]) -> str:
 
 
 def outline(text: str) -> Outline:
-    """The blocks of text and the per-line facts built from them, in time linear in the text."""
+    """The blocks of text and the per-line facts built from them, in time linear in the text.
+
+    The last few outlines are kept: readers of one template ask about the same text several times
+    (its sections, then the boxes and fields of each). An Outline is shared: read it, never change it."""
+    return _outline(text)
+
+
+@lru_cache(maxsize=4)  # a 1 MB template holds about 25 MB of outline: four at most
+def _outline(text: str) -> Outline:
     lines = split_lines(text)
     n = len(lines)
     o = Outline(lines=lines, blocks=parse_blocks(text))
     o.code, o.html, o.heading, o.item = [None] * n, [None] * n, [None] * n, [None] * n
     o.table = [False] * n
-    o.spans = [[] for _ in range(n)]
+    o.spans = [_NO_SPANS] * n  # one shared empty list: a line with spans gets a list of its own
     for b in o.blocks:
         stop = min(b.end, n)
         if b.kind == "code":
