@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from perfkit.markdown import blocks, html
-from perfkit.templatetext import norm_heading
+from perfkit.repo.template_text import norm_heading
 
 if TYPE_CHECKING:
     from perfkit.lint.numbers import Figure

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from perfkit.markdown import blocks
 from perfkit.markdown.blocks import BOX_RE
 from perfkit.publish.models import NoteKind, PolicyConflict, RepoNote
-from perfkit.repofiles import RepoFiles
+from perfkit.repo.contribution_files import RepoFiles
 
 _POLICY_STEMS = ("contributing", "ai_policy", "ai-policy", "ai_usage", "ai-usage")
 _TEXT_CAP = 300

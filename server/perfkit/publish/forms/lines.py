@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from perfkit.markdown import blocks
 from perfkit.markdown.safe import fence_for
-from perfkit.templatetext import hidden_lines
+from perfkit.repo.template_text import hidden_lines
 
 _FIELD_RE = re.compile(
     r"^(?P<lead>\s*+[-*+]\s++)?(?P<b1>\*\*)?(?P<label>[A-Za-z][^:*`<>\[\]\n]{0,59}?)\s*+"

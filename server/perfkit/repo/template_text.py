@@ -15,7 +15,7 @@ from typing import Any
 
 from perfkit.markdown import blocks
 from perfkit.markdown.blocks import BOX_RE, FENCE_RE
-from perfkit.repofiles import RepoFiles
+from perfkit.repo.contribution_files import RepoFiles
 
 __all__ = ["BOX_RE", "FENCE_RE"]  # the template parser reads box and fence lines through here
 
@@ -138,7 +138,7 @@ def pr_template_lines(files: RepoFiles) -> tuple[set[str], set[str]]:
 
 def front_matter(text: str) -> tuple[dict[str, Any], str]:
     """A Markdown issue template's YAML front matter (empty when absent or unreadable) and its body."""
-    from perfkit import safe_yaml
+    from perfkit.guards import safe_yaml
 
     m = re.match(r"^---\n(.*?)\n---\n?(.*)$", text, re.S)
     if not m:
@@ -177,7 +177,7 @@ def _form_values(data: Any) -> set[str]:
 
 def issue_template_lines(files: RepoFiles) -> tuple[set[str], set[str], list[str]]:
     """(verbatim lines, headings asked for, title prefixes) across the repo's issue forms and templates."""
-    from perfkit import safe_yaml
+    from perfkit.guards import safe_yaml
 
     lines: set[str] = set()
     heads: set[str] = set()
