@@ -5,7 +5,9 @@ reached (a real template is a few KB; the sizes up to the 1 MiB cap show the gro
 their own process on the same text: this tree's parse + role + fill (what render_pr does), and the
 merge as it was at --before (split into sections, answer under each), exported with `git archive`.
 Times are the child's CPU time, best of three, so load on a shared machine does not inflate them.
-Usage: python bench/bench_template_parts.py [--before SHA] [--quick]
+With --before-reads parts the before column runs the same parts reader at --before, to compare two
+versions of it (for example across the move onto perfkit.markdown).
+Usage: python bench/bench_template_parts.py [--before SHA] [--before-reads sections|parts] [--quick]
 """
 
 from __future__ import annotations
@@ -63,8 +65,10 @@ def run(src: Path, text_file: Path, which: str) -> tuple[float, int]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--before", default=BEFORE)
+    ap.add_argument("--before-reads", choices=("sections", "parts"), default="sections")
     ap.add_argument("--quick", action="store_true")
     ns = ap.parse_args()
+    before_mode = "new" if ns.before_reads == "parts" else "old"
     sizes = SIZES_KB[:3] if ns.quick else SIZES_KB
     unit = shapes_text()
     with tempfile.TemporaryDirectory() as tmp:
@@ -74,7 +78,7 @@ def main() -> int:
             ["git", "-C", str(ROOT), "archive", ns.before, "server"], capture_output=True, check=True
         )
         subprocess.run(["tar", "-x", "-C", str(old)], input=archive.stdout, check=True)
-        print("| template size | parts | parts (this tree) | sections (before) | ratio |")
+        print(f"| template size | parts | parts (this tree) | {ns.before_reads} ({ns.before}) | ratio |")
         print("|---|---|---|---|---|")
         for kb in sizes:
             text = (unit + "\n\n") * (kb * 1024 // len(unit) + 1)
@@ -82,7 +86,7 @@ def main() -> int:
             f = Path(tmp) / f"t{kb}.md"
             f.write_text(text)
             t_new, parts = run(ROOT / "server", f, "new")
-            t_old, _ = run(old / "server", f, "old")
+            t_old, _ = run(old / "server", f, before_mode)
             ratio = t_new / max(t_old, 1e-4)
             print(f"| {kb} KB | {parts:,} | {t_new * 1000:,.0f} ms | {t_old * 1000:,.0f} ms | {ratio:.1f}x |")
     print()
