@@ -111,7 +111,7 @@ def main() -> None:
             now = run(ROOT / "server", int(kb * 1024), args.timeout, args.shape)
             old = None if old_gave_up else run(old_src, int(kb * 1024), args.timeout, args.shape)
             old_gave_up = old is None
-            ratio = f"{old / now:.0f}x" if old is not None and now else "n/a"
+            ratio = f"{old / now:.2f}x" if old is not None and now else "n/a"
             rows.append(f"| {kb:g} KB | {cell(now, args.timeout)} | {cell(old, args.timeout)} | {ratio} |")
             print(rows[-1], file=sys.stderr, flush=True)
     table = "\n".join(rows) + "\n"
