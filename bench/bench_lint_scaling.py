@@ -7,7 +7,10 @@ were at the commit given by --before (default: the last commit before the rewrit
 exported with `git archive` into a temporary folder. Times are the child's CPU time, so other load on
 a shared machine does not inflate them; a run past --timeout (wall clock) is reported as such. A
 linear implementation shows time doubling with size; the old one grew with the cube of a paragraph's
-length. Usage: python bench/bench_lint_scaling.py [--before SHA] [--timeout S] [--out FILE]
+length. With --shape blocks the text is a document of every block kind instead (headings, a paragraph
+with figures, a task list, a table, a code fence, a details block with a comment), repeated to the size:
+the shape that exercises the CommonMark reading (perfkit.markdown) rather than the sentence rules.
+Usage: python bench/bench_lint_scaling.py [--before SHA] [--shape paragraph|blocks] [--timeout S] [--out FILE]
 """
 
 from __future__ import annotations
@@ -32,7 +35,15 @@ text = "# [perf] job on 8 H100: 1.23 s to 0.98 s per step at world size 8, mostl
 n = length = 0
 parts = []
 while length < size:
-    parts.append("Step %d took 1.23 s. " % n)
+    if sys.argv[3] == "blocks":
+        parts.append(
+            "## Part %d\\n\\nStep %d took 1.23 s on 8 H100 with `flag=%d`.\\n\\n"
+            "- [ ] first box\\n- [x] second box\\n\\n"
+            "| run | time |\\n|---|---|\\n| %d | 1.23 s |\\n\\n```text\\nlog line %d\\n```\\n\\n"
+            "<details><summary>More</summary>\\n\\n<!-- a note -->\\nMore text.\\n\\n</details>\\n\\n" % (n, n, n, n, n)
+        )
+    else:
+        parts.append("Step %d took 1.23 s. " % n)
     length += len(parts[-1])
     n += 1
 text += "".join(parts)[:size]
@@ -56,11 +67,11 @@ Reproduce with `python bench/bench_lint_scaling.py --timeout {timeout:.0f} --out
 """
 
 
-def run(src: Path, size: int, timeout: float) -> float | None:
+def run(src: Path, size: int, timeout: float, shape: str = "paragraph") -> float | None:
     code = CHILD
     try:
         out = subprocess.run(
-            [sys.executable, "-c", code, str(src), str(size)], capture_output=True, text=True, timeout=timeout
+            [sys.executable, "-c", code, str(src), str(size), shape], capture_output=True, text=True, timeout=timeout
         )
     except subprocess.TimeoutExpired:
         return None
@@ -86,6 +97,7 @@ def main() -> None:
     ap.add_argument("--before", default=BEFORE, help="commit whose lint rules are the 'before' column")
     ap.add_argument("--timeout", type=float, default=30.0, help="seconds before a run counts as not finished")
     ap.add_argument("--max-kb", type=float, default=2048)
+    ap.add_argument("--shape", choices=("paragraph", "blocks"), default="paragraph")
     ap.add_argument("--quick", action="store_true", help="sizes up to 96 KB and a 30 s timeout (bench/run_all.py)")
     ap.add_argument("--out", help="also write the markdown to this file")
     args = ap.parse_args()
@@ -96,10 +108,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         old_src = export(args.before, Path(tmp))
         for kb in [k for k in SIZES_KB if k <= args.max_kb]:
-            now = run(ROOT / "server", int(kb * 1024), args.timeout)
-            old = None if old_gave_up else run(old_src, int(kb * 1024), args.timeout)
+            now = run(ROOT / "server", int(kb * 1024), args.timeout, args.shape)
+            old = None if old_gave_up else run(old_src, int(kb * 1024), args.timeout, args.shape)
             old_gave_up = old is None
-            ratio = f"{old / now:.0f}x" if old is not None and now else "n/a"
+            ratio = f"{old / now:.2f}x" if old is not None and now else "n/a"
             rows.append(f"| {kb:g} KB | {cell(now, args.timeout)} | {cell(old, args.timeout)} | {ratio} |")
             print(rows[-1], file=sys.stderr, flush=True)
     table = "\n".join(rows) + "\n"

@@ -366,7 +366,8 @@ def _form_cost(kind: str, n: int) -> tuple[float, object]:
         "deep": lambda: _deep_form(n // 20),
         "open-comment": lambda: "## A\n\n<!--\n" + "- [ ] hidden\n" * n + "## B\n\n- [ ] seen\n",
         "open-details": lambda: "## A\n\n<details>\n" + "- [ ] inside\n" * n + "## B\n\ntext\n",
-        "nested-details": lambda: "## A\n\n" + "<details>\n" * n + "- [ ] deep\n" + "</details>\n" * n + "## B\n",
+        # a blank line ends the HTML block: without it "## B" would be the block's text, as GitHub shows it
+        "nested-details": lambda: "## A\n\n" + "<details>\n" * n + "- [ ] deep\n" + "</details>\n" * n + "\n## B\n",
         "long-text": lambda: (
             "name: Bug\ndescription: " + "not performance issues, " * n + "\nbody:\n  - type: input\n    attributes:\n"
             "      label: Library version\n      placeholder: " + "x" * (20 * n) + " | task " * n + "\n"

@@ -44,6 +44,7 @@ REVIEWED_DYNAMIC = {
     "perfkit.lint.numbers:<module>": "module-level patterns: timed through the imported module",
     "perfkit.lint.rules:_job_spans": "module-level job patterns handed in: timed through the imported module",
     "perfkit.lint.rules:_w": "word lists joined between lookarounds: timed through the imported module",
+    "perfkit.markdown.html:<module>": "module-level patterns: timed through the imported module",
     "perfkit.publish.forms.common:_one_field": "an escaped answer key between word lookarounds: a substring search",
     "perfkit.publish.forms.common:box_for": "an escaped box answer between word lookarounds: a substring search",
     "perfkit.publish.forms.facts:_version": "an escaped name then a bounded version shape",

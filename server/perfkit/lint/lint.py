@@ -26,13 +26,14 @@ def check_size(text: str, field: str) -> None:
 
 def detect_kind(text: str, name: str = "") -> str:
     from perfkit.lint import markdown
+    from perfkit.markdown import parse_blocks
 
     low = Path(name).name.lower()  # the file's own name: a folder called 'issue-42' says nothing
     if "issue" in low:
         return "issue"
     if "pr-description" in low or "pull" in low:
         return "pr"
-    heads = [markdown.norm_heading(line.lstrip("#")) for line in text.split("\n") if line.startswith("#")]
+    heads = [markdown.norm_heading(b.text) for b in parse_blocks(text) if b.kind == "heading"]
     return "pr" if any(h in ("summary", "speedup result", "correctness verification") for h in heads) else "issue"
 
 

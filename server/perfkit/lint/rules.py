@@ -611,9 +611,7 @@ def _speedup_section(doc: Doc, i: int) -> list[Finding]:
 
 
 def _checks_section(doc: Doc, i: int) -> list[Finding]:
-    end = next(
-        (j for j in range(i + 1, len(doc.lines)) if doc.heading[j] or "<details" in doc.lines[j]), len(doc.lines)
-    )
+    end = next((j for j in range(i + 1, len(doc.lines)) if doc.heading[j] or doc.details_opened(j)), len(doc.lines))
     tables = [j for j in range(i + 1, end) if doc.table[j]]
     if tables and _cells(doc.lines[tables[0]]) != CHECK_HEADER:
         return [
@@ -624,19 +622,15 @@ def _checks_section(doc: Doc, i: int) -> list[Finding]:
 
 def _details_block(doc: Doc) -> list[Finding]:
     """Our Details block closes, and only the repo's own text (a bot's cut-off tail) may follow it."""
-    det = [i for i, line in enumerate(doc.lines) if _DETAILS_RE.search(line) and not doc.fenced[i]]
-    ours = [i for i in det if "Details:" in doc.lines[i]]
+    ours = [i for i, line in enumerate(doc.lines) if doc.details_opened(i) and "Details:" in line]
     if not ours:
         fix = "end with '<details><summary>Details: hardware, model, full command, traces</summary>'"
         return [Finding(rule="structure", line=len(doc.lines), column=1, excerpt="", fix=fix)]
-    close = next((j for j in range(ours[-1], len(doc.lines)) if "</details>" in doc.lines[j]), None)
+    close = next((j for j in range(ours[-1], len(doc.lines)) if doc.details_closed(j)), None)
     if close is None:
         return [_whole_line(doc, ours[-1], "close the block with </details>")]
     j = next((j for j in range(close + 1, len(doc.lines)) if doc.code[j].strip()), None)
     return [] if j is None else [_whole_line(doc, j, "nothing after the Details block")]
-
-
-_DETAILS_RE = re.compile(r"<details\b", re.I)
 
 
 def rule_structure(doc: Doc, ctx: Context) -> list[Finding]:

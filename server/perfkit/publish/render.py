@@ -3,6 +3,12 @@
 Everything is rendered and checked in memory first; the two files are written together at the
 end, so an error leaves nothing behind. Figures come from read_benchmark only. The repo's template
 text is merged as data and handed to Jinja as a finished string, so it is never evaluated.
+
+Where text enters Markdown: every value the templates print passes perfkit.markdown.safe.finalize.
+Text marked Markdown (perfkit's own wording and placeholders, the agent's draft, the repo's template
+carried verbatim, sentences built from inline-safe parts) prints as it is; anything else (a metric
+name, a unit, an arm name, a candidate title, a commit sha, a folder name) is made one line,
+fence-safe and inert first. A value nobody marked is escaped, never trusted.
 """
 
 from __future__ import annotations
@@ -16,6 +22,9 @@ from pydantic import Field
 
 from perfkit.errors import InputError, ToolFailure
 from perfkit.guards import campaign_walk
+from perfkit.markdown.html import is_markup
+from perfkit.markdown.safe import Markdown, code, code_block, finalize, inline, one_line
+from perfkit.markdown.spans import code_texts
 from perfkit.publish.models import IssueFormUse, Placeholder, PolicyConflict, RenderResult, RepoNote, TemplateUse
 from perfkit.publish.outputs import check_out_dir, write_all
 
@@ -37,68 +46,28 @@ GITHUB_BODY_CHARS = 65_536
 PR_FILE = "proposed-pr-description.md"
 ISSUE_FILE = "proposed-issue.md"
 _PLACEHOLDER_RE = re.compile(r"<([A-Za-z#'][^<>\n]{0,160})>")
-_HTML = {
-    "details",
-    "summary",
-    "br",
-    "p",
-    "div",
-    "span",
-    "sub",
-    "sup",
-    "b",
-    "i",
-    "em",
-    "strong",
-    "code",
-    "pre",
-    "kbd",
-    "img",
-    "a",
-    "hr",
-    "table",
-    "tr",
-    "td",
-    "th",
-    "ul",
-    "ol",
-    "li",
-    "h1",
-    "h2",
-    "h3",
-    "h4",
-    "h5",
-    "h6",
-    "blockquote",
-    "picture",
-    "source",
-    "video",
-    "input",
-    "dl",
-    "dt",
-    "dd",
-    "tbody",
-    "thead",
-}
 
 
-def _ph(what: str) -> str:
-    return PH.format(what=what)
+def _ph(what: str) -> Markdown:
+    return Markdown(PH.format(what=what))
 
 
-def _or(value: Any, what: str) -> str:
-    return str(value).strip() if value not in (None, "") else _ph(what)
+def _or(value: Any, what: str) -> Markdown:
+    """The draft's text (Markdown the agent wrote), or a placeholder for it."""
+    return Markdown(str(value).strip()) if value not in (None, "") else _ph(what)
 
 
 def placeholders(text: str, file: Literal["pr", "issue"]) -> list[Placeholder]:
     """Every <placeholder> outside HTML comments, tags and autolinks."""
-    masked = re.sub(r"<!--.*?-->", lambda m: re.sub(r"[^\n]", " ", m.group(0)), text, flags=re.S)
+    from perfkit.markdown import blocks
+
+    o = blocks.outline(text)  # comments as GitHub hides them
     out = []
-    for n, line in enumerate(masked.split("\n"), 1):
+    for k, raw in enumerate(o.lines):
+        line, n = blocks.blank(raw, o.comments[k]), k + 1
         for m in _PLACEHOLDER_RE.finditer(line):
             inner = m.group(1)
-            first = re.split(r"[\s/>]", inner.lstrip("/"), maxsplit=1)[0].lower()
-            if first in _HTML or inner.startswith(("http:", "https:", "mailto:")):
+            if is_markup(m.group(0)) or inner.startswith(("http:", "https:", "mailto:")):
                 continue
             out.append(Placeholder(file=file, line=n, text=m.group(0)))
     return out
@@ -108,22 +77,31 @@ def _environment(templates: Path) -> SandboxedEnvironment:
     from jinja2 import FileSystemLoader, StrictUndefined
     from jinja2.sandbox import SandboxedEnvironment
 
-    return SandboxedEnvironment(
+    env = SandboxedEnvironment(
         loader=FileSystemLoader(str(templates)),
         undefined=StrictUndefined,
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
         autoescape=False,
+        finalize=finalize,  # every printed value: Markdown as it is, any other text made inline-safe
     )
+    env.filters["fenced"] = code_block  # a code block no line of its text can close
+    env.filters["built"] = Markdown  # a macro's output: the template's own text and values that passed finalize
+    return env
 
 
-def _hardware(d: Draft) -> str:
-    return f"{d.gpu_count if d.gpu_count else _ph('n')} {_or(d.gpu, 'GPU')}"
+def _hardware(d: Draft) -> Markdown:
+    return Markdown(f"{d.gpu_count if d.gpu_count else _ph('n')} {_or(d.gpu, 'GPU')}")
 
 
-def _title(b: BenchmarkSummary, d: Draft, rule: TitleRule | None = None) -> str:
-    """Our title form; in the repo's own form when it has a title rule and the draft keeps the default prefix."""
+def _title(b: BenchmarkSummary, d: Draft, rule: TitleRule | None = None) -> Markdown:
+    """Our title form, on one line; in the repo's own form when it has a title rule and the draft keeps the
+    default prefix."""
+    return Markdown(one_line(_title_text(b, d, rule)))
+
+
+def _title_text(b: BenchmarkSummary, d: Draft, rule: TitleRule | None) -> str:
     from perfkit.publish import title_rule
     from perfkit.publish.cells import sig
 
@@ -137,14 +115,14 @@ def _title(b: BenchmarkSummary, d: Draft, rule: TitleRule | None = None) -> str:
     ws = d.world_size or d.gpu_count
     at = d.parallelism.strip() if d.parallelism and d.parallelism.strip() else None
     at = at or f"world size {ws if ws else _ph('world size')}"
-    summary = (
+    steps = (
         f"{_or(d.job, 'job')} on {_hardware(d)}: {sig(b.arm(b.baseline).mean.value)} s to "
         f"{sig(b.arm(b.candidate).mean.value)} s per {d.unit} at {at}, "
         f"mostly from {_or(d.largest_cause, 'largest cause')}"
     )
     if rule is not None and d.title_prefix == DEFAULT_PREFIX:
-        return title_rule.apply(rule, summary)
-    return f"{d.title_prefix.strip()} {summary}" if d.title_prefix.strip() else summary
+        return title_rule.apply(rule, steps)
+    return f"{d.title_prefix.strip()} {steps}" if d.title_prefix.strip() else steps
 
 
 def _changes(b: Any, d: Draft) -> list[dict[str, str]]:
@@ -179,13 +157,18 @@ def _check_view(d: Draft) -> dict[str, Any]:
     ordered = [x for x in checks if x.when == "end"] + [x for x in checks if x.when == "step"]
     rows, failed = [], []
     for x in ordered:
-        cell = x.compared.strip()
+        cell = Markdown(x.compared.strip())
         if x.exceeded:
-            cell += (
-                f"; {x.exceeded} {x.exceeded_unit} above {x.tolerance}" if x.when == "step" else "; above the tolerance"
+            cell = Markdown(
+                cell
+                + (
+                    f"; {x.exceeded} {x.exceeded_unit} above {x.tolerance}"
+                    if x.when == "step"
+                    else "; above the tolerance"
+                )
             )
-            failed.append({"recorded": x.recorded, "cell": cell})
-        rows.append({"recorded": x.recorded, "cell": cell, "tolerance": x.tolerance})
+            failed.append({"recorded": Markdown(x.recorded), "cell": cell})
+        rows.append({"recorded": Markdown(x.recorded), "cell": cell, "tolerance": Markdown(x.tolerance)})
     if not rows:
         rows = [{"recorded": _ph("what was recorded"), "cell": _ph("difference found"), "tolerance": _ph("tolerance")}]
     return {
@@ -194,14 +177,14 @@ def _check_view(d: Draft) -> dict[str, Any]:
         "recording_code": _or(c.recording_code if c else None, "fork verify branch"),
         "total": len(checks),
         "failed": failed,
-        "passed": [x.recorded for x in ordered if not x.exceeded],
-        "suspected": (c.suspected_cause or "").strip() if c else "",
-        "acceptance": (c.acceptance or "").strip() if c else "",
+        "passed": Markdown("; ".join(x.recorded for x in ordered if not x.exceeded)),
+        "suspected": Markdown((c.suspected_cause or "").strip() if c else ""),
+        "acceptance": Markdown((c.acceptance or "").strip() if c else ""),
         "rows": rows,
     }
 
 
-def _traces(b: Any, d: Draft, campaign: Path) -> list[dict[str, str]]:
+def _traces(b: Any, d: Draft, campaign: Path) -> list[dict[str, Markdown]]:
     titles = {c.sha: c.title for c in b.candidates}
     shas = [c.sha for c in b.candidates if c.trace]
     for p in campaign_walk.folders(campaign, campaign / "commits"):  # a link out of the campaign is not listed
@@ -212,9 +195,9 @@ def _traces(b: Any, d: Draft, campaign: Path) -> list[dict[str, str]]:
         link = next((v for k, v in d.details.trace_links.items() if k and sha.startswith(k.strip().lower())), None)
         out.append(
             {
-                "label": f"{titles.get(sha, 'commit')} (`{sha[:12]}`)",
-                "link": link or _ph("share link"),
-                "local": f"commits/{sha}/trace/",
+                "label": Markdown(f"{inline(titles.get(sha, 'commit'))} ({code(sha[:12])})"),
+                "link": Markdown(link) if link else _ph("share link"),
+                "local": Markdown(code(f"commits/{sha}/trace/")),  # a folder name in the campaign: code
             }
         )
     return out
@@ -229,10 +212,10 @@ def _details(b: Any, d: Draft, campaign: Path) -> dict[str, Any]:
         "model": _or(x.model, "model and job"),
         "data": _or(x.data, "data preparation"),
         "setup": _or(x.setup, "base commit, what both versions share, data size, seed"),
-        "shared": list(x.shared_settings),
+        "shared": [Markdown(t) for t in x.shared_settings],
         "command_baseline": _or(x.command_baseline, "full command, baseline"),
         "command_pr": _or(x.command_pr, "full command, this PR"),
-        "rejected": list(x.rejected),
+        "rejected": [Markdown(t) for t in x.rejected],
         "not_shipped": cells.not_shipped(b, d.ships, x.shared_settings),
         "traces": _traces(b, d, campaign),
         "chart": None,
@@ -454,15 +437,18 @@ def _enforced(top: Path, commit: str | None, tpl: RepoTemplate) -> dict[str, str
     return enforced.enforced(titles, enforced.check_texts(top, commit)) if titles else {}
 
 
-def _shared_settings(d: Draft) -> tuple[list[str], list[str]]:
+def _shared_settings(d: Draft) -> tuple[list[Markdown], list[str]]:
     """Settings named as applied to both versions, minus any whose code appears in only one command."""
     base, pr = d.details.command_baseline or "", d.details.command_pr or ""
-    kept: list[str] = []
+    kept: list[Markdown] = []
     dropped: list[str] = []
     for setting in d.details.shared_settings:
-        codes = re.findall(r"`([^`]+)`", setting)
+        codes = code_texts(setting)
         one_sided = base and pr and any((c in base) != (c in pr) for c in codes)
-        (dropped if one_sided else kept).append(setting)
+        if one_sided:
+            dropped.append(setting)
+        else:
+            kept.append(Markdown(setting))
     warnings = [
         f"draft.details.shared_settings '{x}' is left out of 'Applied to both versions': only one command has it"
         for x in dropped
@@ -498,8 +484,8 @@ def _pr_view(b: BenchmarkSummary, d: Draft, campaign: Path, part: _RepoPart) -> 
             "rows": rows,
             "commits": cells.commit_rows(b, d.ships, d.details.shared_settings),
             "check": _check_view(d),
-            "repo_sections": "\n".join(part.merged.lines).strip(),
-            "repo_tail": "\n".join(part.tpl.tail).strip(),
+            "repo_sections": Markdown("\n".join(part.merged.lines).strip()),  # the repo's own text, as written
+            "repo_tail": Markdown("\n".join(part.tpl.tail).strip()),
             "d": details,
             "warnings": warnings,
         }

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from perfkit.repo.template_text import comment_state_after
+from perfkit.markdown import blocks
 
 # "Fixes #", "Closes # (issue)", "- Related issue: #<number>", "Resolves: #___"
 ISSUE_LINK_RE = re.compile(
@@ -53,12 +53,12 @@ def ai_value(line: str) -> str | None:
 def cut_line(lines: list[str]) -> int | None:
     """Index of the first line a bot cuts from (a `sed` range to the end), moved back to the start of
     the HTML comment it sits in, so that nothing of ours is left after an unclosed `<!--`."""
-    in_comment = False
-    opened = 0
+    o: blocks.Outline | None = None
     for i, ln in enumerate(lines):
-        if not in_comment and "<!--" in ln:
-            opened = i
         if CUT_RE.search(ln):
-            return opened if in_comment else i
-        in_comment = comment_state_after(ln, in_comment)
+            o = o or blocks.outline("\n".join(lines))  # comments as the page reads them
+            opened = i
+            while opened > 0 and o.in_comment[opened]:
+                opened -= 1
+            return opened
     return None
