@@ -1,22 +1,21 @@
-"""Each metric per arm and against the baseline, in its own unit and direction.
+"""Each metric for one arm, in its own unit: the per-run values and the estimate a description quotes.
 
-Runs are the independent units: a per-run metric is averaged over runs with a t interval, and
-the Mann-Whitney verdict is taken over per-run values whatever the shape. A statistic of
+Runs are the independent units: a per-run metric is averaged over runs with a t interval (and the
+comparison's Mann-Whitney verdict is taken over per-run values whatever the shape). A statistic of
 per-request values (p50, p99) is computed per run and also pooled over the arm's requests; the
-pooled value gets an order-statistic interval, the way a median does, and a high percentile
-says how many pooled requests lie above it.
+pooled value gets an order-statistic interval, the way a median does, and a high percentile says
+how many pooled requests lie above it.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Literal
 
 import numpy as np
 
 from perfkit.benchmark import stats
-from perfkit.benchmark.metric_models import ArmMetric, MetricComparison, MetricEstimate
-from perfkit.benchmark.metric_spec import MetricSpec, better
+from perfkit.benchmark.metric_models import ArmMetric, MetricEstimate
+from perfkit.benchmark.metric_spec import MetricSpec
 
 TAIL_FROM = 90.0  # percentiles from here up report how many requests lie above them
 
@@ -54,8 +53,10 @@ def _run_mean_estimate(per_run: list[float], what: str) -> MetricEstimate:
     )
 
 
-def arm_metric(spec: MetricSpec, arm: str, runs: list[tuple[int, np.ndarray]]) -> ArmMetric:
-    """runs: (run id, that run's values of the metric's column, NaN dropped, for steps the steady rows)."""
+def arm_metric(spec: MetricSpec, arm: str, runs: list[tuple[int, np.ndarray]], what: str = "requests") -> ArmMetric:
+    """runs: (run id, that run's values of the metric's column, NaN dropped, for steps the steady rows).
+
+    what: the word for one per-request value ('requests', or 'token gaps' for inter-token latency)."""
     ids = [r for r, v in runs if len(v)]
     counts = [len(v) for _, v in runs if len(v)]
     if spec.level == "run":
@@ -87,10 +88,10 @@ def arm_metric(spec: MetricSpec, arm: str, runs: list[tuple[int, np.ndarray]]) -
     q = quantile_of(stat)
     tail = tail_note = None
     if q is None:
-        est = _run_mean_estimate(per_run, f"each run's {stat} over its requests")
+        est = _run_mean_estimate(per_run, f"each run's {stat} over its {what}")
         if stat == "mean":
             est.value = float(pooled.mean())
-            est.method = "mean over all requests of the arm; Student t interval over the per-run means"
+            est.method = f"mean over all {what} of the arm; Student t interval over the per-run means"
     else:
         ci = stats.quantile_ci(pooled, q)
         cover = f" (exact coverage {ci.coverage:.3f})" if ci.coverage is not None else ""
@@ -99,15 +100,15 @@ def arm_metric(spec: MetricSpec, arm: str, runs: list[tuple[int, np.ndarray]]) -
             ci_low=ci.low,
             ci_high=ci.high,
             ci_note=ci.note,
-            method=f"{stat} of all {n:,} requests of the arm (linear interpolation); interval between order "
-            f"statistics from the binomial distribution{cover}",
+            method=f"{stat} of all {n:,} {what} of the arm pooled (linear interpolation); interval between "
+            f"order statistics from the binomial distribution{cover}",
         )
         if q * 100.0 >= TAIL_FROM:
             tail = int(n - np.searchsorted(pooled, est.value, side="right"))
             per = min(len(v) for v in sorted_runs)
             tail_note = (
-                f"the {stat} of {n:,} requests rests on the {tail:,} slowest; a single run's {stat} "
-                f"(at least {per:,} requests) rests on about {max(0, math.floor(per * (1 - q))):,}"
+                f"the {stat} of {n:,} {what} rests on the {tail:,} slowest; a single run's {stat} "
+                f"(at least {per:,} {what}) rests on about {max(0, math.floor(per * (1 - q))):,}"
             )
     return ArmMetric(
         arm=arm,
@@ -118,57 +119,4 @@ def arm_metric(spec: MetricSpec, arm: str, runs: list[tuple[int, np.ndarray]]) -
         run_samples=counts,
         tail_samples=tail,
         tail_note=tail_note,
-    )
-
-
-def compare_metric(spec: MetricSpec, base: ArmMetric, cand: ArmMetric) -> MetricComparison:
-    b, c = base.estimate.value, cand.estimate.value
-    change = (c - b) / b * 100.0 if b else 0.0
-    if spec.direction == "lower":
-        speedup = b / c if c else math.inf
-        ratio = stats.ratio_ci(base.per_run, cand.per_run)
-    else:
-        speedup = c / b if b else math.inf
-        ratio = stats.ratio_ci(cand.per_run, base.per_run)
-    is_better = better(spec.direction, c - b)
-    outcome: Literal["better", "worse", "unchanged"] = (
-        "unchanged" if is_better is None else "better" if is_better else "worse"
-    )
-    min_p = stats.u_min_p(len(base.per_run), len(cand.per_run))
-    verdict: Literal["better", "worse", "not_significant", "too_few_runs"]
-    if min_p > stats.ALPHA:
-        verdict, p = "too_few_runs", None
-        note = (
-            f"too few runs to test: with {len(base.per_run)} and {len(cand.per_run)} runs the smallest "
-            f"possible p-value is {min_p:.3g}"
-        )
-    else:
-        test = stats.mann_whitney_u(cand.per_run, base.per_run)
-        p = test.p_value
-        assert p is not None
-        cand_lower = test.a_lower
-        if p < stats.ALPHA:
-            verdict = "better" if (cand_lower == (spec.direction == "lower")) else "worse"
-            note = (
-                f"{spec.name} is {verdict} in {cand.arm}: p = {p:.3g} over {len(cand.per_run)} and "
-                f"{len(base.per_run)} runs"
-            )
-        else:
-            verdict = "not_significant"
-            note = f"{spec.name}: no significant difference, p = {p:.3g}"
-    return MetricComparison(
-        key=spec.key,
-        name=spec.name,
-        unit=spec.unit,
-        direction=spec.direction,
-        baseline=base,
-        candidate=cand,
-        change_pct=change,
-        speedup=speedup,
-        speedup_ci_low=ratio.low,
-        speedup_ci_high=ratio.high,
-        outcome=outcome,
-        verdict=verdict,
-        p_value=p,
-        note=note,
     )

@@ -1,29 +1,43 @@
-"""Per-arm figures and arm-against-baseline comparisons, from a validated table."""
+"""Stage 3 of read_benchmark: every arm summarised on its own, from the loaded table.
+
+The steps shape gets the step-time figures (steady state, per run, first step, slow steps,
+bimodality, peak memory); every shape gets each metric of the metric model per arm (metric_summary).
+Runs come from the table's run groups (one pandas groupby, table.run_groups). Nothing here compares
+two arms: that is the next stage.
+
+Where results files saved per-request lists (vLLM's --save-detailed, SGLang's --output-details) for
+every run of every arm, a saved statistic of those requests (p99_ttft_ms, mean_itl_ms) is computed
+again over all the arm's requests pooled, with an order-statistic interval; otherwise it is the
+mean of the per-run values, and `basis` says which.
+"""
 
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from perfkit.benchmark import stats
-from perfkit.benchmark.load import ARM, MEM, RUN, STEP, TIME, Table
+from perfkit.benchmark.load import Loaded
+from perfkit.benchmark.metric_build import build_model
+from perfkit.benchmark.metric_models import ArmMetric, Basis
+from perfkit.benchmark.metric_spec import Level, MetricDecl, MetricSpec, Uninferred, resolve
+from perfkit.benchmark.metric_summary import arm_metric
 from perfkit.benchmark.models import (
     ArmSummary,
     Bimodality,
-    Comparison,
     Estimate,
     FirstStep,
-    MetricChange,
     MetricSummary,
     PeakMemory,
     RunSummary,
-    Significance,
     SlowSteps,
     Source,
 )
+from perfkit.benchmark.results import request_statistic
+from perfkit.benchmark.table import MEM, STEP, TIME, Measurements, metric
+from perfkit.errors import InputError
 
 BIMODAL_RULE = (
     "two-group split of the sorted steady-state times (largest between-group variance, each group "
@@ -31,15 +45,15 @@ BIMODAL_RULE = (
     "above the lower median and the gap between them is a valley (fewer than half the steps of the "
     "sparser cluster in a window of the same width)"
 )
-SHOW_BOTH_GAP = 0.02  # speedup_mean and speedup_median differing by more than 2% need both shown
+AGREE = 0.005  # a saved per-run statistic and the same statistic of its saved requests agree within 0.5%
 
 
 @dataclass
 class ArmData:
-    """The numpy views one arm's figures are computed from."""
+    """The numpy views one arm's step figures are computed from; runs as slices of these arrays."""
 
     name: str
-    runs: np.ndarray  # run index per row, sorted by (run, step)
+    runs: list[tuple[int, slice]]  # (run, its rows within the arm's arrays), in run order
     steps: np.ndarray
     times: np.ndarray
     steady: np.ndarray  # boolean mask: step > warmup
@@ -51,27 +65,201 @@ class ArmData:
         return np.sort(self.times[self.steady])
 
 
-def split_arms(table: Table, warmup_steps: int) -> dict[str, ArmData]:
+@dataclass
+class ArmMetrics:
+    """One metric of the model for every arm, and what its estimates are."""
+
+    spec: MetricSpec
+    arms: dict[str, ArmMetric]
+    basis: Basis
+    basis_note: str | None = None
+
+
+@dataclass
+class Summaries:
+    """Stage 3's answer: each arm on its own; the comparisons are stage 4's."""
+
+    loaded: Loaded
+    model: list[MetricSpec]
+    uninferred: list[Uninferred]
+    metrics: list[ArmMetrics]
+    arms: list[ArmSummary] = field(default_factory=list)  # steps shape: in report order
+    warnings: list[str] = field(default_factory=list)
+
+
+def summarise(loaded: Loaded) -> Summaries:
+    table, options = loaded.table, loaded.options
+    warnings = list(loaded.warnings)
+    decls = options.metrics or []
+    infer = loaded.declared.infer
+    if table.shape == "steps":
+        arms = split_arms(table, options.warmup_steps, loaded.order)
+        for name in loaded.order:
+            warnings += _check_steady(arms[name], options.warmup_steps, table.file)
+        shapes = {name: stats.find_slow_cluster(arms[name].steady_sorted) for name in loaded.order}
+        base = loaded.order[0]
+        if options.slow_threshold_s is not None:
+            threshold, rule = options.slow_threshold_s, "given by the caller"
+        else:
+            threshold, rule = stats.automatic_slow_threshold(arms[base].steady_sorted, shapes[base])
+        summaries = [
+            summarize_arm(arms[n], table, options.warmup_steps, threshold, rule, shapes[n]) for n in loaded.order
+        ]
+        time_col = table.columns["step_time_s"]
+        model, uninferred = build_model(
+            [time_col, *table.metrics],
+            "step",
+            loaded.declared.metrics,
+            decls,
+            options.headline or [],
+            [] if infer else table.metrics,
+            implicit=_step_spec(time_col),
+            setup=table.ignored,
+        )
+        values = {
+            col: {n: _step_runs(arms[n], col, time_col) for n in loaded.order} for col in {s.column for s in model}
+        }
+        metrics = [
+            ArmMetrics(s, {n: arm_metric(s, n, values[s.column][n]) for n in loaded.order}, "mean_of_runs")
+            for s in model
+        ]
+        return Summaries(loaded, model, uninferred, metrics, summaries, warnings)
+    level: Level = "run" if table.shape == "runs" else "request"
+    declared = {d.column for d in loaded.declared.metrics + decls}
+    skip = [] if infer else [c for c in table.metrics if c not in declared]
+    model, uninferred = build_model(
+        table.metrics, level, loaded.declared.metrics, decls, options.headline or [], skip, setup=table.ignored
+    )
+    if not model:
+        raise InputError(
+            table.file,
+            "has no column whose better direction is known ("
+            + "; ".join(f"{u.column}: {u.reason}" for u in uninferred[:5])
+            + ")",
+            "declare the metrics in metrics.yaml (column, unit, direction: lower or higher)",
+        )
+    metrics = [_wide_metric(spec, table, loaded.order, warnings) for spec in model]
+    return Summaries(loaded, model, uninferred, metrics, [], warnings)
+
+
+# ---- the runs and requests shapes
+
+
+def _runs(table: Measurements, arm: int, column: str) -> list[tuple[int, np.ndarray]]:
+    """(run, the run's non-empty values of column) for one arm of the table."""
+    values = table.frame[metric(column)].to_numpy(dtype=float)
+    out = []
+    for s in table.runs.of_arm(arm):
+        v = values[s.rows]
+        out.append((s.run, v[~np.isnan(v)]))
+    return out
+
+
+def _wide_metric(spec: MetricSpec, table: Measurements, order: list[str], warnings: list[str]) -> ArmMetrics:
+    code = {n: i for i, n in enumerate(table.arms)}
+    saved = {n: _runs(table, code[n], spec.column) for n in order}
+    pooled = request_statistic(spec.column) if spec.level == "run" else None
+    lists = table.requests.values.get(pooled[0], {}) if pooled else {}
+    if pooled is None or not lists:
+        over_requests = spec.level == "request" and (spec.stat or "mean") not in ("min", "max")
+        basis: Basis = "pooled_requests" if over_requests else "mean_of_runs"
+        return ArmMetrics(spec, {n: arm_metric(spec, n, saved[n]) for n in order}, basis)
+    quantity, stat = pooled
+    lacking = [
+        (n, s.run) for n in order for s in table.runs.of_arm(code[n]) if len(lists.get((code[n], s.run), ())) == 0
+    ]
+    key = table.requests.keys[quantity]
+    if lacking:
+        n, run = lacking[0]
+        more = f" (and {len(lacking) - 1} other runs)" if len(lacking) > 1 else ""
+        note = (
+            f"the mean of the per-run values: run {run} of arm '{n}'{more} saved no per-request {key}, so the "
+            "requests of every run cannot be pooled"
+        )
+        return ArmMetrics(spec, {n: arm_metric(spec, n, saved[n]) for n in order}, "mean_of_runs", note)
+    as_requests = spec.model_copy(update={"level": "request", "stat": stat})
+    what = "token gaps" if quantity == "itl" else "requests"
+    arms = {}
+    for n in order:
+        runs = [(s.run, lists[(code[n], s.run)]) for s in table.runs.of_arm(code[n])]
+        arms[n] = arm_metric(as_requests, n, runs, what)
+        for (run, given), computed in zip(saved[n], arms[n].per_run, strict=False):
+            if len(given) and not np.isclose(given[0], computed, rtol=AGREE, atol=0.0):
+                warnings.append(
+                    f"arm '{n}' run {run}: '{spec.column}' is saved as {given[0]:.6g}, and its per-request {key} "
+                    f"give {computed:.6g}; the figures use the per-request values"
+                )
+    return ArmMetrics(spec, arms, "pooled_requests")
+
+
+# ---- the steps shape
+
+
+def split_arms(table: Measurements, warmup_steps: int, order: list[str]) -> dict[str, ArmData]:
     frame = table.frame  # sorted by arm, run, step
-    codes = frame[ARM].to_numpy()
-    bounds = np.flatnonzero(codes[1:] != codes[:-1]) + 1
-    starts = np.concatenate([[0], bounds])
-    ends = np.concatenate([bounds, [len(codes)]])
     arms: dict[str, ArmData] = {}
-    for s, e in sorted(zip(starts, ends, strict=True), key=lambda se: codes[se[0]]):
-        part = frame.iloc[int(s) : int(e)]
-        name = table.arms[int(codes[s])]
+    code = {n: i for i, n in enumerate(table.arms)}
+    for name in order:
+        rows = table.runs.arm_rows(code[name])
+        part = frame.iloc[rows]
         steps = part[STEP].to_numpy()
+        start = rows.start
         arms[name] = ArmData(
             name=name,
-            runs=part[RUN].to_numpy(),
+            runs=[(s.run, slice(s.rows.start - start, s.rows.stop - start)) for s in table.runs.of_arm(code[name])],
             steps=steps,
             times=part[TIME].to_numpy(dtype=float),
             steady=steps > warmup_steps,
             mem=part[MEM].to_numpy(dtype=float) if MEM in part else None,
-            metrics={m: part[f"m:{m}"].to_numpy(dtype=float) for m in table.metrics},
+            metrics={m: part[metric(m)].to_numpy(dtype=float) for m in table.metrics},
         )
     return arms
+
+
+def _check_steady(arm: ArmData, warmup_steps: int, file: str) -> list[str]:
+    if not arm.steady.any():
+        raise InputError(
+            f"{file} arm '{arm.name}'",
+            f"has no steady-state steps: its steps go up to {int(arm.steps.max())} and warmup_steps is {warmup_steps}",
+            "record more steps per run or lower warmup_steps",
+        )
+    warnings: list[str] = []
+    for run, rows in arm.runs:
+        steps = arm.steps[rows]
+        if not arm.steady[rows].any():
+            raise InputError(
+                f"{file} arm '{arm.name}' run {run}",
+                f"has no steady-state steps: its steps go up to {int(steps.max())} and warmup_steps is {warmup_steps}",
+                "record more steps in that run, drop the run, or lower warmup_steps",
+            )
+        lo, hi = int(steps.min()), int(steps.max())
+        if lo != 1:
+            warnings.append(
+                f"arm '{arm.name}' run {run} has no step 1 (first step {lo}): its first-step time is "
+                "unknown and its warm-up is counted from step 1"
+            )
+        if hi - lo + 1 != len(steps):
+            warnings.append(f"arm '{arm.name}' run {run} is missing {hi - lo + 1 - len(steps)} of the steps {lo}..{hi}")
+    return warnings
+
+
+def _step_spec(column: str) -> MetricSpec:
+    return resolve(
+        MetricDecl(column=column, name="step time", unit="s", direction="lower", level="step"),
+        "inferred",
+        f"'{column}' holds the step time (the step_time_s role): lower is better",
+        "step",
+    )
+
+
+def _step_runs(arm: ArmData, column: str, time_column: str) -> list[tuple[int, np.ndarray]]:
+    """(run, that run's steady-state values of column) for one arm of the steps shape."""
+    values = arm.times if column == time_column else arm.metrics[column]
+    out = []
+    for run, rows in arm.runs:
+        kept = values[rows][arm.steady[rows]]
+        out.append((run, kept[~np.isnan(kept)]))
+    return out
 
 
 def _estimate_mean(values: np.ndarray, method: str) -> Estimate:
@@ -82,15 +270,8 @@ def _estimate_mean(values: np.ndarray, method: str) -> Estimate:
     return Estimate(value=mean, ci_low=ci.low, ci_high=ci.high, ci_note=ci.note, n=n, method=method)
 
 
-def _run_groups(arm: ArmData) -> list[tuple[int, slice]]:
-    bounds = np.flatnonzero(arm.runs[1:] != arm.runs[:-1]) + 1
-    starts = np.concatenate([[0], bounds])
-    ends = np.concatenate([bounds, [len(arm.runs)]])
-    return [(int(arm.runs[s]), slice(int(s), int(e))) for s, e in zip(starts, ends, strict=True)]
-
-
 def summarize_arm(
-    arm: ArmData, table: Table, warmup_steps: int, threshold: float, threshold_rule: str, shape: stats.Split
+    arm: ArmData, table: Measurements, warmup_steps: int, threshold: float, threshold_rule: str, shape: stats.Split
 ) -> ArmSummary:
     cols = table.columns
     time_col = cols["step_time_s"]
@@ -112,15 +293,15 @@ def summarize_arm(
     )
     per_run: list[RunSummary] = []
     first_steps: list[float] = []
-    for run, sl in _run_groups(arm):
-        times, steps, steady = arm.times[sl], arm.steps[sl], arm.steady[sl]
+    for run, rows in arm.runs:
+        times, steps, steady = arm.times[rows], arm.steps[rows], arm.steady[rows]
         st = times[steady]
         first = times[steps == 1]
         if len(first):
             first_steps.append(float(first[0]))
         mem = None
         if arm.mem is not None:
-            m = arm.mem[sl]
+            m = arm.mem[rows]
             m = m[~np.isnan(m)]
             mem = float(m.max()) if len(m) else None
         per_run.append(
@@ -217,13 +398,13 @@ def summarize_arm(
     )
 
 
-def _metric(arm: ArmData, name: str, table: Table, rows: str) -> MetricSummary:
+def _metric(arm: ArmData, name: str, table: Measurements, rows: str) -> MetricSummary:
     values = arm.metrics[name]
     steady = values[arm.steady]
     present = steady[~np.isnan(steady)]
     per_run: list[float | None] = []
-    for _, sl in _run_groups(arm):
-        v = values[sl][arm.steady[sl]]
+    for _, run_rows in arm.runs:
+        v = values[run_rows][arm.steady[run_rows]]
         v = v[~np.isnan(v)]
         per_run.append(float(v.mean()) if len(v) else None)
     has = len(present) > 0
@@ -240,128 +421,5 @@ def _metric(arm: ArmData, name: str, table: Table, rows: str) -> MetricSummary:
             columns=[table.columns["arm"], table.columns["step"], name],
             rows=rows,
             how="over steady-state rows that have a value",
-        ),
-    )
-
-
-def _pct(new: float | None, old: float | None) -> float | None:
-    if new is None or old is None or old == 0:
-        return None
-    return (new - old) / old * 100.0
-
-
-def significance(base: ArmSummary, cand: ArmSummary) -> Significance:
-    a = [r.mean_s for r in base.per_run]
-    b = [r.mean_s for r in cand.per_run]
-    min_p = stats.u_min_p(len(a), len(b))
-    method = "Mann-Whitney U, two-sided, on the per-run mean step times"
-    if min_p > stats.ALPHA:
-        need = _runs_needed(len(a), len(b))
-        return Significance(
-            verdict="too_few_runs",
-            method=method,
-            runs_baseline=len(a),
-            runs_candidate=len(b),
-            u=None,
-            p_value=None,
-            min_p_value=min_p,
-            alpha=stats.ALPHA,
-            exact=True,
-            note=f"too few runs to test: with {len(a)} and {len(b)} runs the smallest possible p-value is "
-            f"{min_p:.3g}, above {stats.ALPHA}; {need}",
-        )
-    test = stats.mann_whitney_u(b, a)  # candidate first: u counts pairs where the candidate is slower
-    assert test.p_value is not None
-    verdict: Literal["faster", "slower", "not_significant"]
-    if test.p_value < stats.ALPHA:
-        verdict = "faster" if test.a_lower else "slower"
-        note = (
-            f"{cand.name} is {verdict} than {base.name}: p = {test.p_value:.3g} over {len(b)} and {len(a)} runs "
-            f"(alpha {stats.ALPHA})"
-        )
-    else:
-        verdict = "not_significant"
-        note = (
-            f"no significant difference: p = {test.p_value:.3g} over {len(b)} and {len(a)} runs (alpha {stats.ALPHA})"
-        )
-    return Significance(
-        verdict=verdict,
-        method=method,
-        runs_baseline=len(a),
-        runs_candidate=len(b),
-        u=test.u_a,
-        p_value=test.p_value,
-        min_p_value=min_p,
-        alpha=stats.ALPHA,
-        exact=test.exact,
-        note=note,
-    )
-
-
-def _runs_needed(n_a: int, n_b: int) -> str:
-    k = 1
-    while stats.u_min_p(k, k) > stats.ALPHA:
-        k += 1
-    other = max(n_a, n_b)
-    small = 1
-    while stats.u_min_p(small, other) > stats.ALPHA and small < other:
-        small += 1
-    extra = (
-        f" (or {small} against the {other} of the other arm)"
-        if small < k and stats.u_min_p(small, other) <= stats.ALPHA
-        else ""
-    )
-    return f"run at least {k} interleaved runs per arm{extra}"
-
-
-def compare(base: ArmSummary, cand: ArmSummary, table: Table) -> Comparison:
-    cols = table.columns
-    sm = base.mean.value / cand.mean.value
-    smed = base.median.value / cand.median.value
-    gap = abs(sm - smed) / smed
-    bimodal = [a.name for a in (base, cand) if a.bimodality.detected]
-    if bimodal:
-        reason = f"bimodal step times in {' and '.join(bimodal)}: the mean counts the slow cluster, the median does not"
-    elif gap > SHOW_BOTH_GAP:
-        reason = f"speedup of the mean ({sm:.3f}x) and of the median ({smed:.3f}x) differ by {100 * gap:.1f}%"
-    else:
-        reason = f"neither arm is bimodal and the two speedups agree within {100 * SHOW_BOTH_GAP:.0f}%"
-    bm = {m.name: m for m in base.metrics}
-    cm = {m.name: m for m in cand.metrics}
-    metrics = [
-        MetricChange(name=n, baseline=bm[n].mean, candidate=cm[n].mean, change_pct=_pct(cm[n].mean, bm[n].mean))
-        for n in bm
-        if n in cm
-    ]
-    pb = base.peak_mem.max_gb if base.peak_mem else None
-    pc = cand.peak_mem.max_gb if cand.peak_mem else None
-    ratio = stats.ratio_ci([r.mean_s for r in base.per_run], [r.mean_s for r in cand.per_run])
-    return Comparison(
-        baseline=base.name,
-        candidate=cand.name,
-        speedup_mean=sm,
-        speedup_median=smed,
-        speedup_mean_ci_low=ratio.low,
-        speedup_mean_ci_high=ratio.high,
-        speedup_ci_note=ratio.note,
-        change_mean_pct=(cand.mean.value - base.mean.value) / base.mean.value * 100.0,
-        change_median_pct=(cand.median.value - base.median.value) / base.median.value * 100.0,
-        significance=significance(base, cand),
-        show_mean_and_median=bool(bimodal) or gap > SHOW_BOTH_GAP,
-        show_reason=reason,
-        slow_steps_baseline=base.slow_steps.count,
-        slow_steps_candidate=cand.slow_steps.count,
-        first_step_baseline_s=base.first_step.mean_s,
-        first_step_candidate_s=cand.first_step.mean_s,
-        first_step_change_pct=_pct(cand.first_step.mean_s, base.first_step.mean_s),
-        peak_mem_baseline_gb=pb,
-        peak_mem_candidate_gb=pc,
-        peak_mem_change_pct=_pct(pc, pb),
-        metrics=metrics,
-        source=Source(
-            file=table.file,
-            columns=[cols["arm"], cols["run"], cols["step"], cols["step_time_s"]],
-            rows=f"{cols['arm']} in ('{base.name}', '{cand.name}'), steady state",
-            how="speedup = baseline / candidate; change = (candidate - baseline) / baseline",
         ),
     )

@@ -1,0 +1,25 @@
+"""read_benchmark as four stages, each visited once, in order: open, load, summarise, compare.
+
+1. campaign.open_campaign: the folder and every file in it that will be read, located and checked to
+   stay inside the folder;
+2. load.load_campaign: each of those files read once, through the guards (size, kind, the one number
+   rule), into one table of measurements, the metric declarations and the candidates;
+3. summarize.summarise: every arm on its own (step-time figures, each metric per arm);
+4. compare.compare_arms: every arm against the baseline, and the answer.
+
+A stage reads only what the stage before it returned: no stage opens a file or looks a path up
+again, and none calls back into an earlier one.
+"""
+
+from __future__ import annotations
+
+from perfkit.benchmark.campaign import open_campaign
+from perfkit.benchmark.compare import compare_arms
+from perfkit.benchmark.load import load_campaign
+from perfkit.benchmark.models import BenchmarkSummary
+from perfkit.benchmark.options import BenchmarkOptions
+from perfkit.benchmark.summarize import summarise
+
+
+def read_campaign(campaign_dir: str, options: BenchmarkOptions) -> BenchmarkSummary:
+    return compare_arms(summarise(load_campaign(open_campaign(campaign_dir), options)))
