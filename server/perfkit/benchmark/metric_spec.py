@@ -250,3 +250,16 @@ def better(direction: str, change: float) -> bool | None:
     if change == 0:
         return None
     return (change < 0) if direction == "lower" else (change > 0)
+
+
+# the saved statistics the per-request lists recompute: <stat>_<quantity>_ms
+_REQUEST_STAT = re.compile(r"^(mean|median|p\d+(?:\.\d+)?)_(ttft|tpot|itl|e2el|e2e_latency)_ms$")
+
+
+def request_statistic(column: str) -> tuple[str, str] | None:
+    """(quantity, stat) of a saved statistic the per-request lists can recompute: p99_ttft_ms -> ('ttft', 'p99')."""
+    m = _REQUEST_STAT.match(column)
+    if m is None:
+        return None
+    quantity = "e2el" if m.group(2) == "e2e_latency" else m.group(2)
+    return quantity, "p50" if m.group(1) == "median" else m.group(1)

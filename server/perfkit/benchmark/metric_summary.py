@@ -1,23 +1,45 @@
-"""Each metric for one arm, in its own unit: the per-run values and the estimate a description quotes.
+"""Each metric for every arm, in its own unit: the per-run values and the estimate a description quotes.
 
 Runs are the independent units: a per-run metric is averaged over runs with a t interval (and the
 comparison's Mann-Whitney verdict is taken over per-run values whatever the shape). A statistic of
 per-request values (p50, p99) is computed per run and also pooled over the arm's requests; the
 pooled value gets an order-statistic interval, the way a median does, and a high percentile says
 how many pooled requests lie above it.
+
+Where results files saved per-request lists (vLLM's --save-detailed, SGLang's --output-details) for
+every run of every arm, a saved statistic of those requests (p99_ttft_ms, mean_itl_ms) is computed
+again over all the arm's requests pooled, with an order-statistic interval; otherwise it is the
+mean of the per-run values, and `basis` says which.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from perfkit.benchmark import stats
-from perfkit.benchmark.metric_models import ArmMetric, MetricEstimate
-from perfkit.benchmark.metric_spec import MetricSpec
+from perfkit.benchmark.metric_models import ArmMetric, Basis, MetricEstimate
+from perfkit.benchmark.metric_spec import MetricSpec, request_statistic
+from perfkit.benchmark.table import Measurements, metric
+
+if TYPE_CHECKING:
+    from perfkit.benchmark.step_figures import ArmData
 
 TAIL_FROM = 90.0  # percentiles from here up report how many requests lie above them
+AGREE = 0.005  # a saved per-run statistic and the same statistic of its saved requests agree within 0.5%
+
+
+@dataclass
+class ArmMetrics:
+    """One metric of the model for every arm, and what its estimates are."""
+
+    spec: MetricSpec
+    arms: dict[str, ArmMetric]
+    basis: Basis
+    basis_note: str | None = None
 
 
 def quantile_of(stat: str) -> float | None:
@@ -120,3 +142,69 @@ def arm_metric(spec: MetricSpec, arm: str, runs: list[tuple[int, np.ndarray]], w
         tail_samples=tail,
         tail_note=tail_note,
     )
+
+
+# ---- every arm of one metric
+
+
+def step_arm_metrics(spec: MetricSpec, arms: dict[str, ArmData], time_column: str, order: list[str]) -> ArmMetrics:
+    """A metric of the steps shape for every arm: per run, the mean over its steady-state steps."""
+    out = {}
+    for n in order:
+        arm = arms[n]
+        values = arm.times if spec.column == time_column else arm.metrics[spec.column]
+        runs = []
+        for run, rows in arm.runs:
+            kept = values[rows][arm.steady[rows]]
+            runs.append((run, kept[~np.isnan(kept)]))
+        out[n] = arm_metric(spec, n, runs)
+    return ArmMetrics(spec, out, "mean_of_runs")
+
+
+def _runs(table: Measurements, arm: int, column: str) -> list[tuple[int, np.ndarray]]:
+    """(run, the run's non-empty values of column) for one arm of the table."""
+    values = table.frame[metric(column)].to_numpy(dtype=float)
+    out = []
+    for s in table.runs.of_arm(arm):
+        v = values[s.rows]
+        out.append((s.run, v[~np.isnan(v)]))
+    return out
+
+
+def arm_metrics(spec: MetricSpec, table: Measurements, order: list[str], warnings: list[str]) -> ArmMetrics:
+    """A metric of the runs or requests shape for every arm; pooled over the per-request lists results
+    files saved, when every run of every arm saved them (see the module's docstring)."""
+    code = {n: i for i, n in enumerate(table.arms)}
+    saved = {n: _runs(table, code[n], spec.column) for n in order}
+    pooled = request_statistic(spec.column) if spec.level == "run" else None
+    lists = table.requests.values.get(pooled[0], {}) if pooled else {}
+    if pooled is None or not lists:
+        over_requests = spec.level == "request" and (spec.stat or "mean") not in ("min", "max")
+        basis: Basis = "pooled_requests" if over_requests else "mean_of_runs"
+        return ArmMetrics(spec, {n: arm_metric(spec, n, saved[n]) for n in order}, basis)
+    quantity, stat = pooled
+    lacking = [
+        (n, s.run) for n in order for s in table.runs.of_arm(code[n]) if len(lists.get((code[n], s.run), ())) == 0
+    ]
+    key = table.requests.keys[quantity]
+    if lacking:
+        n, run = lacking[0]
+        more = f" (and {len(lacking) - 1} other runs)" if len(lacking) > 1 else ""
+        note = (
+            f"the mean of the per-run values: run {run} of arm '{n}'{more} saved no per-request {key}, so the "
+            "requests of every run cannot be pooled"
+        )
+        return ArmMetrics(spec, {n: arm_metric(spec, n, saved[n]) for n in order}, "mean_of_runs", note)
+    as_requests = spec.model_copy(update={"level": "request", "stat": stat})
+    what = "token gaps" if quantity == "itl" else "requests"
+    arms = {}
+    for n in order:
+        runs = [(s.run, lists[(code[n], s.run)]) for s in table.runs.of_arm(code[n])]
+        arms[n] = arm_metric(as_requests, n, runs, what)
+        for (run, given), computed in zip(saved[n], arms[n].per_run, strict=False):
+            if len(given) and not np.isclose(given[0], computed, rtol=AGREE, atol=0.0):
+                warnings.append(
+                    f"arm '{n}' run {run}: '{spec.column}' is saved as {given[0]:.6g}, and its per-request {key} "
+                    f"give {computed:.6g}; the figures use the per-request values"
+                )
+    return ArmMetrics(spec, arms, "pooled_requests")

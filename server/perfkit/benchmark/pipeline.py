@@ -22,4 +22,7 @@ from perfkit.benchmark.summarize import summarise
 
 
 def read_campaign(campaign_dir: str, options: BenchmarkOptions) -> BenchmarkSummary:
-    return compare_arms(summarise(load_campaign(open_campaign(campaign_dir), options)))
+    files = open_campaign(campaign_dir)
+    loaded = load_campaign(files, options)
+    summaries = summarise(loaded)
+    return compare_arms(summaries)

@@ -19,7 +19,6 @@ of them as the benchmarks leave it out of their own figures.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -50,17 +49,6 @@ REQUEST_LISTS = (
     "generated_texts",
 )
 _NUMERIC_LISTS = {"ttfts": "seconds", "latencies": "seconds", "input_lens": "tokens", "output_lens": "tokens"}
-# the saved statistics the per-request lists recompute: <stat>_<quantity>_ms
-_STAT_KEY = re.compile(r"^(mean|median|p\d+(?:\.\d+)?)_(ttft|tpot|itl|e2el|e2e_latency)_ms$")
-
-
-def request_statistic(column: str) -> tuple[str, str] | None:
-    """(quantity, stat) of a saved statistic the per-request lists can recompute: p99_ttft_ms -> ('ttft', 'p99')."""
-    m = _STAT_KEY.match(column)
-    if m is None:
-        return None
-    quantity = "e2el" if m.group(2) == "e2e_latency" else m.group(2)
-    return quantity, "p50" if m.group(1) == "median" else m.group(1)
 
 
 @dataclass

@@ -17,6 +17,7 @@ import numpy as np
 
 from perfkit.benchmark.metric_spec import Shape
 from perfkit.benchmark.models import ArmSetup, SetupValue
+from perfkit.errors import InputError
 
 if TYPE_CHECKING:
     import pandas as pd  # type: ignore[import-untyped]  # no pandas-stubs in the environment: frames are Any
@@ -136,3 +137,36 @@ def collect_setup(
         ]
         out.append(ArmSetup(arm=arms[arm], runs=len(runs.get(arm, ())), values=values))
     return out
+
+
+def _pick_candidate(names: list[str], baseline: str, candidate: str | None, file: str) -> str:
+    others = [n for n in names if n != baseline]
+    if candidate is not None:
+        if candidate not in names:
+            raise InputError(
+                "candidate", f"no arm '{candidate}' in {file} (arms: {', '.join(names)})", "pass one of those arms"
+            )
+        if candidate == baseline:
+            raise InputError("candidate", f"'{candidate}' is also the baseline", "pass the PR's arm")
+        return candidate
+    if not others:
+        raise InputError("candidate", f"{file} has only the baseline arm '{baseline}'", "add the rows of the PR's arm")
+    if "pr" in others:
+        return "pr"
+    if len(others) == 1:
+        return others[0]
+    raise InputError(
+        "candidate",
+        f"{file} has several arms besides the baseline ({', '.join(others)}) and none is named 'pr'",
+        "pass candidate=<the PR's arm>",
+    )
+
+
+def arm_order(names: list[str], baseline: str, candidate: str | None, file: str) -> tuple[str, list[str]]:
+    """The candidate and the arms in report order (baseline, candidate, the rest as in the file), for every shape."""
+    if baseline not in names:
+        raise InputError(
+            "baseline", f"no arm '{baseline}' in {file} (arms: {', '.join(names)})", "pass baseline=<the baseline arm>"
+        )
+    cand = _pick_candidate(names, baseline, candidate, file)
+    return cand, [baseline, cand] + [n for n in names if n not in (baseline, cand)]
