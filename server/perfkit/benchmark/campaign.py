@@ -12,7 +12,7 @@ from pathlib import Path
 
 from perfkit import limits
 from perfkit.benchmark import paths
-from perfkit.benchmark.metrics_yaml import METRICS_FILE
+from perfkit.benchmark.metric_spec import METRICS_FILE
 from perfkit.benchmark.results import RESULTS, Located
 from perfkit.errors import InputError
 
@@ -34,6 +34,14 @@ class CampaignFiles:
     candidates: Path | None = None
     latest_report: Path | None = None
     notes: list[str] = field(default_factory=list)  # what was left aside while locating, and why
+
+    @property
+    def candidates_name(self) -> str | None:
+        return CANDIDATES if self.candidates is not None else None
+
+    @property
+    def latest_report_name(self) -> str | None:
+        return LATEST_REPORT if self.latest_report is not None else None
 
 
 def open_campaign(campaign_dir: str) -> CampaignFiles:

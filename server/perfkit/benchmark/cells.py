@@ -160,16 +160,20 @@ def setup_of(
     frame: pd.DataFrame, arms: np.ndarray, runs: np.ndarray, cols: list[str], names: list[str], file: str
 ) -> list[ArmSetup]:
     """The setup columns' values per arm (one entry per distinct value, with the runs that hold it);
-    frame is the file's rows, arms and runs their codes. An empty cell is no value."""
+    frame is the file's rows, arms and runs their codes. An empty cell is no value; a column whose
+    value changes within a run is not setup and is left out."""
     import pandas as pd
 
     if not cols:
         return []
     keyed = pd.DataFrame({ARM: arms, RUN: runs}).join(frame[cols].reset_index(drop=True))
     every = {int(a): set(map(int, g)) for a, g in keyed.groupby(ARM)[RUN].unique().items()}
+    n_runs = sum(len(r) for r in every.values())
     entries: list[tuple[int, int, str, object, str]] = []
     for col in cols:
         part = keyed[[ARM, RUN, col]].dropna().drop_duplicates()
+        if len(part) > n_runs:  # it varies within a run (a request id, a host per step): data, not setup
+            continue
         for arm, run, value in part.itertuples(index=False, name=None):
             entries.append((int(arm), int(run), col, _cell_value(value), file))
     return collect_setup(names, every, entries)

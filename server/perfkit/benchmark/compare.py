@@ -6,12 +6,14 @@ direction (metric_compare). Runs are the independent units, so every test is ove
 
 from __future__ import annotations
 
-from perfkit.benchmark.campaign import CANDIDATES, LATEST_REPORT
+from typing import TYPE_CHECKING
+
 from perfkit.benchmark.metric_compare import compare_metric
 from perfkit.benchmark.models import BenchmarkSummary, Comparison
-from perfkit.benchmark.results import RESULTS
 from perfkit.benchmark.step_compare import compare
-from perfkit.benchmark.summarize import Summaries
+
+if TYPE_CHECKING:  # stage 3's answer; this stage calls no earlier one
+    from perfkit.benchmark.summarize import Summaries
 
 
 def compare_arms(s: Summaries) -> BenchmarkSummary:
@@ -42,7 +44,7 @@ def compare_arms(s: Summaries) -> BenchmarkSummary:
     return BenchmarkSummary(
         campaign_dir=str(files.root),
         benchmark_file=table.file,
-        result_files=table.files if table.file == RESULTS else [],
+        result_files=table.files if table.files != [table.file] else [],
         columns=table.columns,
         ignored_columns=table.ignored,
         setup=table.setup,
@@ -59,10 +61,10 @@ def compare_arms(s: Summaries) -> BenchmarkSummary:
         metrics_of_which=metrics_of_which,
         arm_names=order,
         candidates=loaded.candidates,
-        candidates_file=CANDIDATES if files.candidates is not None else None,
+        candidates_file=files.candidates_name,
         reference_baseline=loaded.reference_baseline,
         reference_baseline_rule=loaded.reference_rule,
-        latest_report=LATEST_REPORT if files.latest_report is not None else None,
+        latest_report=files.latest_report_name,
         warnings=warnings,
         notes=table.notes,
     )

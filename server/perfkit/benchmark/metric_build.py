@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from perfkit.benchmark.metric_spec import Level, MetricDecl, MetricSpec, Uninferred, infer, resolve
-from perfkit.benchmark.metrics_yaml import METRICS_FILE
+from perfkit.benchmark.metric_spec import METRICS_FILE, Level, MetricDecl, MetricSpec, Uninferred, infer, resolve
 from perfkit.errors import InputError
 
 REQUEST_STATS = ("mean", "p50", "p99")  # what an inferred per-request column reports

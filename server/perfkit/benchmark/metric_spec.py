@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from perfkit.repotext import CampaignName, CampaignText
 
+METRICS_FILE = "metrics.yaml"  # where a campaign declares its metrics, beside benchmark.csv
 Direction = Literal["lower", "higher"]
 Level = Literal["step", "request", "run"]
 Shape = Literal["steps", "runs", "requests"]

@@ -6,10 +6,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from perfkit.benchmark.metric_spec import MetricDecl, Shape
+from perfkit.benchmark.metric_spec import METRICS_FILE, MetricDecl, Shape
 from perfkit.errors import InputError
 
-METRICS_FILE = "metrics.yaml"
 MAX_METRICS_BYTES = 256 * 1024
 
 

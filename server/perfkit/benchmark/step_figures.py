@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -24,9 +25,11 @@ from perfkit.benchmark.models import (
     SlowSteps,
     Source,
 )
-from perfkit.benchmark.options import BenchmarkOptions
 from perfkit.benchmark.table import MEM, STEP, TIME, Measurements, metric
 from perfkit.errors import InputError
+
+if TYPE_CHECKING:
+    from perfkit.benchmark.options import BenchmarkOptions
 
 BIMODAL_RULE = (
     "two-group split of the sorted steady-state times (largest between-group variance, each group "

@@ -9,14 +9,17 @@ compares two arms: that is the next stage.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from perfkit.benchmark.load import Loaded
 from perfkit.benchmark.metric_build import build_model
 from perfkit.benchmark.metric_spec import Level, MetricSpec, Uninferred
 from perfkit.benchmark.metric_summary import ArmMetrics, arm_metrics, step_arm_metrics
 from perfkit.benchmark.models import ArmSummary
 from perfkit.benchmark.step_figures import step_arms, step_spec
 from perfkit.errors import InputError
+
+if TYPE_CHECKING:  # the loaded campaign is stage 2's; this stage never calls back into it
+    from perfkit.benchmark.load import Loaded
 
 
 @dataclass

@@ -13,7 +13,7 @@ from typing import Literal
 import numpy as np
 
 from perfkit.benchmark import cells
-from perfkit.benchmark.table import ARM, LINE, RUN, Measurements
+from perfkit.benchmark.table import ARM, LINE, RUN, Measurements, metric
 from perfkit.errors import InputError
 
 WIDE_ROLES = ("arm", "run")
@@ -92,6 +92,16 @@ def read_wide(
             f"(lines {table[LINE].iat[i]} and {table[LINE].iat[i + 1]})",
             "keep one row per arm and run, or declare shape: requests",
         )
+    warnings = []
+    if shape == "runs":  # a run without a value is left out of that metric: said, never silent
+        for col in metrics:
+            lacking = np.isnan(table[metric(col)].to_numpy())
+            if lacking.any():
+                lines = ", ".join(str(x) for x in table[LINE].to_numpy()[lacking][:5])
+                warnings.append(
+                    f"'{col}' is empty in {int(lacking.sum())} of {len(table)} runs ({file} line"
+                    f"{'s' if lacking.sum() > 1 else ''} {lines}): those runs are left out of its figures"
+                )
     return Measurements(
         frame=table,
         arms=names,
@@ -102,4 +112,5 @@ def read_wide(
         shape=shape,
         setup=cells.setup_of(frame, codes, out[RUN], setup_cols, names, file),
         files=[file],
+        warnings=warnings,
     )
