@@ -147,6 +147,20 @@ def arm_metric(spec: MetricSpec, arm: str, runs: list[tuple[int, np.ndarray]], w
 # ---- every arm of one metric
 
 
+class NoValues(ValueError):
+    """A metric with no value at all in one arm: nothing to estimate, nothing to compare."""
+
+    def __init__(self, arm: str) -> None:
+        super().__init__(arm)
+        self.arm = arm
+
+
+def _measured(arm: str, runs: list[tuple[int, np.ndarray]]) -> list[tuple[int, np.ndarray]]:
+    if not any(len(v) for _, v in runs):
+        raise NoValues(arm)
+    return runs
+
+
 def step_arm_metrics(spec: MetricSpec, arms: dict[str, ArmData], time_column: str, order: list[str]) -> ArmMetrics:
     """A metric of the steps shape for every arm: per run, the mean over its steady-state steps."""
     out = {}
@@ -157,7 +171,7 @@ def step_arm_metrics(spec: MetricSpec, arms: dict[str, ArmData], time_column: st
         for run, rows in arm.runs:
             kept = values[rows][arm.steady[rows]]
             runs.append((run, kept[~np.isnan(kept)]))
-        out[n] = arm_metric(spec, n, runs)
+        out[n] = arm_metric(spec, n, _measured(n, runs))
     return ArmMetrics(spec, out, "mean_of_runs")
 
 
@@ -175,7 +189,7 @@ def arm_metrics(spec: MetricSpec, table: Measurements, order: list[str], warning
     """A metric of the runs or requests shape for every arm; pooled over the per-request lists results
     files saved, when every run of every arm saved them (see the module's docstring)."""
     code = {n: i for i, n in enumerate(table.arms)}
-    saved = {n: _runs(table, code[n], spec.column) for n in order}
+    saved = {n: _measured(n, _runs(table, code[n], spec.column)) for n in order}
     pooled = request_statistic(spec.column) if spec.level == "run" else None
     lists = table.requests.values.get(pooled[0], {}) if pooled else {}
     if pooled is None or not lists:

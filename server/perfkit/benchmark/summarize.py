@@ -8,12 +8,13 @@ compares two arms: that is the next stage.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from perfkit.benchmark.metric_build import build_model
 from perfkit.benchmark.metric_spec import Level, MetricSpec, Uninferred
-from perfkit.benchmark.metric_summary import ArmMetrics, arm_metrics, step_arm_metrics
+from perfkit.benchmark.metric_summary import ArmMetrics, NoValues, arm_metrics, step_arm_metrics
 from perfkit.benchmark.models import ArmSummary
 from perfkit.benchmark.step_figures import step_arms, step_spec
 from perfkit.errors import InputError
@@ -51,8 +52,9 @@ def summarise(loaded: Loaded) -> Summaries:
             implicit=step_spec(time_col),
             setup=table.ignored,
         )
-        metrics = [step_arm_metrics(spec, arms, time_col, order) for spec in model]
-        return Summaries(loaded, model, uninferred, metrics, summaries, [*loaded.warnings, *warnings])
+        warnings = [*loaded.warnings, *warnings]
+        metrics = _every(model, lambda spec: step_arm_metrics(spec, arms, time_col, order), table.file, warnings)
+        return Summaries(loaded, [m.spec for m in metrics], uninferred, metrics, summaries, warnings)
     level: Level = "run" if table.shape == "runs" else "request"
     declared = {d.column for d in loaded.declared.metrics + decls}
     skip = [] if infer else [c for c in table.metrics if c not in declared]
@@ -68,5 +70,29 @@ def summarise(loaded: Loaded) -> Summaries:
             "declare the metrics in metrics.yaml (column, unit, direction: lower or higher)",
         )
     warnings = list(loaded.warnings)
-    metrics = [arm_metrics(spec, table, order, warnings) for spec in model]
-    return Summaries(loaded, model, uninferred, metrics, [], warnings)
+    metrics = _every(model, lambda spec: arm_metrics(spec, table, order, warnings), table.file, warnings)
+    if not metrics:
+        raise InputError(table.file, "has no metric with a value in every arm", "measure the same metrics in every arm")
+    if not any(m.spec.headline for m in metrics):  # the headline was the metric left out
+        metrics[0].spec.headline = True
+    return Summaries(loaded, [m.spec for m in metrics], uninferred, metrics, [], warnings)
+
+
+def _every(
+    model: list[MetricSpec], per_arm: Callable[[MetricSpec], ArmMetrics], file: str, warnings: list[str]
+) -> list[ArmMetrics]:
+    """Each metric for every arm; an inferred metric one arm never measured is left out and said,
+    a declared one is an error (its declaration names a column that arm lacks)."""
+    out = []
+    for spec in model:
+        try:
+            out.append(per_arm(spec))
+        except NoValues as missing:
+            if spec.declared != "inferred":
+                raise InputError(
+                    f"metrics '{spec.column}'",
+                    f"has no value in arm '{missing.arm}' of {file}",
+                    "declare a metric every arm measured",
+                ) from None
+            warnings.append(f"'{spec.column}' has no value in arm '{missing.arm}': it is left out of the metrics")
+    return out
