@@ -13,13 +13,21 @@ from pathlib import Path
 from perfkit import limits
 from perfkit.benchmark import paths
 from perfkit.benchmark.metric_spec import METRICS_FILE
-from perfkit.benchmark.results import RESULTS, Located
 from perfkit.errors import InputError
 
 BENCHMARK = "benchmark.csv"
 CANDIDATES = "records/candidates.jsonl"
 LATEST_REPORT = "latest-report.md"
+RESULTS = "results"
 WHERE = "pass the campaign folder, the one that holds benchmark.csv"
+
+
+@dataclass
+class Located:
+    """A file under results/, its path checked to stay inside the campaign folder."""
+
+    rel: str
+    path: Path
 
 
 @dataclass

@@ -10,6 +10,7 @@ here: which is the baseline, which is the PR's, in report order.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from perfkit.benchmark.campaign import CANDIDATES, CampaignFiles
 from perfkit.benchmark.candidates import mark_baselines, read_candidates
@@ -17,8 +18,10 @@ from perfkit.benchmark.measurements import read_measurements
 from perfkit.benchmark.metric_spec import SETUP
 from perfkit.benchmark.metrics_yaml import CampaignMetrics, read_campaign_metrics
 from perfkit.benchmark.models import Candidate
-from perfkit.benchmark.options import BenchmarkOptions
 from perfkit.benchmark.table import Measurements, arm_order
+
+if TYPE_CHECKING:  # the options come from the caller; loading never calls back into the pipeline
+    from perfkit.benchmark.options import BenchmarkOptions
 
 
 @dataclass

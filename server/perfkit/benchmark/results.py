@@ -27,11 +27,11 @@ import numpy as np
 
 from perfkit import limits
 from perfkit.benchmark import number_rule
+from perfkit.benchmark.campaign import RESULTS, Located
 from perfkit.benchmark.table import ARM, LINE, RUN, Measurements, RequestLists, collect_setup, metric
 from perfkit.errors import InputError
 from perfkit.repotext import quoted
 
-RESULTS = "results"
 MAX_RESULT_BYTES = 256 * 1024**2  # a detailed result keeps per-request lists: tens of MB for 10^5 requests
 COMPANION = ".pytorch.json"
 FIX = "save one benchmark result per file, or one per line, as the serving benchmark writes it"
@@ -49,14 +49,6 @@ REQUEST_LISTS = (
     "generated_texts",
 )
 _NUMERIC_LISTS = {"ttfts": "seconds", "latencies": "seconds", "input_lens": "tokens", "output_lens": "tokens"}
-
-
-@dataclass
-class Located:
-    """A file under results/, its path checked to stay inside the campaign folder."""
-
-    rel: str
-    path: Path
 
 
 @dataclass
