@@ -28,7 +28,7 @@ SHOWN = number_rule.SHOWN
 
 def places(frame: pd.DataFrame, file: str, col: str | None = None) -> number_rule.Places:
     """The lines of a frame's rows (and the cells of col, to quote them) for an error."""
-    return number_rule.Places(file, frame[LINE].to_numpy(), None if col is None else frame[col].tolist())
+    return number_rule.Places(file, frame[LINE].to_numpy(), None if col is None else frame[col].to_numpy())
 
 
 def where(frame: pd.DataFrame, mask: np.ndarray, file: str, col: str | None = None) -> str:
