@@ -33,7 +33,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp import Client
 from perfkit.benchmark.read import read_benchmark
-from perfkit.server import build_server
+from perfkit.mcp_server.server import build_server
 
 RUNS = 5
 REQUESTS = 240

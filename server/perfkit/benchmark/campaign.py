@@ -10,10 +10,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from perfkit import limits
 from perfkit.benchmark import paths
 from perfkit.benchmark.metric_spec import METRICS_FILE
 from perfkit.errors import InputError
+from perfkit.guards import limits
 
 BENCHMARK = "benchmark.csv"
 CANDIDATES = "records/candidates.jsonl"

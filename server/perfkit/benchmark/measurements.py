@@ -10,12 +10,12 @@ from __future__ import annotations
 import io
 from typing import Literal
 
-from perfkit import limits
 from perfkit.benchmark import cells, steps_csv, wide_csv
 from perfkit.benchmark.campaign import BENCHMARK, CampaignFiles
 from perfkit.benchmark.results import read_results
 from perfkit.benchmark.table import Measurements
 from perfkit.errors import InputError
+from perfkit.guards import limits
 
 MAX_CSV_BYTES = limits.MAX_BENCHMARK_CSV_BYTES  # see there: what pandas needs in memory per byte read
 

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from perfkit.repotext import CampaignName, CampaignText
+from perfkit.guards.outside_text import CampaignName, CampaignText
 
 Basis = Literal["pooled_requests", "mean_of_runs"]
 

@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from perfkit.repotext import CampaignName, CampaignText
+from perfkit.guards.outside_text import CampaignName, CampaignText
 
 METRICS_FILE = "metrics.yaml"  # where a campaign declares its metrics, beside benchmark.csv
 Direction = Literal["lower", "higher"]
@@ -94,7 +94,7 @@ class MetricDecl(BaseModel):
     def _from_json_text(cls, data: object) -> object:
         """A declaration written as JSON text (`--metrics '{"column": ...}'` on the command line)."""
         if isinstance(data, str):
-            from perfkit import limits
+            from perfkit.guards import limits
 
             return limits.load_json(data, "metrics", "give each declaration as a JSON object")
         return data

@@ -30,7 +30,7 @@ class CampaignMetrics(BaseModel):
 
 def read_campaign_metrics(path: Path | None) -> CampaignMetrics:
     """The declarations of metrics.yaml at path; the defaults when there is none."""
-    from perfkit import limits, safe_yaml
+    from perfkit.guards import limits, safe_yaml
 
     if path is None:
         return CampaignMetrics()

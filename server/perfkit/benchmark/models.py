@@ -12,8 +12,8 @@ from pydantic import BaseModel, BeforeValidator, Field
 
 from perfkit.benchmark.metric_models import MetricComparison
 from perfkit.benchmark.metric_spec import MetricSpec, Uninferred
-from perfkit.listcap import ListsCapped
-from perfkit.repotext import CampaignName, CampaignText, CampaignTitle, capped_tree
+from perfkit.guards.list_caps import ListsCapped
+from perfkit.guards.outside_text import CampaignName, CampaignText, CampaignTitle, capped_tree
 
 
 class Source(BaseModel):

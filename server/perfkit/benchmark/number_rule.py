@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from perfkit.errors import InputError
-from perfkit.repotext import quoted
+from perfkit.guards.outside_text import quoted
 
 MAX_MAGNITUDE = 1e100  # any value: sums of 10^8 such values and their squares stay finite
 MIN_MAGNITUDE = 1e-100  # ... and ratios of their means too (0 itself is fine)

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from pathlib import Path, PurePosixPath
 
-from perfkit import limits
 from perfkit.errors import InputError
+from perfkit.guards import limits
 
 COMMITS = "commits"
 _SHA = re.compile(r"^[0-9a-fA-F]{4,64}$")

@@ -25,12 +25,12 @@ from typing import Any
 
 import numpy as np
 
-from perfkit import limits
 from perfkit.benchmark import number_rule
 from perfkit.benchmark.campaign import RESULTS, Located
 from perfkit.benchmark.table import ARM, LINE, RUN, Measurements, RequestLists, collect_setup, metric
 from perfkit.errors import InputError
-from perfkit.repotext import quoted
+from perfkit.guards import limits
+from perfkit.guards.outside_text import quoted
 
 MAX_RESULT_BYTES = 256 * 1024**2  # a detailed result keeps per-request lists: tens of MB for 10^5 requests
 COMPANION = ".pytorch.json"
