@@ -13,12 +13,16 @@ again, and none calls back into an earlier one.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from perfkit.benchmark.campaign import open_campaign
 from perfkit.benchmark.compare import compare_arms
 from perfkit.benchmark.load import load_campaign
 from perfkit.benchmark.models import BenchmarkSummary
-from perfkit.benchmark.options import BenchmarkOptions
 from perfkit.benchmark.summarize import summarise
+
+if TYPE_CHECKING:  # the caller's options (BenchmarkOptions.read calls this module)
+    from perfkit.benchmark.options import BenchmarkOptions
 
 
 def read_campaign(campaign_dir: str, options: BenchmarkOptions) -> BenchmarkSummary:
