@@ -544,3 +544,13 @@ def test_campaign_text_is_capped_with_its_length_stated(tmp_path):
     assert any(u["column"].endswith("[cut: 50,000 characters in all]") for u in s["uninferred"])
     labels = [v for a in s["setup"] for v in a["values"] if v["key"] == "label"]
     assert labels and all(v["value"].endswith("[cut: 300,000 characters in all]") for v in labels)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list('[]{}"\\a,:1 \né')), max_size=200))
+def test_long_json_is_measured_as_deep_as_the_character_loop_measures_it(text):
+    """Results with per-request lists are tens of MB: their nesting is counted with a regular expression
+    and numpy, and must agree with the plain loop used for short texts on any text, valid JSON or not."""
+    from perfkit.guards.limits import _json_depth_long, json_depth
+
+    assert _json_depth_long(text) == json_depth(text)

@@ -88,13 +88,14 @@ class BenchmarkOptions(BaseModel):
     )
 
     @classmethod
-    def from_arguments(cls, values: Mapping[str, Any], where: str = "") -> BenchmarkOptions:
+    def from_arguments(cls, values: object, where: str = "") -> BenchmarkOptions:
         """The options from a tool call or a draft block; a value the model refuses is an InputError
         naming it (where: the block's path, such as 'draft.benchmark.')."""
         from perfkit.errors import InputError
 
+        given = {k: v for k, v in values.items() if v is not None} if isinstance(values, Mapping) else values
         try:
-            return cls.model_validate({k: v for k, v in values.items() if v is not None})
+            return cls.model_validate(given)
         except ValidationError as exc:
             err = exc.errors()[0]
             loc = [str(x) for x in err["loc"]]
