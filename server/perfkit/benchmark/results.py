@@ -18,6 +18,7 @@ of them as the benchmarks leave it out of their own figures.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -64,6 +65,9 @@ class _Result:
     texts: dict[str, str] = field(default_factory=dict)
     setup: dict[str, Any] = field(default_factory=dict)
     lists: dict[str, list[Any]] = field(default_factory=dict)
+
+
+_NUMBER_TYPES = {int, float}
 
 
 def _is_number(v: object) -> bool:
@@ -328,8 +332,10 @@ def _succeeded(r: _Result, lists: dict[str, list[Any]], n: int) -> np.ndarray:
 def _numeric_list(values: list[Any], r: _Result, key: str, at: np.ndarray | None = None) -> np.ndarray:
     """A per-request list of numbers under the number rule: finite, within magnitudes, not negative
     (times and token counts). at: the request of each value, when values are flattened from lists."""
-    bad = next((i for i, v in enumerate(values) if not _is_number(v)), None)
     where = np.arange(len(values)) if at is None else at
+    bad = (
+        None if set(map(type, values)) <= _NUMBER_TYPES else next(i for i, v in enumerate(values) if not _is_number(v))
+    )
     if bad is not None:
         raise InputError(
             f"{r.where} key '{key}'",
@@ -353,16 +359,14 @@ def _numeric_list(values: list[Any], r: _Result, key: str, at: np.ndarray | None
 
 def _gaps(itls: list[Any], ok: np.ndarray, r: _Result) -> np.ndarray:
     """Every gap between two tokens of the completed requests (the benchmarks pool them the same way)."""
-    flat: list[Any] = []
-    owner: list[int] = []
-    for i, one in enumerate(itls):
-        if not isinstance(one, list):
-            raise InputError(
-                f"{r.where} key 'itls'",
-                f"request {i} holds {quoted(repr(one))}, not a list of gaps",
-                "save the per-request lists as the benchmark writes them",
-            )
-        if ok[i] and one:
-            flat.extend(one)
-            owner.extend([i] * len(one))
-    return _numeric_list(flat, r, "itls", np.array(owner, dtype=np.int64))
+    bad = next((i for i, one in enumerate(itls) if not isinstance(one, list)), None)
+    if bad is not None:
+        raise InputError(
+            f"{r.where} key 'itls'",
+            f"request {bad} holds {quoted(repr(itls[bad]))}, not a list of gaps",
+            "save the per-request lists as the benchmark writes them",
+        )
+    kept = [i for i in np.flatnonzero(ok) if itls[i]]
+    flat = list(itertools.chain.from_iterable(itls[i] for i in kept))
+    owner = np.repeat(np.array(kept, dtype=np.int64), [len(itls[i]) for i in kept])
+    return _numeric_list(flat, r, "itls", owner)
