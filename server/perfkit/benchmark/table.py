@@ -100,6 +100,9 @@ class Measurements:
     notes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
+    # each run's values of a column, sorted once for the statistics that share them: (arm, column) -> runs
+    sorted_runs: dict[tuple[int, str], list[tuple[int, np.ndarray]]] = field(default_factory=dict)
+
     @functools.cached_property
     def runs(self) -> RunGroups:
         return run_groups(self.frame)
