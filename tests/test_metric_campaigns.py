@@ -388,13 +388,13 @@ def _result(**values) -> str:
 @pytest.mark.parametrize(
     "files,field,words",
     [
-        ({"results/baseline/r.json": "[1, 2]"}, "results/baseline/r.json", ["not a JSON object"]),
+        ({"results/baseline/r.json": "[1, 2]"}, "results", ["no serving result", "a JSON list"]),
         (
             {"results/baseline/r.jsonl": _result(output_throughput=1.0) + "\n{oops\n"},
             "results/baseline/r.jsonl line 2",
-            ["not JSON"],
+            ["not valid JSON"],
         ),
-        ({"results/r.json": _result(output_throughput=1.0)}, "results/r.json result 1", ["names no arm"]),
+        ({"results/r.json": _result(output_throughput=1.0)}, "results/r.json", ["names no arm"]),
         ({"results/baseline/r.json": "[" * 200 + "]" * 200}, "results/baseline/r.json", ["levels deep"]),
         ({"results/baseline/r.json": _result(output_throughput="fast")}, "candidate", ["only the baseline"]),
         (
@@ -402,8 +402,8 @@ def _result(**values) -> str:
                 "results/baseline/r.json": _result(output_throughput=1e300),
                 "results/pr/r.json": _result(output_throughput=2.0),
             },
-            "results column 'output_throughput'",
-            ["magnitudes"],
+            "results/baseline/r.json key 'output_throughput'",
+            ["magnitudes", "line 1"],
         ),
     ],
 )
@@ -424,7 +424,7 @@ def test_results_with_arm_keys_nan_and_a_link_outside(tmp_path):
             arm=arm,
             run=run,
             output_throughput=base * (1 + 0.01 * run),
-            p99_ttft_ms=float("nan") if run == 2 else 900.0 / base,
+            p99_ttft_ms=None if run == 2 else 900.0 / base,
         )
         for arm, base in (("baseline", 100.0), ("pr", 120.0))
         for run in (1, 2, 3, 4)
@@ -435,7 +435,14 @@ def test_results_with_arm_keys_nan_and_a_link_outside(tmp_path):
     thr = next(m for m in s.metrics if m.key == "output_throughput")
     assert thr.baseline.run_ids == [1, 2, 3, 4] and thr.change_pct == pytest.approx(20.0)
     ttft = next(m for m in s.metrics if m.key == "p99_ttft_ms")
-    assert ttft.baseline.run_ids == [1, 3, 4]  # NaN: a run without the value, not a number
+    assert ttft.baseline.run_ids == [1, 3, 4]  # null: a run without the value, said in the warnings
+    assert any("'p99_ttft_ms' is null or missing in 2 of 8" in w and "all.jsonl line 2" in w for w in s.warnings)
+    nan = "\n".join(lines).replace('"p99_ttft_ms": null', '"p99_ttft_ms": NaN', 1)
+    (tmp_path / "c" / "results" / "all.jsonl").write_text(nan + "\n")
+    with pytest.raises(InputError) as err:  # NaN is not a missing value: it is refused, with its line
+        read_benchmark(str(tmp_path / "c"))
+    assert err.value.field == "results/all.jsonl key 'p99_ttft_ms'" and "line 2 ('NaN')" in err.value.problem
+    (tmp_path / "c" / "results" / "all.jsonl").write_text("\n".join(lines) + "\n")
     (tmp_path / "secret.json").write_text(_result(output_throughput=5.0))
     (tmp_path / "c" / "results" / "x.json").symlink_to(tmp_path / "secret.json")
     with pytest.raises(InputError) as err:
@@ -470,7 +477,9 @@ def test_pipes_in_place_of_campaign_files_are_refused_without_blocking(tmp_path)
         (campaign / rel).unlink(missing_ok=True)
         os.mkfifo(campaign / rel)
         if rel == "results/pr/run1.json":  # a pipe among results is not a result: the other four runs are read
-            assert len(read_benchmark(str(campaign)).metrics[0].candidate.per_run) == 4
+            s = read_benchmark(str(campaign))
+            assert len(s.metrics[0].candidate.per_run) == 4
+            assert any("results/pr/run1.json: left aside, it is not a regular file" in n for n in s.notes)
             continue
         with pytest.raises(InputError) as err:
             read_benchmark(str(campaign))

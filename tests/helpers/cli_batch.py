@@ -35,7 +35,7 @@ def _preload() -> None:
     import git  # noqa: F401
     import jinja2.sandbox  # noqa: F401
     import pandas  # noqa: F401
-    import perfkit.benchmark.build  # noqa: F401
+    import perfkit.benchmark.pipeline  # noqa: F401
     import perfkit.bisect.engine.session  # noqa: F401
     import perfkit.changes.blame  # noqa: F401
     import perfkit.cli  # noqa: F401

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import ValidationError
-
 from perfkit.benchmark.options import BenchmarkOptions
 from perfkit.errors import InputError
 
@@ -43,9 +41,4 @@ def bench_options(draft: dict[str, Any] | str | None, campaign_dir: str) -> Benc
     block = data.get("benchmark") if isinstance(data, dict) else None
     if block is None:
         return BenchmarkOptions.model_validate({})
-    try:
-        return BenchmarkOptions.model_validate(block)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(x) for x in err["loc"])
-        raise InputError(f"draft.benchmark.{loc}".rstrip("."), err["msg"].lower(), "see docs/publish.md") from None
+    return BenchmarkOptions.from_arguments(block, where="draft.benchmark.")
