@@ -19,21 +19,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from perfkit.lint import numbers as nums
+from perfkit.lint.claims.vocab import CHANGE_WORD_RE as _WORD
 from perfkit.lint.markdown import Doc
 from perfkit.lint.models import Finding
 
-# up, down, good and bad words of change, in that order of groups (one literal, so the audit times it)
-_WORD = re.compile(
-    r"(?<![\w-])(?:"
-    r"(?P<up>rose|rises|risen|rising|increase[sd]?|increasing|grew|grows|grown|higher|gains?|gained|went up|"
-    r"raises|raised)"
-    r"|(?P<down>fell|falls|fallen|falling|drop(?:s|ped)?|decrease[sd]?|decreasing|declined?|declines|"
-    r"lower(?:s|ed)?|shrank|shrinks|loss(?:es)?|lost|went down|cuts?)"
-    r"|(?P<good>faster|quicker|speed-?ups?|improve[sd]?|improving|improvements?|better)"
-    r"|(?P<bad>slower|slowdowns?|regress(?:ed|es|ions?)?|worse|degrade[sd]?|degradations?)"
-    r")(?![\w-])",
-    re.I,
-)
 _DIRECTION_PHRASE = re.compile(r"\b(?:higher|lower) is better\b|\bbetter\)", re.I)
 _CLAUSE = re.compile(r"[;,]\s+|(?<!\s)\s+(?:and|but|while|whereas)\s+|(?<=[.!?])\s+")
 _FROM_TO = re.compile(
@@ -76,7 +65,8 @@ def facts_from(dump: dict[str, Any]) -> list[Fact]:
     cmp = dump.get("comparison")
     if cmp:
         steps: list[tuple[str, list[str]]] = [
-            ("change_mean_pct", ["step time", "step"]),
+            ("change_mean_pct", ["step time", "step", "mean step time"]),
+            ("change_median_pct", ["median step time", "median"]),
             ("peak_mem_change_pct", ["peak memory"]),
         ]
         for key, words in steps:

@@ -11,6 +11,7 @@ from perfkit import limits
 from perfkit.errors import InputError
 from perfkit.lint.models import Finding, LintResult
 
+CLAIM_RULES = ("wrong-figure", "two-measurements", "unchanged", "unstated-cost")
 MAX_BYTES = 512 * 1024  # GitHub takes 65,536 characters in a PR or issue body; 8x that is never a draft
 _TOO_BIG = "GitHub accepts at most 65,536 characters in a PR or issue body: pass one description or issue"
 
@@ -62,6 +63,8 @@ def lint_text(
         if rule_id == "unbacked-number" and figures is None:
             skipped.append("unbacked-number: no campaign_dir given, so numbers were not checked against the data")
             continue
+        if rule_id in CLAIM_RULES and figures is None:
+            continue  # said once, under unbacked-number
         if rule_id == "unrequested-section" and allowed_headings is None:
             skipped.append("unrequested-section: no repo given, so headings were not checked against its templates")
             continue
@@ -90,11 +93,12 @@ def repo_context(
 def campaign_figures(campaign_dir: str, draft: dict[str, Any] | str | None = None) -> Any:
     """Every figure the campaign backs, read with the same read_benchmark options render_pr used."""
     from perfkit.lint.figures import FigureSet
-    from perfkit.lint.options import bench_options
+    from perfkit.lint.options import bench_options, draft_words
 
     o = bench_options(draft, campaign_dir)
     bench = o.read(campaign_dir)  # the same options as render_pr
-    return FigureSet.from_campaign(campaign_dir, bench)
+    arms, unit = draft_words(draft, campaign_dir)
+    return FigureSet.from_campaign(campaign_dir, bench, arms, unit)
 
 
 def lint_wording(

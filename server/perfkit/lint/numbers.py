@@ -1,5 +1,9 @@
 """Figures in prose: which tokens are numbers a reader would take as a measurement.
 
+The same module writes figures (`sig`, `pct`, `factor`): three significant digits, one decimal for a
+percentage, two for a factor. render_pr writes every figure this way, and the rules accept exactly
+this rounding and quote the data's figure in it.
+
 Tokens glued to letters (B200, sm_90, bf16, v2), dates, versions, ranges, list markers and issue
 references are not figures. Counts of accelerators ('8 B200', '8 GPUs', 'world size 8') describe
 the setup, not a result, and are reported separately so rules can exempt them.
@@ -7,8 +11,31 @@ the setup, not a result, and are reported separately so rules can exempt them.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
+
+
+def sig(v: float | None, digits: int = 3) -> str:
+    """A figure as a description writes it: three significant digits, thousands separated."""
+    if v is None or not math.isfinite(v):
+        return "n/a"
+    a = abs(v)
+    if a >= 10 ** (digits - 1):
+        return f"{v:,.0f}"
+    if a == 0:
+        return "0"
+    d = max(0, digits - 1 - math.floor(math.log10(a)))
+    return f"{v:.{d}f}"
+
+
+def pct(v: float | None) -> str:
+    return "n/a" if v is None else f"{v:+.1f}%"
+
+
+def factor(v: float) -> str:
+    return f"{v:.2f}"
+
 
 NUMBER_RE = re.compile(
     r"(?<![\w.\-/:#$@~])"
@@ -92,6 +119,16 @@ def figures_in(line_no: int, text: str) -> list[Figure]:
         setup = _is_setup(unit, before, after)
         out.append(Figure(line_no, m.start(), m.end(), m.group(0).strip(), numeral, value, decimals, unit, setup))
     return out
+
+
+def tolerance(value: float, decimals: int, unit: str) -> float:
+    """How far the data may be from a written figure and still be it: half its last place.
+
+    A factor written without decimals ("2x", "twice") is read as "2.0x": a round multiplier claims
+    a factor near 2, not anything from 1.5 to 2.5.
+    """
+    places = 1 if unit == "x" and decimals == 0 else decimals
+    return 0.5 * 10 ** (-places) + 1e-9 * max(1.0, abs(value))
 
 
 def is_small_count(f: Figure) -> bool:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from perfkit.lint import direction, live_text, metric_title
+from perfkit.lint.claims import rules as claim_rules
 from perfkit.lint import numbers as nums
 from perfkit.lint.markdown import Doc, norm_heading, paragraphs, sentences
 from perfkit.lint.models import Finding
@@ -657,23 +658,20 @@ def rule_structure(doc: Doc, ctx: Context) -> list[Finding]:
 def rule_unbacked_number(doc: Doc, ctx: Context) -> list[Finding]:
     if ctx.figures is None:
         return []
-    out = []
+    from perfkit.lint.claims.rules import analyse
+
+    claims = analyse(doc, ctx)
+    out = [f for f in claims.findings if f.rule == "unbacked-number"]  # multipliers in words
     for i, text in enumerate(doc.prose):
         for f in nums.figures_in(i, text):
             if f.setup_count or nums.is_small_count(f):
                 continue
-            if not ctx.figures.backs(f):  # type: ignore[attr-defined]
-                out.append(
-                    _find(
-                        "unbacked-number",
-                        doc,
-                        i,
-                        f.start,
-                        f.end,
-                        "no figure in the campaign's files matches this number: take it from "
-                        "read_benchmark or a report, or cut it",
-                    )
+            if not ctx.figures.backs(f) and (i, f.start) not in claims.bound:  # type: ignore[attr-defined]
+                fix = claims.hints.get((i, f.start)) or (
+                    "no figure in the campaign's files matches this number: take it from read_benchmark or a "
+                    "report, or cut it"
                 )
+                out.append(_find("unbacked-number", doc, i, f.start, f.end, fix))
     return out
 
 
@@ -695,4 +693,5 @@ RULES: dict[str, Callable[[Doc, Context], list[Finding]]] = {
     "unbacked-number": rule_unbacked_number,
     "direction": direction.rule_direction,
 }
+RULES.update(claim_rules.RULES)  # claims bound to the data: wrong figures, measurements, "unchanged", the cost
 RULES.update(live_text.RULES)  # text that would act once posted: mentions, raw HTML, script links, hidden characters

@@ -1,0 +1,267 @@
+"""Claims checked against the data: bound to the datum the words point at, or reported with the figure it has.
+
+For each claim, the datums its value equals within its rounding are the ones it is bound to; the
+datums its words point at (metric, statistic, arm, form, ignoring the value) are its targets.
+A claim is right when one datum is both. Otherwise:
+- it binds to another datum (another metric, arm or statistic): a wrong figure, and the finding
+  names the datum it is and the figure the data has for what the words say;
+- it binds to nothing: unbacked, and the finding names the figure the data has for the words;
+- "from A to B" whose figures fit the other way round: from and to swapped;
+- it binds only to a commit's screening while the words do not say so: two measurements of the
+  same change, unnamed.
+A claim whose words point at nothing the data knows (no metric named, only a count) is left to the
+plain truthfulness rule, so a sentence is reported only where its words can be checked.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from perfkit.lint import numbers as nums
+from perfkit.lint.claims.data import Catalog, Datum, unit_kind
+from perfkit.lint.claims.extract import Claim
+from perfkit.lint.figures import UNIT
+
+_LEVEL_FORMS = ("level", "run", "ci", "threshold", "count")
+_RANGE_WORDS = re.compile(r"\b(?:interval|CI|range|between|spread)\b", re.I)
+
+
+@dataclass
+class Verdict:
+    """What a claim turned out to be: the rule it breaks (or '' when unbacked), and the fix."""
+
+    rule: str  # 'wrong-figure', 'two-measurements', 'unbacked-number'
+    claim: Claim
+    fix: str
+
+
+def metric_ids(cat: Catalog, families: tuple[str, ...], stat: str | None) -> tuple[list[str], bool]:
+    """The metrics the words name, and whether they named a statistic the data does not have."""
+    ids = [i for fam in families for i in cat.family_metrics(fam)]
+    if stat is None:
+        return ids, False
+    if stat == "tail":  # "tail latency": any high percentile
+        exact = [i for i in ids if _percentile(cat.metrics[i].stat) >= 90]
+    else:
+        exact = [i for i in ids if cat.metrics[i].stat == stat]
+    if exact:
+        return exact, False
+    if stat == "mean":
+        plain = [i for i in ids if cat.metrics[i].stat is None]
+        if plain:
+            return plain, False
+    return [], bool(ids)
+
+
+def _percentile(stat: str | None) -> float:
+    try:
+        return float(stat[1:]) if stat and stat.startswith("p") else -1.0
+    except ValueError:
+        return -1.0
+
+
+def _compatible(cat: Catalog, claim: Claim, ids: list[str]) -> list[str]:
+    """The named metrics a figure of this unit can be a value of."""
+    if claim.form in ("pct", "factor", "p", "diff") or claim.unit == "":
+        return ids
+    kind = UNIT.get(claim.unit, ("any", 1.0))[0]
+    return [i for i in ids if unit_kind(cat.metrics[i].unit)[0] == kind]
+
+
+def _form_fits(cat: Catalog, d: Datum, claim: Claim) -> bool:
+    if claim.form == "pct":
+        return d.form == "pct" or (d.form == "level" and cat.metrics[d.metric].unit == "%")
+    if claim.form == "factor":
+        return d.form == "factor"
+    if claim.form == "p":
+        return d.form == "p"
+    if claim.form in ("diff", "count"):
+        return d.form in ("diff", "level", "run", "count")
+    if claim.per_run:
+        return d.form == "run"
+    return d.form in _LEVEL_FORMS
+
+
+def fits(cat: Catalog, d: Datum, claim: Claim, ids: list[str] | None) -> bool:
+    """Whether a datum is what the claim's words say (its value aside)."""
+    if ids is not None and d.metric not in ids:
+        return False
+    if not _form_fits(cat, d, claim):
+        return False
+    if claim.arm is None:
+        return True
+    if claim.form in ("pct", "factor", "diff", "p"):
+        return claim.arm == "baseline" or d.arm == claim.arm
+    return d.arm == claim.arm
+
+
+def bound(cat: Catalog, claim: Claim) -> list[Datum]:
+    """The datums the figure equals within its rounding, of the kind its unit gives it."""
+    tol = nums.tolerance(claim.value, claim.decimals, claim.unit)
+    if claim.unit == "":
+        found = cat.near("any", claim.value, tol, raw=True)
+    else:
+        kind, factor = UNIT.get(claim.unit, ("any", 1.0))
+        found = cat.near(kind, claim.value * factor, tol * factor, raw=kind == "any")
+    return [d for d in found if _form_fits(cat, d, claim) or (claim.form == "level" and d.form in _LEVEL_FORMS)]
+
+
+def _best(cat: Catalog, datums: list[Datum], claim: Claim) -> list[Datum]:
+    """The datums to name: this measurement before a screening, levels before runs and bounds."""
+    rank = {"level": 0, "pct": 0, "factor": 0, "p": 0, "diff": 1, "count": 1, "threshold": 1, "run": 2, "ci": 3}
+    if claim.per_run:
+        rank["run"] = 0
+    ordered = sorted(datums, key=lambda d: (bool(d.measurement), rank.get(d.form, 4)))
+    if not ordered:
+        return []
+    top = (bool(ordered[0].measurement), rank.get(ordered[0].form, 4))
+    keep = [d for d in ordered if (bool(d.measurement), rank.get(d.form, 4)) == top]
+    if claim.form == "factor" or any(d.form == "factor" for d in keep):
+        keep = [d for d in keep if d.form != "factor" or d.value >= 1] or keep
+    out: list[Datum] = []
+    for d in keep:
+        if not any(o.metric == d.metric and o.arm == d.arm and o.form == d.form for o in out):
+            out.append(d)
+    return out[:4]
+
+
+def _words(claim: Claim, cat: Catalog, ids: list[str]) -> str:
+    """What the words say, in words: "this PR's TTFT p99"."""
+    names = sorted({cat.metrics[i].name for i in ids}) if ids else [claim.family_words or "this figure"]
+    what = " or ".join(names) if len(names) <= 3 else claim.family_words
+    if claim.form == "pct":
+        return f"the change of {what}"
+    if claim.form == "factor":
+        return f"{what} as a factor"
+    if claim.arm and claim.form in ("level", "count"):
+        return f"{cat.arm_words(claim.arm)}'s {what}"
+    return what
+
+
+def _list(cat: Catalog, ds: list[Datum]) -> str:
+    return "; ".join(cat.label(d) for d in ds)
+
+
+def check(cat: Catalog, claim: Claim, backed: bool) -> Verdict | None:
+    """The claim's verdict, or None when it is right or its words point at nothing checkable."""
+    near = bound(cat, claim)
+    ids: list[str] | None = None
+    missing = False
+    if claim.families:
+        ids, missing = metric_ids(cat, claim.families, claim.stat)
+        ids = _compatible(cat, claim, ids)
+        if not ids and not missing:
+            ids = None  # the name is of something else in this clause
+    fit = [d for d in near if fits(cat, d, claim, ids)]
+    if fit and all(d.measurement for d in fit):
+        metrics = {d.metric for d in fit}
+        if any(not d.measurement and d.metric in metrics and fits(cat, d, claim, None) is False for d in near):
+            fit = []  # the confirmation's other arm has this figure: a wrong arm, not a screening
+    if fit:
+        return _measurement(cat, claim, fit, ids) or _level_only_run(cat, claim, fit, ids)
+    if claim.form == "count":
+        return None
+    if ids is None:
+        return None
+    targets = _best(cat, [d for d in cat.of(ids) if fits(cat, d, claim, ids)], claim)
+    if not targets and missing and near:
+        same = [d for d in near if cat.metrics[d.metric].family in (claim.families or ())]
+        pick = _best(cat, same or near, claim)
+        fam = claim.family_words or "this metric"
+        return Verdict(
+            "wrong-figure",
+            claim,
+            f"{claim.text} is {_list(cat, pick)}, not a {claim.stat} of {fam}: the data has no {claim.stat} "
+            f"{fam}; name the statistic the figure is",
+        )
+    if not targets:
+        absent = [i for i in ids if i.startswith("absent:")]
+        if absent and near:
+            return Verdict(
+                "wrong-figure",
+                claim,
+                f"{claim.text} is {_list(cat, _best(cat, near, claim))}; the data has no "
+                f"{cat.metrics[absent[0]].name}: name the metric the figure is",
+            )
+        return None
+    words = _words(claim, cat, ids)
+    if near:
+        return Verdict(
+            "wrong-figure",
+            claim,
+            f"{claim.text} is {_list(cat, _best(cat, near, claim))}, not {words}: the data has {_list(cat, targets)}",
+        )
+    if not backed:
+        return Verdict(
+            "unbacked-number",
+            claim,
+            f"no figure in the campaign's files matches {claim.text}; for {words} the data has {_list(cat, targets)}",
+        )
+    return Verdict("wrong-figure", claim, f"{claim.text} is not {words}: the data has {_list(cat, targets)}")
+
+
+def _measurement(cat: Catalog, claim: Claim, fit: list[Datum], ids: list[str] | None) -> Verdict | None:
+    """A figure only a commit's screening has, in words that do not say it is that measurement."""
+    if claim.measurement_named or claim.piece.kind not in ("sentence", "title"):
+        return None
+    if not all(d.measurement for d in fit):
+        return None
+    d = fit[0]
+    others = [o for o in cat.of([d.metric]) if not o.measurement and o.arm == d.arm and o.form == d.form]
+    confirm = f"; the runs read_benchmark compared give {_list(cat, others[:1])}" if others else ""
+    return Verdict(
+        "two-measurements",
+        claim,
+        f"{claim.text} is {cat.label(d)}{confirm}: say which measurement each figure is (the commit's screening, "
+        "or the confirmation runs)",
+    )
+
+
+def _level_only_run(cat: Catalog, claim: Claim, fit: list[Datum], ids: list[str] | None) -> Verdict | None:
+    """One run's value, or an interval's bound, given as the metric's value over all runs."""
+    if claim.per_run or claim.form != "level" or ids is None or claim.piece.kind == "cell":
+        return None
+    if any(d.form in ("level", "threshold", "count") for d in fit):
+        return None
+    lo, hi = claim.clause
+    if _RANGE_WORDS.search(claim.piece.text[lo:hi]):
+        return None
+    pool = [d for d in cat.of(ids) if fits(cat, d, claim, ids) and d.form == "level" and not d.measurement]
+    targets = _best(cat, pool, claim)
+    targets = [t for t in targets if t.arm == fit[0].arm] or targets
+    if not targets:
+        return None
+    return Verdict(
+        "wrong-figure",
+        claim,
+        f"{claim.text} is {cat.label(fit[0])}, not the value over all runs: the data has {_list(cat, targets)}; "
+        "say 'in run N' or quote the value over all runs",
+    )
+
+
+def swapped(cat: Catalog, a: Claim, b: Claim, backed: bool) -> Verdict | None:
+    """'from A to B' whose figures are the other arm's each: one finding at A."""
+    lo, hi = a.clause
+    if _RANGE_WORDS.search(a.piece.text[lo : a.start]):
+        return None
+    if check(cat, a, backed) is None and check(cat, b, backed) is None:
+        return None
+    arm_a, arm_b = a.arm, b.arm
+    a.arm, b.arm = arm_b, arm_a
+    try:
+        flipped = check(cat, a, backed) is None and check(cat, b, backed) is None
+        ids_a = metric_ids(cat, a.families, a.stat)[0] if a.families else None
+        fit_a = _best(cat, [d for d in bound(cat, a) if fits(cat, d, a, ids_a)], a)
+    finally:
+        a.arm, b.arm = arm_a, arm_b
+    if not flipped or not fit_a:
+        return None
+    fit_b = [d for d in bound(cat, b) if d.arm == "baseline" and d.metric == fit_a[0].metric and d.form == "level"]
+    fit_b = _best(cat, fit_b, b)
+    second = f" and {b.text} {cat.label(fit_b[0])}" if fit_b else ""
+    return Verdict(
+        "wrong-figure",
+        a,
+        f"from and to are swapped: {a.text} is {cat.label(fit_a[0])}{second}; write {b.text} to {a.text}",
+    )

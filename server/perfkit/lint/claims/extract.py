@@ -1,0 +1,361 @@
+"""Words into claims: each figure of a piece with the metric, arm, statistic and form its words give it.
+
+A figure's metric is the one its clause names (the nearest name before it, else after it, else the
+one the sentence named last); a table cell takes its row's label; a chart line its title. Its arm
+is the column of a cell, the side of "from A to B", or the nearest words for a side ("the
+baseline's", "this PR's", "before", "with this PR"). Its statistic is the one written next to the
+metric's name ("TTFT p99", "median step time"), or one said of the figure ("on the median").
+Round multipliers and number words ("2x", "twice", "seven times", "halves") are figures too.
+Nothing here decides whether a claim is true: perfkit.lint.claims.check does.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+
+from perfkit.lint import numbers as nums
+from perfkit.lint.claims import vocab
+from perfkit.lint.claims.data import Catalog, family_aliases
+from perfkit.lint.claims.pieces import Piece
+
+_P_BEFORE = re.compile(r"(?:\bp\s*(?:=|<|>|≤|≥)\s*|\bp-value (?:of )?)$", re.I)
+_PER_RUN = re.compile(r"\b(?:in|of) run \d+|\bper[- ]run\b|\beach run\b|\bone run\b|\bin runs?\b", re.I)
+_RANGE_BEFORE = re.compile(r"\b(?:ranges?|ranging|between|interval|CI|spread|varies|varied)\b", re.I)
+_ARM_AFTER = re.compile(r"[^\d,;:()]{0,24}")
+_OF_COUNT = re.compile(r"\d\s+of\s+$")
+_OF_AFTER = re.compile(r"\s+of\s+\d")
+_ATTACH_BACK = re.compile(r"^(?:on|at|by|in|for) the $", re.I)
+
+
+@dataclass
+class Mention:
+    start: int
+    end: int
+    families: tuple[str, ...]
+    strong: bool
+    stat: str | None = None
+
+
+@dataclass
+class Claim:
+    piece: Piece
+    start: int
+    end: int
+    text: str
+    value: float
+    decimals: int
+    unit: str  # '', '%', 'x', 's', 'ms', 'GB', ...
+    sign: str
+    form: str  # 'level', 'pct', 'factor', 'p', 'count', 'diff'
+    families: tuple[str, ...] | None = None  # the metric families its words name; None: none named
+    family_words: str = ""  # the words that named them, for a finding
+    stat: str | None = None
+    arm: str | None = None
+    role: str = ""  # 'from' or 'to' in "from A to B"
+    partner: Claim | None = None
+    way: str = ""  # a multiplier verb's own direction: 'up' (doubles) or 'down' (halves)
+    spoken: bool = False  # a multiplier written in words or as "N times": only the claims read it
+    word: str = ""  # the nearest word of change in the clause: 'up', 'down', 'good', 'bad'
+    measurement_named: bool = False
+    per_run: bool = False
+    clause: tuple[int, int] = (0, 0)
+    notes: list[str] = field(default_factory=list)
+
+
+class Vocabulary:
+    """The campaign's names as one pattern per kind, compiled once per catalog."""
+
+    def __init__(self, cat: Catalog, unit: str = "step") -> None:
+        self.cat = cat
+        aliases = family_aliases(cat)
+        table: dict[str, tuple[tuple[str, ...], bool]] = {w: ((f,), True) for w, f in aliases.items()}
+        for word, fams in vocab.GENERIC.items():
+            present = tuple(
+                f for f in {m.family for m in cat.metrics.values()} if any(g in f for g in fams) or f in fams
+            )
+            if present and word not in table:
+                table[word] = (present, True)
+        step = f"{unit.strip().lower() or 'step'}"
+        fam = f"{step} time"
+        if cat.family_metrics(fam):
+            for w in (f"{step} times", f"time per {step}", f"per-{step} time", f"{step}-time", f"time of a {step}"):
+                table.setdefault(w, ((fam,), True))
+            for w in (f"a {step}", f"each {step}", f"per {step}", f"{step}s", step, "steady state", "steady-state"):
+                table.setdefault(w, ((fam,), False))
+            for w in (f"{step}s slower than", f"slow {step}s", f"slow {step}"):
+                table.setdefault(w, (("slow steps",), True))
+            for w in (f"first {step}", f"the first {step}"):
+                table.setdefault(w, (("first step",), True))
+        self.table = table
+        words = sorted(table, key=len, reverse=True)
+        self.mention_re = (
+            re.compile(r"(?<![\w-])(?:" + "|".join(re.escape(w) for w in words) + r")(?![\w-])", re.I)
+            if words
+            else None
+        )
+        arms = sorted(cat.arm_names, key=len, reverse=True)
+        self.arm_re = (
+            re.compile(r"(?<![\w-])(?:" + "|".join(re.escape(w) for w in arms) + r")(?![\w-])", re.I) if arms else None
+        )
+
+    def mentions(self, text: str) -> list[Mention]:
+        if self.mention_re is None:
+            return []
+        out = []
+        for m in self.mention_re.finditer(text):
+            fams, strong = self.table[m.group(0).lower()]
+            out.append(Mention(m.start(), m.end(), fams, strong))
+        return out
+
+
+_GAP_BEFORE = re.compile(r"\s*(?:the\s+)?|\s*-\s*")
+_GAP_AFTER = re.compile(r"\s*(?:at\s+(?:the\s+)?|\(|,\s*)?")
+
+
+def _adjacent_stats(text: str, mentions: list[Mention], stats: list[re.Match[str]]) -> set[int]:
+    """Give each mention the statistic written next to it; return the indexes of the stats used so.
+
+    A percentile wins over 'mean' ("the mean TTFT p99" is a p99, averaged over runs).
+    """
+    used: set[int] = set()
+    starts = [s.start() for s in stats]
+    for men in mentions:
+        k = bisect.bisect_left(starts, men.start) - 1
+        found: list[int] = []
+        if k >= 0 and stats[k].end() <= men.start and _GAP_BEFORE.fullmatch(text[stats[k].end() : men.start]):
+            found.append(k)
+        k = bisect.bisect_left(starts, men.end)
+        if k < len(stats) and _GAP_AFTER.fullmatch(text[men.end : stats[k].start()]):
+            found.append(k)
+        if not found:
+            continue
+        named = [vocab.stat_of(stats[k]) for k in found]
+        men.stat = next((n for n in named if n != "mean"), named[0])
+        used.update(found)
+    return used
+
+
+def _clauses(text: str) -> list[tuple[int, int]]:
+    out, pos = [], 0
+    for m in vocab.CLAUSE_RE.finditer(text):
+        out.append((pos, m.start()))
+        pos = m.end()
+    out.append((pos, len(text)))
+    return out
+
+
+def _form(f: nums.Figure, text: str, piece: Piece) -> str | None:
+    before = text[max(0, f.start - 12) : f.start]
+    if _P_BEFORE.search(before):
+        return "p"
+    if f.setup_count:
+        return None
+    if f.unit == "%":
+        return "pct"
+    if f.unit == "x":
+        return "factor"
+    if f.unit == "":
+        if (
+            vocab.COUNT_NOUN_RE.match(text[f.end : f.end + 40])
+            or _OF_COUNT.search(before)
+            or _OF_AFTER.match(text, f.end)
+        ):
+            return "count"
+        if nums.is_small_count(f) and piece.kind != "cell":
+            return None
+        if f.text[:1] in "+-":
+            return "diff"
+    elif f.text[:1] in "+-":
+        return "diff"
+    return "level"
+
+
+def _figures(text: str) -> list[tuple[nums.Figure, bool, str]]:
+    """(figure, whether a multiplier in words, the direction a multiplier verb says), in text order."""
+    words = []
+    for m in vocab.MULTIPLIER_RE.finditer(text):
+        value, way = vocab.multiplier(m)
+        if value:
+            words.append((nums.Figure(0, m.start(), m.end(), m.group(0), m.group(0), value, 0, "x", False), True, way))
+    taken = [(f.start, f.end) for f, _, _ in words]
+    out = list(words)
+    for f in nums.figures_in(0, text):
+        if any(a <= f.start < b for a, b in taken):
+            continue
+        out.append((f, False, ""))
+    return sorted(out, key=lambda t: t[0].start)
+
+
+class _Spans:
+    """Items sorted by position, for 'the nearest before, else after' in logarithmic time."""
+
+    def __init__(self, items: list[tuple[int, int, object]]) -> None:
+        self.items = sorted(items, key=lambda t: t[0])
+        self.starts = [t[0] for t in self.items]
+
+    def nearest(self, pos: int, lo: int, hi: int) -> object | None:
+        """The item nearest before pos within [lo, hi), else the nearest after it."""
+        k = bisect.bisect_right(self.starts, pos) - 1
+        while k >= 0 and self.items[k][0] >= lo:
+            if self.items[k][1] <= pos:
+                return self.items[k][2]
+            k -= 1
+        k = bisect.bisect_left(self.starts, pos)
+        if k < len(self.items) and self.items[k][1] <= hi:
+            return self.items[k][2]
+        return None
+
+    def first_after(self, pos: int, hi: int) -> object | None:
+        k = bisect.bisect_left(self.starts, pos)
+        return self.items[k][2] if k < len(self.items) and self.items[k][1] <= hi else None
+
+    def last_before(self, pos: int, lo: int) -> object | None:
+        k = bisect.bisect_right(self.starts, pos) - 1
+        while k >= 0 and self.items[k][0] >= lo:
+            if self.items[k][1] <= pos:
+                return self.items[k][2]
+            k -= 1
+        return None
+
+
+def _cell_arm(piece: Piece) -> str | None:
+    col = piece.column
+    if col in ("baseline", "before"):
+        return "baseline"
+    if col in ("this pr", "after", "pr"):
+        return "pr"
+    return None
+
+
+def read(piece: Piece, voc: Vocabulary) -> list[Claim]:
+    """The claims of one piece of text."""
+    if piece.kind == "chart":
+        return []
+    text = piece.text
+    figs = _figures(text)
+    if not figs:
+        return []
+    mentions = voc.mentions(text)
+    stats = [s for s in vocab.STAT_RE.finditer(text)]
+    over_runs = [(m.start(), m.end()) for m in vocab.OVER_RUNS_RE.finditer(text)]
+    stats = [s for s in stats if not any(a <= s.start() < b for a, b in over_runs)]
+    used = _adjacent_stats(text, mentions, stats)
+    free = [s for k, s in enumerate(stats) if k not in used]
+    arms = [(m.start(), m.end(), "baseline" if m.group("baseline") else "pr") for m in vocab.ARM_RE.finditer(text)]
+    other_arms = (
+        [(m.start(), m.end(), voc.cat.arm_names[m.group(0).lower()]) for m in voc.arm_re.finditer(text)]
+        if voc.arm_re
+        else []
+    )
+    words = [
+        (m.start(), m.end(), next(g for g in ("up", "down", "good", "bad") if m.group(g)))
+        for m in vocab.CHANGE_WORD_RE.finditer(text)
+    ]
+    measured = bool(vocab.MEASUREMENT_RE.search(text) or vocab.MEASUREMENT_RE.search(piece.lead))
+    measured = measured or piece.table == "commits"
+    row_mentions: list[Mention] = []
+    row_arm: str | None = None
+    if piece.kind == "cell" and piece.column:
+        row_mentions = voc.mentions(piece.row)
+        row_stats = list(vocab.STAT_RE.finditer(piece.row))
+        _adjacent_stats(piece.row, row_mentions, row_stats)
+        if voc.arm_re is not None and piece.row.lower().startswith("of which"):
+            hit = voc.arm_re.search(piece.row)
+            row_arm = voc.cat.arm_names[hit.group(0).lower()] if hit else None
+        if not any(s for s in row_stats) and not row_mentions and piece.table == "result":
+            row_mentions = [Mention(0, 0, tuple({voc.cat.metrics[h].family for h in voc.cat.headline[:1]}), True)]
+        if row_mentions and row_mentions[0].stat is None and row_stats:
+            row_mentions[0].stat = vocab.stat_of(row_stats[0])
+    clauses = _clauses(text)
+    starts = [a for a, _ in clauses]
+    strong_spans = _Spans([(m.start, m.end, m) for m in mentions if m.strong])
+    weak_spans = _Spans([(m.start, m.end, m) for m in mentions])
+    arm_spans = _Spans(arms)
+    other_spans = _Spans(other_arms)
+    word_spans = _Spans(words)
+    free_spans = _Spans([(s.start(), s.end(), s) for s in free])
+    fig_starts = [t[0].start for t in figs]
+    per_run_spans = _Spans([(m.start(), m.end(), True) for m in _PER_RUN.finditer(text)])
+    out: list[Claim] = []
+    carried: Mention | None = None
+    for f, spoken, way in figs:
+        form = _form(f, text, piece)
+        if form is None:
+            continue
+        ci = max(bisect.bisect_right(starts, f.start) - 1, 0)
+        lo, hi = clauses[ci]
+        men = strong_spans.nearest(f.start, lo, hi)
+        if men is None and (f.unit not in ("", "%") or form == "factor"):
+            men = weak_spans.nearest(f.start, lo, hi)  # "a step", "steps": only for a time or a factor
+        if men is None and row_mentions:
+            men = row_mentions[0]
+        if men is None:
+            men = strong_spans.last_before(lo, 0)  # named in an earlier clause: "Output throughput: 2,387 before"
+        if men is None and carried is not None:
+            men = carried
+        sign = f.text[:1] if f.text[:1] in "+-" else ""
+        claim = Claim(piece, f.start, f.end, f.text, f.value, f.decimals, f.unit, sign, form, way=way, spoken=spoken)
+        if isinstance(men, Mention):
+            claim.families = men.families
+            claim.family_words = text[men.start : men.end] if men.end > men.start else piece.row
+            claim.stat = men.stat
+            carried = men
+        back = free_spans.first_after(f.end, hi)
+        nxt = bisect.bisect_right(fig_starts, f.start)
+        next_fig = fig_starts[nxt] if nxt < len(fig_starts) else hi
+        if (
+            isinstance(back, re.Match)
+            and back.start() < next_fig
+            and _ATTACH_BACK.search(text[max(0, back.start() - 7) : back.start()])
+        ):
+            claim.stat = vocab.stat_of(back)
+        elif claim.stat is None:
+            prior = free_spans.last_before(f.start, lo)
+            if isinstance(prior, re.Match):
+                claim.stat = vocab.stat_of(prior)
+        if piece.kind == "cell":
+            claim.arm = row_arm if (row_arm and piece.column == "this pr") else _cell_arm(piece)
+            if form in ("pct", "factor", "diff") and row_arm:
+                claim.arm = row_arm
+            claim.per_run = piece.table == "result" and "(" in text[: f.start] and form == "level"
+        else:
+            right_after = arm_spans.first_after(f.end, hi)
+            named = arm_spans.nearest(f.start, lo, hi)
+            k = bisect.bisect_left(arm_spans.starts, f.end)
+            if isinstance(right_after, str) and _ARM_AFTER.fullmatch(text[f.end : arm_spans.items[k][0]]):
+                named = right_after  # "2,789 tok/s before", "707 ms with this PR"
+            if named is None:
+                prev = arm_spans.last_before(lo, 0)
+                named = prev if isinstance(prev, str) else None
+            other = other_spans.nearest(f.start, lo, hi)
+            if form in ("pct", "factor", "diff", "p"):
+                claim.arm = other if isinstance(other, str) else None
+            elif isinstance(other, str) and named != "baseline":
+                claim.arm = other
+            else:
+                claim.arm = named if isinstance(named, str) else None
+            claim.per_run = per_run_spans.nearest(f.start, lo, hi) is not None
+        word = word_spans.nearest(f.start, lo, hi)
+        claim.word = word if isinstance(word, str) else ""
+        claim.measurement_named = measured
+        claim.clause = (lo, hi)
+        out.append(claim)
+    _pairs(text, out)
+    return out
+
+
+def _pairs(text: str, claims: list[Claim]) -> None:
+    """'from A to B' and 'A to B': A is the baseline's figure, B this PR's."""
+    for a, b in zip(claims, claims[1:], strict=False):
+        if a.form not in ("level", "diff") or b.form not in ("level", "diff") or a.clause != b.clause:
+            continue
+        if a.role or not vocab.TO_BETWEEN_RE.match(text[a.end : b.start]):
+            continue
+        if a.sign or b.sign or _RANGE_BEFORE.search(text[a.clause[0] : a.start]):
+            continue
+        a.role, b.role, a.partner, b.partner = "from", "to", b, a
+        a.form = b.form = "level"
+        a.arm = "baseline"
+        b.arm = b.arm if b.arm not in (None, "baseline", "pr") else "pr"
