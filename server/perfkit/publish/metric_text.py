@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from perfkit.benchmark.metric_spec import better, infer
+from perfkit.publish.change_marks import marked
 from perfkit.publish.numfmt import Row, pct, sig
 
 if TYPE_CHECKING:
@@ -63,12 +64,6 @@ def headline_sentence(b: BenchmarkSummary, hardware: str) -> str:
     return f"On {hardware} this PR {joined}{tail}."
 
 
-def title_summary(b: BenchmarkSummary, d: Draft, job: str, hardware: str, cause: str) -> str:
-    spans = " and ".join(span(m) for m in b.headline())
-    at = f" at {d.parallelism.strip()}" if d.parallelism and d.parallelism.strip() else ""
-    return f"{job} on {hardware}: {spans}{at}, mostly from {cause}"
-
-
 def _label(m: MetricComparison, shape: str) -> str:
     unit = f", {m.unit}" if m.unit else ""
     label = f"{m.name}{unit} ({m.direction} is better)"
@@ -91,7 +86,10 @@ def result_rows(b: BenchmarkSummary, d: Draft, placeholder: str) -> list[Row]:
     """Headline metrics first, then the others; 'of which' rows for arms measuring one change alone."""
     heads = [m for m in b.metrics if m in b.headline()]
     rest = [m for m in b.metrics if m not in heads]
-    rows = [Row(_label(m, b.shape), _cell(m, "baseline"), _cell(m, "pr"), pct(m.change_pct)) for m in heads + rest]
+    rows = [
+        Row(_label(m, b.shape), _cell(m, "baseline"), _cell(m, "pr"), marked(pct(m.change_pct), m.verdict, m.p_value))
+        for m in heads + rest
+    ]
     names = {c.arm: c.name for c in d.changes if c.arm}
     for o in b.metrics_of_which:
         arm = o.candidate.arm
@@ -101,7 +99,7 @@ def result_rows(b: BenchmarkSummary, d: Draft, placeholder: str) -> list[Row]:
                 f"of which: {name}, measured alone: {o.name}",
                 with_unit(o.baseline.estimate.value, o.unit),
                 with_unit(o.candidate.estimate.value, o.unit),
-                pct(o.change_pct),
+                marked(pct(o.change_pct), o.verdict, o.p_value),
             )
         )
     return rows
@@ -147,8 +145,10 @@ def cause_sentence(b: BenchmarkSummary, c: Candidate) -> str | None:
 
 
 def significance(b: BenchmarkSummary) -> str:
+    """The test of each headline metric, and of each metric that got significantly worse (the Summary's cost)."""
     out = []
-    for m in b.headline():
+    heads = b.headline()
+    for m in heads + [m for m in b.metrics if m.verdict == "worse" and m not in heads]:
         n_b, n_c = len(m.baseline.per_run), len(m.candidate.per_run)
         if m.verdict == "too_few_runs":
             out.append(f"With {n_b} and {n_c} runs no test over per-run {m.name} can reach significance.")

@@ -93,6 +93,7 @@ class Catalog:
     metrics: dict[str, Metric] = field(default_factory=dict)
     datums: list[Datum] = field(default_factory=list)
     arm_names: dict[str, str] = field(default_factory=dict)  # lower-case words -> arm ('fused losses' -> 'fused-loss')
+    change_names: dict[str, str] = field(default_factory=dict)  # arm -> the draft's name of its change
     shape: str = "steps"
     headline: list[str] = field(default_factory=list)  # metric ids the title leads with
     _raw: list[tuple[float, int]] = field(default_factory=list)
@@ -189,8 +190,8 @@ class Catalog:
             return "the baseline"
         if arm == "pr":
             return "this PR"
-        names = [w for w, a in self.arm_names.items() if a == arm and w != arm.lower()]
-        return f"'{names[0]}' measured alone" if names else f"the arm '{arm}'"
+        name = self.change_names.get(arm)
+        return f"'{name}' measured alone" if name else f"the arm '{arm}'"
 
     def _vs(self, arm: str) -> str:
         return "" if arm in ("pr", "") else f" ({self.arm_words(arm)})"
@@ -230,6 +231,7 @@ def build(b: BenchmarkSummary, arm_names: dict[str, str] | None = None, unit: st
     cat = Catalog(shape=b.shape)
     for words, arm in (arm_names or {}).items():
         cat.arm_names[words.lower()] = arm
+        cat.change_names.setdefault(arm, words)
     for arm in b.arm_names or [a.name for a in b.arms]:
         if arm not in (b.baseline, b.candidate):
             cat.arm_names[arm.lower()] = arm

@@ -257,11 +257,13 @@ def read(piece: Piece, voc: Vocabulary) -> list[Claim]:
     measured = measured or piece.table == "commits"
     row_mentions: list[Mention] = []
     row_arm: str | None = None
+    of_which = False
     if piece.kind == "cell" and piece.column:
         row_mentions = voc.mentions(piece.row)
         row_stats = list(vocab.STAT_RE.finditer(piece.row))
         _adjacent_stats(piece.row, row_mentions, row_stats)
-        if voc.arm_re is not None and piece.row.lower().startswith("of which"):
+        of_which = piece.row.lower().startswith("of which")
+        if voc.arm_re is not None and of_which:
             hit = voc.arm_re.search(piece.row)
             row_arm = voc.cat.arm_names[hit.group(0).lower()] if hit else None
         if not any(s for s in row_stats) and not row_mentions and piece.table == "result":
@@ -319,6 +321,8 @@ def read(piece: Piece, voc: Vocabulary) -> list[Claim]:
             claim.arm = row_arm if (row_arm and piece.column == "this pr") else _cell_arm(piece)
             if form in ("pct", "factor", "diff") and row_arm:
                 claim.arm = row_arm
+            if of_which and not row_arm and claim.arm != "baseline":
+                claim.arm = None  # an arm measuring one change alone, by a name the draft did not give
             claim.per_run = piece.table == "result" and "(" in text[: f.start] and form == "level"
         else:
             right_after = arm_spans.first_after(f.end, hi)

@@ -22,6 +22,7 @@ from typing import Any
 from perfkit.lint import numbers as nums
 from perfkit.lint.claims import check, extract, pieces, vocab
 from perfkit.lint.claims.data import Catalog, Metric
+from perfkit.lint.figures import UNIT
 from perfkit.lint.markdown import Doc, norm_heading
 from perfkit.lint.models import Finding
 
@@ -222,14 +223,14 @@ def _unstated_cost(doc: Doc, cat: Catalog, voc: extract.Vocabulary) -> list[Find
     text = "\n".join(doc.prose[i] for i in lines if not doc.table[i])
     stated: set[str] = set()
     for sent in re.split(r"(?<=[.!?])\s+", text):
-        named = _named_metrics(cat, voc, sent)
+        named = {m.id for m in _named_metrics(cat, voc, sent)}
         if not named:
             continue
-        figs = nums.figures_in(0, sent)
-        bad = vocab.CHANGE_WORD_RE.search(sent)
-        for m in named:
-            if figs or bad:
-                stated.add(m.id)
+        for f in nums.figures_in(0, sent):  # a size: a figure of that metric, its change, factor or values
+            kind, factor = UNIT.get(f.unit, ("any", 1.0))
+            tol = nums.tolerance(f.value, f.decimals, f.unit)
+            near = cat.near(kind, f.value * factor, tol * factor, raw=kind == "any")
+            stated |= {d.metric for d in near if d.metric in named and not d.measurement}
     out = []
     for m in worse:
         if m.id in stated:
