@@ -476,6 +476,41 @@ def _row_swapped(rng: random.Random, f: Facts) -> Planted:
     return Planted("a table row's cells swapped", text, [m.show(m.base), m.show(m.pr)], "row")
 
 
+@kind("another statistic's figures")
+def _other_stat(rng: random.Random, f: Facts) -> Planted | None:
+    pairs = [
+        (m, o)
+        for m in f.metrics
+        for o in f.metrics
+        if m is not o and m.family and m.family == o.family and m.stat and o.stat and m.show(o.base) != m.show(m.base)
+    ]
+    if not pairs:
+        return None
+    m, o = pairs[rng.randrange(len(pairs))]
+    word = {"mean": "mean", "median": "median", "p50": "median"}.get(m.stat, m.stat)
+    t = rng.choice(
+        [
+            "On {hw} the {w} {fam} falls from {b} to {p}.",
+            "On {hw} the {w} {fam} of the baseline is {b}.",
+            "On {hw} this PR takes the {w} {fam} from {b} to {p}.",
+        ]
+    )
+    text = t.format(hw=f.hardware, w=word, fam=m.family, b=o.show(o.base), p=o.show(o.pr))
+    return Planted("another statistic's figures", text, [m.show(m.base), m.show(m.pr)])
+
+
+@kind("a claim about a metric the campaign did not measure")
+def _unmeasured(rng: random.Random, f: Facts) -> Planted | None:
+    names = {m.family.lower() for m in f.metrics} | {m.name.lower() for m in f.metrics}
+    absent = [n for n in ("TPOT", "mean TPOT", "end-to-end latency", "e2e latency") if n.lower() not in names]
+    if not absent or f.campaign != SERVING:
+        return None
+    text = rng.choice(["On {hw} {n} is unchanged.", "On {hw} {n} stays flat with this PR."]).format(
+        hw=f.hardware, n=rng.choice(absent)
+    )
+    return Planted("a claim about a metric the campaign did not measure", text, ["did not measure"])
+
+
 def corpus(facts: Facts, seeds: range) -> list[Planted]:
     """Every kind, once per seed, with the metric and arm each seed picks."""
     out: list[Planted] = []

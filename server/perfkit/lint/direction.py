@@ -68,6 +68,7 @@ def facts_from(dump: dict[str, Any]) -> list[Fact]:
             ("change_mean_pct", ["step time", "step", "mean step time"]),
             ("change_median_pct", ["median step time", "median"]),
             ("peak_mem_change_pct", ["peak memory"]),
+            ("first_step_change_pct", ["first step", "one-time cost", "first-step time"]),
         ]
         for key, words in steps:
             if isinstance(cmp.get(key), (int, float)):

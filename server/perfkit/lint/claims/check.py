@@ -39,6 +39,8 @@ class Verdict:
 def metric_ids(cat: Catalog, families: tuple[str, ...], stat: str | None) -> tuple[list[str], bool]:
     """The metrics the words name, and whether they named a statistic the data does not have."""
     ids = [i for fam in families for i in cat.family_metrics(fam)]
+    if any(not i.startswith("absent:") for i in ids):
+        ids = [i for i in ids if not i.startswith("absent:")]  # "throughput": the ones measured
     if stat is None:
         return ids, False
     if stat == "tail":  # "tail latency": any high percentile
@@ -63,8 +65,10 @@ def _percentile(stat: str | None) -> float:
 
 def _compatible(cat: Catalog, claim: Claim, ids: list[str]) -> list[str]:
     """The named metrics a figure of this unit can be a value of."""
-    if claim.form in ("pct", "factor", "p", "diff") or claim.unit == "":
-        return ids
+    if claim.form in ("pct", "factor", "p", "diff"):
+        return [i for i in ids if cat.metrics[i].unit != "%"] if claim.form != "pct" else ids
+    if claim.unit == "":
+        return [i for i in ids if cat.metrics[i].unit != "%"]  # a share is written with its '%'
     kind = UNIT.get(claim.unit, ("any", 1.0))[0]
     return [i for i in ids if unit_kind(cat.metrics[i].unit)[0] == kind]
 
@@ -104,12 +108,15 @@ def bound(cat: Catalog, claim: Claim) -> list[Datum]:
     else:
         kind, factor = UNIT.get(claim.unit, ("any", 1.0))
         found = cat.near(kind, claim.value * factor, tol * factor, raw=kind == "any")
-    return [d for d in found if _form_fits(cat, d, claim) or (claim.form == "level" and d.form in _LEVEL_FORMS)]
+    out = [d for d in found if _form_fits(cat, d, claim) or (claim.form == "level" and d.form in _LEVEL_FORMS)]
+    if claim.unit == "":  # a share is written with its '%'
+        out = [d for d in out if d.form not in _LEVEL_FORMS or cat.metrics[d.metric].unit != "%"]
+    return out
 
 
 def _best(cat: Catalog, datums: list[Datum], claim: Claim) -> list[Datum]:
     """The datums to name: this measurement before a screening, levels before runs and bounds."""
-    rank = {"level": 0, "pct": 0, "factor": 0, "p": 0, "diff": 1, "count": 1, "threshold": 1, "run": 2, "ci": 3}
+    rank = {"level": 0, "pct": 0, "factor": 0, "p": 0, "count": 0, "diff": 1, "threshold": 2, "run": 2, "ci": 3}
     if claim.per_run:
         rank["run"] = 0
     ordered = sorted(datums, key=lambda d: (bool(d.measurement), rank.get(d.form, 4)))
@@ -129,7 +136,7 @@ def _best(cat: Catalog, datums: list[Datum], claim: Claim) -> list[Datum]:
 def _words(claim: Claim, cat: Catalog, ids: list[str]) -> str:
     """What the words say, in words: "this PR's TTFT p99"."""
     names = sorted({cat.metrics[i].name for i in ids}) if ids else [claim.family_words or "this figure"]
-    what = " or ".join(names) if len(names) <= 3 else claim.family_words
+    what = " or ".join(names) if len(names) <= 3 else claim.family_words or " or ".join(claim.families or ())
     if claim.form == "pct":
         return f"the change of {what}"
     if claim.form == "factor":

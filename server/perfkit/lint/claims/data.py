@@ -94,6 +94,7 @@ class Catalog:
     datums: list[Datum] = field(default_factory=list)
     arm_names: dict[str, str] = field(default_factory=dict)  # lower-case words -> arm ('fused losses' -> 'fused-loss')
     change_names: dict[str, str] = field(default_factory=dict)  # arm -> the draft's name of its change
+    tests: dict[tuple[str, str], Metric] = field(default_factory=dict)  # (metric, arm measured alone) -> its test
     shape: str = "steps"
     headline: list[str] = field(default_factory=list)  # metric ids the title leads with
     _raw: list[tuple[float, int]] = field(default_factory=list)
@@ -238,11 +239,14 @@ def build(b: BenchmarkSummary, arm_names: dict[str, str] | None = None, unit: st
             cat.arm_names[arm.lower().replace("-", " ").replace("_", " ")] = arm
     if b.comparison is not None:
         _steps(cat, b, unit)
+    step_column = b.columns.get("step_time_s", "step_time_s") if b.comparison is not None else None
     for m in b.metrics:
-        _metric(cat, b, m, "pr")
+        if m.key != step_column:  # the steps shape's step time is read above, by statistic
+            _metric(cat, b, m, "pr")
     for m in b.metrics_of_which:
-        _metric(cat, b, m, m.candidate.arm)
-    cat.headline = [m.key for m in b.headline()] or (["step time@mean"] if b.comparison is not None else [])
+        if m.key != step_column:
+            _metric(cat, b, m, m.candidate.arm)
+    cat.headline = ["step time@mean"] if b.comparison is not None else [m.key for m in b.headline()]
     for c in b.candidates:
         _candidate(cat, b, c)
     for fam in KNOWN_FAMILIES:  # named in a text even when the campaign did not measure it
@@ -263,6 +267,12 @@ def _metric(cat: Catalog, b: BenchmarkSummary, m: Any, arm: str) -> None:
     if spec is not None and spec.stat and not stat:
         stat = {"median": "p50"}.get(spec.stat, spec.stat)
     test = f"Mann-Whitney U over the per-run {m.name} ({len(m.baseline.per_run)} and {len(m.candidate.per_run)} runs)"
+    if arm != "pr":
+        cat.tests[(m.key, arm)] = Metric(
+            id=m.key, name=m.name, family="", stat=None, unit=m.unit, direction=m.direction,
+            change_pct=m.change_pct, verdict=m.verdict, p_value=m.p_value, test=test,
+            baseline=m.baseline.estimate.value, pr=m.candidate.estimate.value,
+        )
     metric = cat.metric(
         Metric(
             id=m.key,
@@ -317,6 +327,13 @@ def _steps(cat: Catalog, b: BenchmarkSummary, unit: str) -> None:
     median.change_pct = cmp.change_median_pct
     for o in b.of_which:
         _step_comparison(cat, b, o, _arm(b, o.candidate))
+        v = o.significance
+        cat.tests[("step time@mean", _arm(b, o.candidate))] = Metric(
+            id="step time@mean", name=f"mean {word} time", family="", stat="mean", unit="s", direction="lower",
+            change_pct=o.change_mean_pct, verdict={"faster": "better", "slower": "worse"}.get(v.verdict, v.verdict),
+            p_value=v.p_value, test=f"Mann-Whitney U over the per-run means ({v.runs_baseline} and {v.runs_candidate} runs)",
+            baseline=b.arm(o.baseline).mean.value, pr=b.arm(o.candidate).mean.value,
+        )
     slow = cat.metric(Metric(id="slow steps", name=f"slow {word}s", family="slow steps", stat=None, unit=""))
     mem = cat.metric(
         Metric(id="peak memory", name="peak memory", family="peak memory", stat=None, unit="GB", direction="lower")

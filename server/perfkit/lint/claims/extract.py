@@ -24,6 +24,8 @@ _P_BEFORE = re.compile(r"(?:\bp\s*(?:=|<|>|≤|≥)\s*|\bp-value (?:of )?)$", re
 _PER_RUN = re.compile(r"\b(?:in|of) run \d+|\bper[- ]run\b|\beach run\b|\bone run\b|\bin runs?\b", re.I)
 _RANGE_BEFORE = re.compile(r"\b(?:ranges?|ranging|between|interval|CI|spread|varies|varied)\b", re.I)
 _ARM_AFTER = re.compile(r"[^\d,;:()]{0,24}")
+_SPEED = re.compile(r"\b(?:faster|slower|quicker|speed-?ups?|slowdowns?)\b", re.I)
+_BY_BEFORE = re.compile(r"\bby\s+$")
 _OF_COUNT = re.compile(r"\d\s+of\s+$")
 _OF_AFTER = re.compile(r"\s+of\s+\d")
 _ATTACH_BACK = re.compile(r"^(?:on|at|by|in|for) the $", re.I)
@@ -169,13 +171,18 @@ def _form(f: nums.Figure, text: str, piece: Piece) -> str | None:
             return "diff"
     elif f.text[:1] in "+-":
         return "diff"
+    if _BY_BEFORE.search(before) and f.unit not in ("%", "x"):
+        return "diff"  # "drops by 876 ms": the difference, not a level
     return "level"
 
 
 def _figures(text: str) -> list[tuple[nums.Figure, bool, str]]:
     """(figure, whether a multiplier in words, the direction a multiplier verb says), in text order."""
     words = []
+    holes = [(m.start(), m.end()) for m in nums.PLACEHOLDER_RE.finditer(text)] if "<" in text else []
     for m in vocab.MULTIPLIER_RE.finditer(text):
+        if holes and any(a <= m.start() < b for a, b in holes):
+            continue  # perfkit's own placeholder: the user's words go there
         value, way = vocab.multiplier(m)
         if value:
             words.append((nums.Figure(0, m.start(), m.end(), m.group(0), m.group(0), value, 0, "x", False), True, way))
@@ -279,6 +286,9 @@ def read(piece: Piece, voc: Vocabulary) -> list[Claim]:
     word_spans = _Spans(words)
     free_spans = _Spans([(s.start(), s.end(), s) for s in free])
     fig_starts = [t[0].start for t in figs]
+    speed_spans = _Spans([(m.start(), m.end(), True) for m in _SPEED.finditer(text)])
+    fams = tuple(dict.fromkeys(voc.cat.metrics[h].family for h in voc.cat.headline if h in voc.cat.metrics))
+    headline = Mention(0, 0, fams, True) if fams else None
     per_run_spans = _Spans([(m.start(), m.end(), True) for m in _PER_RUN.finditer(text)])
     out: list[Claim] = []
     carried: Mention | None = None
@@ -299,6 +309,8 @@ def read(piece: Piece, voc: Vocabulary) -> list[Claim]:
             men = carried
         sign = f.text[:1] if f.text[:1] in "+-" else ""
         claim = Claim(piece, f.start, f.end, f.text, f.value, f.decimals, f.unit, sign, form, way=way, spoken=spoken)
+        if men is None and form in ("factor", "pct") and speed_spans.nearest(f.start, lo, hi) is not None:
+            men = headline  # "this PR is 1.15x faster": the headline metrics
         if isinstance(men, Mention):
             claim.families = men.families
             claim.family_words = text[men.start : men.end] if men.end > men.start else piece.row

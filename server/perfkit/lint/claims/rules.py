@@ -133,9 +133,8 @@ def _named_metrics(cat: Catalog, voc: extract.Vocabulary, text: str) -> list[Met
     stats = list(vocab.STAT_RE.finditer(text))
     extract._adjacent_stats(text, mentions, stats)
     out: list[Metric] = []
-    for m in mentions:
-        if not m.strong:
-            continue
+    strong = [m for m in mentions if m.strong] or mentions  # "each step" only where nothing stronger is named
+    for m in strong:
         ids, _ = check.metric_ids(cat, m.families, m.stat)
         out += [cat.metrics[i] for i in ids if cat.metrics[i] not in out]
     return out
@@ -164,9 +163,17 @@ def _unchanged(doc: Doc, cat: Catalog, voc: extract.Vocabulary, piece: pieces.Pi
         s = vocab.SIGNIFICANT_RE.search(clause)
         if not u and not s:
             continue
-        named = [
-            m for m in _named_metrics(cat, voc, clause) if m.change_pct is not None and not m.id.startswith("absent:")
-        ]
+        every = _named_metrics(cat, voc, clause)
+        alone = voc.arm_re.search(clause) if voc.arm_re is not None else None
+        if alone is not None:  # "the fused losses alone": that arm's own test
+            arm = cat.arm_names[alone.group(0).lower()]
+            every = [cat.tests.get((m.id, arm), m) for m in every]
+        named = [m for m in every if m.change_pct is not None and not m.id.startswith("absent:")]
+        absent = [m for m in every if m.id.startswith("absent:")]
+        if u and absent and not named:
+            fix = f"'{u.group(0)}' about {absent[0].name}, which the campaign did not measure: cut it, or measure it"
+            out.append(_finding("unchanged", doc, piece, lo + u.start(), lo + u.end(), fix))
+            continue
         if not named:
             continue
         if u:

@@ -29,6 +29,9 @@ FAMILY_ALIASES: dict[str, tuple[str, ...]] = {
 # Words that name several families at once: a claim through them binds to any family they cover.
 GENERIC = {
     "throughput": ("throughput",),
+    "tokens/s": ("output throughput", "total throughput"),
+    "tok/s": ("output throughput", "total throughput"),
+    "tokens per second": ("output throughput", "total throughput"),
     "latency": ("ttft", "tpot", "itl", "end-to-end latency", "latency"),
     "latencies": ("ttft", "tpot", "itl", "end-to-end latency", "latency"),
 }
@@ -93,7 +96,7 @@ CHANGE_WORD_RE = re.compile(
 UNCHANGED_RE = re.compile(
     r"(?<![\w-])(?:unchanged|flat|did not change|does not change|didn't change|doesn't change|no change|"
     r"stay(?:s|ed)? (?:the same|put|level|flat)|remain(?:s|ed)? (?:the same|level|flat|unchanged)|"
-    r"(?:is|was|are|were) the same|held steady|holds steady|steady|within (?:the )?noise|on par|"
+    r"(?:is|was|are|were) the same|(?:held|holds|stays|stayed|remains|remained) steady|within (?:the )?noise|on par|"
     r"unaffected|not affected|no (?:measurable |visible |significant )?(?:change|difference|effect))(?![\w-])",
     re.I,
 )
