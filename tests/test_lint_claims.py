@@ -124,9 +124,8 @@ def test_with_a_check_listed_the_same_words_pass():
 
 
 def test_render_with_an_empty_check_list_asks_instead_of_claiming(tmp_path):
-    from target_repo import build
-
     from perfkit.publish.render import render_pr
+    from target_repo import build
 
     draft = json.loads((SERVING / "draft.json").read_text())
     draft["correctness"]["checks"] = []
@@ -168,7 +167,7 @@ def test_the_examples_titles_fit():
     prefix=st.sampled_from(["[perf]", "[<ticket>][perf]", "perf(<scope>):", ""]),
 )
 def test_the_title_fits_whenever_the_job_does(job, cause, spans, prefix):
-    """Whatever the draft's words, the title keeps within the limit unless the job alone is too long; then it says so."""
+    """Whatever the draft's words, the title keeps within the limit unless the job alone is too long, and says so."""
     from perfkit.publish.title_fit import fit
 
     parts = ["2,387 to 2,789 output tokens/s", "TTFT p99 1,583 ms to 707 ms"][:spans]
@@ -222,4 +221,3 @@ def test_lint_wording_exits_1_on_findings_0_when_clean_2_on_bad_input(tmp_path):
     assert [f["rule"] for f in json.loads(bad.stdout)["findings"]] == ["filler"]  # printed all the same
     wrong = perfkit("lint-wording", "--path", str(tmp_path / "missing.md"))
     assert wrong.returncode == 2 and "--path" in wrong.stderr
-

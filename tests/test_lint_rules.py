@@ -109,7 +109,9 @@ def _lint(text: str, rule: str):
     if rule in CLAIM_RULES:
         from perfkit.lint.lint import campaign_figures
 
-        kwargs["figures"] = campaign_figures(str(ROOT / "examples" / "campaign"), str(ROOT / "examples" / "publish" / "draft.json"))
+        kwargs["figures"] = campaign_figures(
+            str(ROOT / "examples" / "campaign"), str(ROOT / "examples" / "publish" / "draft.json")
+        )
     if rule == "unrequested-section":
         kwargs["allowed_headings"] = {"tests", "user impact", "checklist"}
         kwargs["repo_lines"] = set()

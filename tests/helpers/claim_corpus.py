@@ -517,7 +517,7 @@ def corpus(facts: Facts, seeds: range) -> list[Planted]:
     seen: set[str] = set()
     for seed in seeds:
         rng = random.Random(seed)
-        for name, fn in KINDS.items():
+        for fn in KINDS.values():
             p = fn(rng, facts)
             if p is not None and p.text not in seen:
                 seen.add(p.text)
@@ -548,13 +548,11 @@ def controls(f: Facts) -> list[str]:
         ]
         if m.base_runs:
             out.append(f"On {f.hardware} the baseline's {m.name} in run 1 is {m.show(m.base_runs[0])}.")
-            out.append(
-                f"On {f.hardware} this PR's per-run {m.name} ranges from {m.show(min(m.pr_runs))} to {m.show(max(m.pr_runs))}."
-            )
+            lo, hi = m.show(min(m.pr_runs)), m.show(max(m.pr_runs))
+            out.append(f"On {f.hardware} this PR's per-run {m.name} ranges from {lo} to {hi}.")
         if m.separated:
             out.append(f"On {f.hardware} the change in {m.name} is statistically significant.")
     for m, before, after in f.screening:
-        out.append(
-            f"On {f.hardware}, in its screening run, the change takes {m.name} from {m.show(before)} to {m.show(after)}."
-        )
+        b, a = m.show(before), m.show(after)
+        out.append(f"On {f.hardware}, in its screening run, the change takes {m.name} from {b} to {a}.")
     return out

@@ -117,7 +117,7 @@ class FigureSet:
         x = abs(f.value)
         tol = tolerance(x, f.decimals, f.unit)
         kind, factor = UNIT.get(f.unit, ("any", 1.0))
-        kinds = KINDS if kind == "any" else (kind, "any")
+        kinds: tuple[str, ...] = KINDS if kind == "any" else (kind, "any")
         if f.unit == "x" and f.decimals == 0:
             kinds = ("ratio",)  # "2x" against any unitless 2 in a report would back every round multiplier
         return any(self._near(k, x * factor, tol * factor) for k in kinds)

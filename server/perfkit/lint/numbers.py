@@ -138,7 +138,7 @@ def tolerance(value: float, decimals: int, unit: str) -> float:
     a factor near 2, not anything from 1.5 to 2.5.
     """
     places = 1 if unit == "x" and decimals == 0 else decimals
-    return 0.5 * 10 ** (-places) + 1e-9 * max(1.0, abs(value))
+    return 0.5 * 10.0 ** (-places) + 1e-9 * max(1.0, abs(value))
 
 
 def is_small_count(f: Figure) -> bool:

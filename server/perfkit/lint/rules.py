@@ -13,8 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from perfkit.lint import direction, live_text, metric_title, title_length
-from perfkit.lint.claims import rules as claim_rules
 from perfkit.lint import numbers as nums
+from perfkit.lint.claims import rules as claim_rules
 from perfkit.lint.markdown import Doc, norm_heading, paragraphs, sentences
 from perfkit.lint.models import Finding
 
@@ -378,7 +378,11 @@ def rule_duplicate_number(doc: Doc, ctx: Context) -> list[Finding]:
         seen_here: set[str] = set()
         for i in rng:
             for f in doc.figures(i):
-                if f.setup_count or nums.is_small_count(f) or _P_VALUE_BEFORE.search(doc.prose[i][max(0, f.start - 6) : f.start]):
+                if (
+                    f.setup_count
+                    or nums.is_small_count(f)
+                    or _P_VALUE_BEFORE.search(doc.prose[i][max(0, f.start - 6) : f.start])
+                ):
                     continue  # a p-value names a test: the table may mark a change with the p Details reports
                 key = f.numeral
                 if key in first and first[key][0] != name and key not in seen_here:
@@ -703,7 +707,9 @@ def rule_no_checks(doc: Doc, ctx: Context) -> list[Finding]:
     )
     if start is None:
         return []
-    end = next((j for j in range(start + 1, len(doc.lines)) if doc.heading[j] or "<details" in doc.lines[j]), len(doc.lines))
+    end = next(
+        (j for j in range(start + 1, len(doc.lines)) if doc.heading[j] or "<details" in doc.lines[j]), len(doc.lines)
+    )
     rows = [j for j in range(start + 1, end) if doc.table[j]][2:]  # past the header and its separator
     if any(not all(_PLACEHOLDER_CELL_RE.match(c) for c in doc.lines[j].strip().strip("|").split("|")) for j in rows):
         return []

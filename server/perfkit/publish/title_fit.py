@@ -5,8 +5,9 @@ The full form is `<prefix> <job> on <hardware>: <headline> at <world size>, most
 titles in a list of pull requests, where about 100 characters show, so when the full form is longer
 (counting the prefix the repo's title rule or the draft gives it), parts go in this order, each only
 while the title is still too long: the second headline span, the world size or parallelism (the
-hardware already names the GPUs), then the cause, which says what was wrong and goes last. A warning names what went, so the user can shorten the job or the cause
-in the draft and keep it. perfkit.lint.title_length holds the limit lint_wording checks.
+hardware already names the GPUs), then the cause, which says what was wrong and goes last. A
+warning names what went, so the user can shorten the job or the cause in the draft and keep it.
+perfkit.lint.title_length holds the limit lint_wording checks.
 """
 
 from __future__ import annotations

@@ -269,9 +269,18 @@ def _metric(cat: Catalog, b: BenchmarkSummary, m: Any, arm: str) -> None:
     test = f"Mann-Whitney U over the per-run {m.name} ({len(m.baseline.per_run)} and {len(m.candidate.per_run)} runs)"
     if arm != "pr":
         cat.tests[(m.key, arm)] = Metric(
-            id=m.key, name=m.name, family="", stat=None, unit=m.unit, direction=m.direction,
-            change_pct=m.change_pct, verdict=m.verdict, p_value=m.p_value, test=test,
-            baseline=m.baseline.estimate.value, pr=m.candidate.estimate.value,
+            id=m.key,
+            name=m.name,
+            family="",
+            stat=None,
+            unit=m.unit,
+            direction=m.direction,
+            change_pct=m.change_pct,
+            verdict=m.verdict,
+            p_value=m.p_value,
+            test=test,
+            baseline=m.baseline.estimate.value,
+            pr=m.candidate.estimate.value,
         )
     metric = cat.metric(
         Metric(
@@ -329,10 +338,18 @@ def _steps(cat: Catalog, b: BenchmarkSummary, unit: str) -> None:
         _step_comparison(cat, b, o, _arm(b, o.candidate))
         v = o.significance
         cat.tests[("step time@mean", _arm(b, o.candidate))] = Metric(
-            id="step time@mean", name=f"mean {word} time", family="", stat="mean", unit="s", direction="lower",
-            change_pct=o.change_mean_pct, verdict={"faster": "better", "slower": "worse"}.get(v.verdict, v.verdict),
-            p_value=v.p_value, test=f"Mann-Whitney U over the per-run means ({v.runs_baseline} and {v.runs_candidate} runs)",
-            baseline=b.arm(o.baseline).mean.value, pr=b.arm(o.candidate).mean.value,
+            id="step time@mean",
+            name=f"mean {word} time",
+            family="",
+            stat="mean",
+            unit="s",
+            direction="lower",
+            change_pct=o.change_mean_pct,
+            verdict={"faster": "better", "slower": "worse"}.get(v.verdict, v.verdict),
+            p_value=v.p_value,
+            test=f"Mann-Whitney U over the per-run means ({v.runs_baseline} and {v.runs_candidate} runs)",
+            baseline=b.arm(o.baseline).mean.value,
+            pr=b.arm(o.candidate).mean.value,
         )
     slow = cat.metric(Metric(id="slow steps", name=f"slow {word}s", family="slow steps", stat=None, unit=""))
     mem = cat.metric(

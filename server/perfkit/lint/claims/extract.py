@@ -240,126 +240,155 @@ def read(piece: Piece, voc: Vocabulary) -> list[Claim]:
     """The claims of one piece of text."""
     if piece.kind == "chart":
         return []
-    text = piece.text
-    figs = _figures(text)
+    figs = _figures(piece.text)
     if not figs:
         return []
-    mentions = voc.mentions(text)
-    stats = [s for s in vocab.STAT_RE.finditer(text)]
-    over_runs = [(m.start(), m.end()) for m in vocab.OVER_RUNS_RE.finditer(text)]
-    stats = [s for s in stats if not any(a <= s.start() < b for a, b in over_runs)]
-    used = _adjacent_stats(text, mentions, stats)
-    free = [s for k, s in enumerate(stats) if k not in used]
-    arms = [(m.start(), m.end(), "baseline" if m.group("baseline") else "pr") for m in vocab.ARM_RE.finditer(text)]
-    other_arms = (
-        [(m.start(), m.end(), voc.cat.arm_names[m.group(0).lower()]) for m in voc.arm_re.finditer(text)]
-        if voc.arm_re
-        else []
-    )
-    words = [
-        (m.start(), m.end(), next(g for g in ("up", "down", "good", "bad") if m.group(g)))
-        for m in vocab.CHANGE_WORD_RE.finditer(text)
-    ]
-    measured = bool(vocab.MEASUREMENT_RE.search(text) or vocab.MEASUREMENT_RE.search(piece.lead))
-    measured = measured or piece.table == "commits"
-    row_mentions: list[Mention] = []
-    row_arm: str | None = None
-    of_which = False
-    if piece.kind == "cell" and piece.column:
-        row_mentions = voc.mentions(piece.row)
-        row_stats = list(vocab.STAT_RE.finditer(piece.row))
-        _adjacent_stats(piece.row, row_mentions, row_stats)
-        of_which = piece.row.lower().startswith("of which")
-        if voc.arm_re is not None and of_which:
+    return _Reader(piece, voc, figs).claims()
+
+
+class _Row:
+    """What a table cell takes from its row: the metric its label names, the arm of an 'of which' row."""
+
+    def __init__(self, piece: Piece, voc: Vocabulary) -> None:
+        self.mentions: list[Mention] = []
+        self.arm: str | None = None
+        self.of_which = False
+        if piece.kind != "cell" or not piece.column:
+            return
+        self.mentions = voc.mentions(piece.row)
+        stats = list(vocab.STAT_RE.finditer(piece.row))
+        _adjacent_stats(piece.row, self.mentions, stats)
+        self.of_which = piece.row.lower().startswith("of which")
+        if voc.arm_re is not None and self.of_which:
             hit = voc.arm_re.search(piece.row)
-            row_arm = voc.cat.arm_names[hit.group(0).lower()] if hit else None
-        if not any(s for s in row_stats) and not row_mentions and piece.table == "result":
-            row_mentions = [Mention(0, 0, tuple({voc.cat.metrics[h].family for h in voc.cat.headline[:1]}), True)]
-        if row_mentions and row_mentions[0].stat is None and row_stats:
-            row_mentions[0].stat = vocab.stat_of(row_stats[0])
-    clauses = _clauses(text)
-    starts = [a for a, _ in clauses]
-    strong_spans = _Spans([(m.start, m.end, m) for m in mentions if m.strong])
-    weak_spans = _Spans([(m.start, m.end, m) for m in mentions])
-    arm_spans = _Spans(arms)
-    other_spans = _Spans(other_arms)
-    word_spans = _Spans(words)
-    free_spans = _Spans([(s.start(), s.end(), s) for s in free])
-    fig_starts = [t[0].start for t in figs]
-    speed_spans = _Spans([(m.start(), m.end(), True) for m in _SPEED.finditer(text)])
-    fams = tuple(dict.fromkeys(voc.cat.metrics[h].family for h in voc.cat.headline if h in voc.cat.metrics))
-    headline = Mention(0, 0, fams, True) if fams else None
-    per_run_spans = _Spans([(m.start(), m.end(), True) for m in _PER_RUN.finditer(text)])
-    out: list[Claim] = []
-    carried: Mention | None = None
-    for f, spoken, way in figs:
-        form = _form(f, text, piece)
-        if form is None:
-            continue
-        ci = max(bisect.bisect_right(starts, f.start) - 1, 0)
-        lo, hi = clauses[ci]
-        men = strong_spans.nearest(f.start, lo, hi)
-        if men is None and (f.unit not in ("", "%") or form == "factor"):
-            men = weak_spans.nearest(f.start, lo, hi)  # "a step", "steps": only for a time or a factor
-        if men is None and row_mentions:
-            men = row_mentions[0]
+            self.arm = voc.cat.arm_names[hit.group(0).lower()] if hit else None
+        if not stats and not self.mentions and piece.table == "result":  # "of which" rows: the headline metric
+            cat = voc.cat
+            self.mentions = [Mention(0, 0, tuple({cat.metrics[h].family for h in cat.headline[:1]}), True)]
+        if self.mentions and self.mentions[0].stat is None and stats:
+            self.mentions[0].stat = vocab.stat_of(stats[0])
+
+
+class _Reader:
+    """One piece's words, indexed by position: each figure reads its metric, statistic and arm from them."""
+
+    def __init__(self, piece: Piece, voc: Vocabulary, figs: list[tuple[nums.Figure, bool, str]]) -> None:
+        text = self.text = piece.text
+        self.piece, self.voc, self.figs = piece, voc, figs
+        mentions = self.mentions = voc.mentions(text)
+        over_runs = [(m.start(), m.end()) for m in vocab.OVER_RUNS_RE.finditer(text)]
+        stats = [s for s in vocab.STAT_RE.finditer(text) if not any(a <= s.start() < b for a, b in over_runs)]
+        used = _adjacent_stats(text, mentions, stats)
+        self.free = _Spans([(s.start(), s.end(), s) for k, s in enumerate(stats) if k not in used])
+        self.strong = _Spans([(m.start, m.end, m) for m in mentions if m.strong])
+        self.weak = _Spans([(m.start, m.end, m) for m in mentions])
+        self.arms = _Spans(
+            [(m.start(), m.end(), "baseline" if m.group("baseline") else "pr") for m in vocab.ARM_RE.finditer(text)]
+        )
+        alone = voc.arm_re.finditer(text) if voc.arm_re else iter(())
+        self.other = _Spans([(m.start(), m.end(), voc.cat.arm_names[m.group(0).lower()]) for m in alone])
+        self.words = _Spans(
+            [
+                (m.start(), m.end(), next(g for g in ("up", "down", "good", "bad") if m.group(g)))
+                for m in vocab.CHANGE_WORD_RE.finditer(text)
+            ]
+        )
+        self.speed = _Spans([(m.start(), m.end(), True) for m in _SPEED.finditer(text)])
+        self.per_run = _Spans([(m.start(), m.end(), True) for m in _PER_RUN.finditer(text)])
+        self.fig_starts = [t[0].start for t in figs]
+        self.clauses = _clauses(text)
+        self.starts = [a for a, _ in self.clauses]
+        fams = tuple(dict.fromkeys(voc.cat.metrics[h].family for h in voc.cat.headline if h in voc.cat.metrics))
+        self.headline = Mention(0, 0, fams, True) if fams else None
+        self.row = _Row(piece, voc)
+        measured = vocab.MEASUREMENT_RE.search(text) or vocab.MEASUREMENT_RE.search(piece.lead)
+        self.measured = bool(measured) or piece.table == "commits"
+        self.carried: Mention | None = None
+
+    def claims(self) -> list[Claim]:
+        out: list[Claim] = []
+        for f, spoken, way in self.figs:
+            form = _form(f, self.text, self.piece)
+            if form is None:
+                continue
+            ci = max(bisect.bisect_right(self.starts, f.start) - 1, 0)
+            lo, hi = self.clauses[ci]
+            sign = f.text[:1] if f.text[:1] in "+-" else ""
+            c = Claim(self.piece, f.start, f.end, f.text, f.value, f.decimals, f.unit, sign, form, way=way)
+            c.spoken, c.clause, c.measurement_named = spoken, (lo, hi), self.measured
+            self._metric(c, lo, hi)
+            self._stat(c, lo, hi)
+            if self.piece.kind == "cell":
+                self._cell_arm(c)
+            else:
+                self._prose_arm(c, lo, hi)
+            word = self.words.nearest(f.start, lo, hi)
+            c.word = word if isinstance(word, str) else ""
+            out.append(c)
+        _pairs(self.text, out)
+        return out
+
+    def _metric(self, c: Claim, lo: int, hi: int) -> None:
+        """The nearest name in the clause, else the row's, else one named earlier in the sentence."""
+        men = self.strong.nearest(c.start, lo, hi)
+        if men is None and (c.unit not in ("", "%") or c.form == "factor"):
+            men = self.weak.nearest(c.start, lo, hi)  # "a step", "steps": only for a time or a factor
+        if men is None and self.row.mentions:
+            men = self.row.mentions[0]
         if men is None:
-            men = strong_spans.last_before(lo, 0)  # named in an earlier clause: "Output throughput: 2,387 before"
-        if men is None and carried is not None:
-            men = carried
-        sign = f.text[:1] if f.text[:1] in "+-" else ""
-        claim = Claim(piece, f.start, f.end, f.text, f.value, f.decimals, f.unit, sign, form, way=way, spoken=spoken)
-        if men is None and form in ("factor", "pct") and speed_spans.nearest(f.start, lo, hi) is not None:
-            men = headline  # "this PR is 1.15x faster": the headline metrics
+            men = self.strong.last_before(lo, 0)  # named in an earlier clause: "Output throughput: 2,387 before"
+        if men is None:
+            men = self.carried
+        if men is None and c.form in ("factor", "pct") and self.speed.nearest(c.start, lo, hi) is not None:
+            men = self.headline  # "this PR is 1.15x faster": the headline metrics
         if isinstance(men, Mention):
-            claim.families = men.families
-            claim.family_words = text[men.start : men.end] if men.end > men.start else piece.row
-            claim.stat = men.stat
-            carried = men
-        back = free_spans.first_after(f.end, hi)
-        nxt = bisect.bisect_right(fig_starts, f.start)
-        next_fig = fig_starts[nxt] if nxt < len(fig_starts) else hi
+            c.families = men.families
+            c.family_words = self.text[men.start : men.end] if men.end > men.start else self.piece.row
+            c.stat = men.stat
+            self.carried = men
+
+    def _stat(self, c: Claim, lo: int, hi: int) -> None:
+        """'on the median' after the figure wins; else the name's own statistic; else one said before it."""
+        back = self.free.first_after(c.end, hi)
+        nxt = bisect.bisect_right(self.fig_starts, c.start)
+        next_fig = self.fig_starts[nxt] if nxt < len(self.fig_starts) else hi
         if (
             isinstance(back, re.Match)
             and back.start() < next_fig
-            and _ATTACH_BACK.search(text[max(0, back.start() - 7) : back.start()])
+            and _ATTACH_BACK.search(self.text[max(0, back.start() - 7) : back.start()])
         ):
-            claim.stat = vocab.stat_of(back)
-        elif claim.stat is None:
-            prior = free_spans.last_before(f.start, lo)
+            c.stat = vocab.stat_of(back)
+        elif c.stat is None:
+            prior = self.free.last_before(c.start, lo)
             if isinstance(prior, re.Match):
-                claim.stat = vocab.stat_of(prior)
-        if piece.kind == "cell":
-            claim.arm = row_arm if (row_arm and piece.column == "this pr") else _cell_arm(piece)
-            if form in ("pct", "factor", "diff") and row_arm:
-                claim.arm = row_arm
-            if of_which and not row_arm and claim.arm != "baseline":
-                claim.arm = None  # an arm measuring one change alone, by a name the draft did not give
-            claim.per_run = piece.table == "result" and "(" in text[: f.start] and form == "level"
+                c.stat = vocab.stat_of(prior)
+
+    def _cell_arm(self, c: Claim) -> None:
+        row = self.row
+        c.arm = row.arm if (row.arm and self.piece.column == "this pr") else _cell_arm(self.piece)
+        if c.form in ("pct", "factor", "diff") and row.arm:
+            c.arm = row.arm
+        if row.of_which and not row.arm and c.arm != "baseline":
+            c.arm = None  # an arm measuring one change alone, by a name the draft did not give
+        c.per_run = self.piece.table == "result" and "(" in self.text[: c.start] and c.form == "level"
+
+    def _prose_arm(self, c: Claim, lo: int, hi: int) -> None:
+        """Words for a side right after the figure, else the nearest in the clause, else an earlier clause's."""
+        named = self.arms.nearest(c.start, lo, hi)
+        right_after = self.arms.first_after(c.end, hi)
+        k = bisect.bisect_left(self.arms.starts, c.end)
+        if isinstance(right_after, str) and _ARM_AFTER.fullmatch(self.text[c.end : self.arms.items[k][0]]):
+            named = right_after  # "2,789 tok/s before", "707 ms with this PR"
+        if named is None:
+            named = self.arms.last_before(lo, 0)
+        other = self.other.nearest(c.start, lo, hi)
+        if c.form in ("pct", "factor", "diff", "p"):
+            c.arm = other if isinstance(other, str) else None
+        elif isinstance(other, str) and named != "baseline":
+            c.arm = other
         else:
-            right_after = arm_spans.first_after(f.end, hi)
-            named = arm_spans.nearest(f.start, lo, hi)
-            k = bisect.bisect_left(arm_spans.starts, f.end)
-            if isinstance(right_after, str) and _ARM_AFTER.fullmatch(text[f.end : arm_spans.items[k][0]]):
-                named = right_after  # "2,789 tok/s before", "707 ms with this PR"
-            if named is None:
-                prev = arm_spans.last_before(lo, 0)
-                named = prev if isinstance(prev, str) else None
-            other = other_spans.nearest(f.start, lo, hi)
-            if form in ("pct", "factor", "diff", "p"):
-                claim.arm = other if isinstance(other, str) else None
-            elif isinstance(other, str) and named != "baseline":
-                claim.arm = other
-            else:
-                claim.arm = named if isinstance(named, str) else None
-            claim.per_run = per_run_spans.nearest(f.start, lo, hi) is not None
-        word = word_spans.nearest(f.start, lo, hi)
-        claim.word = word if isinstance(word, str) else ""
-        claim.measurement_named = measured
-        claim.clause = (lo, hi)
-        out.append(claim)
-    _pairs(text, out)
-    return out
+            c.arm = named if isinstance(named, str) else None
+        c.per_run = self.per_run.nearest(c.start, lo, hi) is not None
 
 
 def _pairs(text: str, claims: list[Claim]) -> None:
