@@ -38,6 +38,9 @@ REVIEWED_DYNAMIC = {
     "perfkit.cli_render:other_arguments": "escaped argument names between fixed lookarounds: a substring search",
     "perfkit.cli_render:tool_words": "escaped tool names between fixed lookarounds: a substring search",
     "perfkit.culprit.highlights:<module>": "module-level patterns: timed through the imported module",
+    "perfkit.lint.claims.extract:__init__": "the campaign's metric and arm names, escaped, between fixed lookarounds: "
+    "a substring search",
+    "perfkit.lint.claims.vocab:<module>": "module-level patterns: timed through the imported module",
     "perfkit.lint.numbers:<module>": "module-level patterns: timed through the imported module",
     "perfkit.lint.rules:_job_spans": "module-level job patterns handed in: timed through the imported module",
     "perfkit.lint.rules:_w": "word lists joined between lookarounds: timed through the imported module",

@@ -14,7 +14,7 @@ from perfkit.lint.models import Finding
 TITLE_MAX_CHARS = 100
 MAX_SPANS = 2
 PLACEHOLDER_CHARS = 10  # a <placeholder> counts as the few words the user will put there
-_SPAN_RE = re.compile(r"\d[\d,.]*\s?[^\s,]*\s+to\s+\d")
+_SPAN_RE = re.compile(r"(?<![\d,.])\d[\d,.]*+\s?[^\s,]*+\s++to\s++\d")
 _PLACEHOLDER_RE = re.compile(r"<[^<>\n]{1,160}>")
 
 
