@@ -7,7 +7,10 @@ were at the commit given by --before (default: the last commit before the rewrit
 exported with `git archive` into a temporary folder. Times are the child's CPU time, so other load on
 a shared machine does not inflate them; a run past --timeout (wall clock) is reported as such. A
 linear implementation shows time doubling with size; the old one grew with the cube of a paragraph's
-length. Usage: python bench/bench_lint_scaling.py [--before SHA] [--timeout S] [--out FILE]
+length. With --campaign (and --draft), this tree runs twice instead, without and with the campaign's
+figures, so every sentence is also read as claims and bound to the data (perfkit.lint.claims); the
+sentences then alternate a step and a serving figure ("TTFT p99 fell from 1,583 ms to 707 ms.").
+Usage: python bench/bench_lint_scaling.py [--before SHA] [--campaign DIR [--draft FILE]] [--timeout S] [--out FILE]
 """
 
 from __future__ import annotations
@@ -27,17 +30,24 @@ import sys, time
 sys.path.insert(0, sys.argv[1])
 from perfkit.lint.lint import lint_text
 size = int(sys.argv[2])
-lint_text("# warm up\\n", "pr")  # the rules compile their patterns on first use
+figures = None
+if len(sys.argv) > 3:  # a campaign (and its draft): every claim is bound to its data
+    from perfkit.lint.lint import campaign_figures
+    figures = campaign_figures(sys.argv[3], sys.argv[4] if len(sys.argv) > 4 and sys.argv[4] else None)
+lint_text("# warm up\\n\\nStep 1 took 1.23 s.\\n", "pr", figures)  # patterns compile on first use
 text = "# [perf] job on 8 H100: 1.23 s to 0.98 s per step at world size 8, mostly from x\\n\\n## Summary\\n\\n"
 n = length = 0
 parts = []
 while length < size:
-    parts.append("Step %d took 1.23 s. " % n)
+    if figures is not None and n % 2:
+        parts.append("TTFT p99 fell from 1,583 ms to 707 ms on 8 H100, %d. " % n)
+    else:
+        parts.append("Step %d took 1.23 s. " % n)
     length += len(parts[-1])
     n += 1
 text += "".join(parts)[:size]
 t = time.process_time()
-lint_text(text, "pr")
+lint_text(text, "pr", figures)
 print(time.process_time() - t)
 """
 
@@ -56,11 +66,14 @@ Reproduce with `python bench/bench_lint_scaling.py --timeout {timeout:.0f} --out
 """
 
 
-def run(src: Path, size: int, timeout: float) -> float | None:
+def run(src: Path, size: int, timeout: float, campaign: list[str] | None = None) -> float | None:
     code = CHILD
     try:
         out = subprocess.run(
-            [sys.executable, "-c", code, str(src), str(size)], capture_output=True, text=True, timeout=timeout
+            [sys.executable, "-c", code, str(src), str(size), *(campaign or [])],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
         )
     except subprocess.TimeoutExpired:
         return None
@@ -88,7 +101,11 @@ def main() -> None:
     ap.add_argument("--max-kb", type=float, default=2048)
     ap.add_argument("--quick", action="store_true", help="sizes up to 96 KB and a 30 s timeout (bench/run_all.py)")
     ap.add_argument("--out", help="also write the markdown to this file")
+    ap.add_argument("--campaign", help="a campaign folder: compare this tree without and with its figures")
+    ap.add_argument("--draft", default="", help="with --campaign: the draft whose benchmark options to read it with")
     args = ap.parse_args()
+    if args.campaign:
+        return claims_table(args)
     if args.quick:
         args.max_kb, args.timeout = min(args.max_kb, 96), min(args.timeout, 30.0)
     rows = ["| text size | this tree | before (" + args.before + ") | before / now |", "|---|---|---|---|"]
@@ -105,6 +122,35 @@ def main() -> None:
     table = "\n".join(rows) + "\n"
     if args.out:
         Path(args.out).write_text(HEADER.format(before=args.before, timeout=args.timeout) + table)
+    print(table)
+
+
+CLAIMS_HEADER = """\
+# Performance: lint_wording with the campaign's figures against the size of the text
+
+One paragraph of short sentences alternating a step figure ("Step 12 took 1.23 s.") and a serving
+claim ("TTFT p99 fell from 1,583 ms to 707 ms on 8 H100, 13."), linted with every rule (lint_text in
+process, CPU time of a child process per size), without the campaign and with `{campaign}`, whose
+figures every sentence is then bound to (the claim rules). Reading the campaign is not timed.
+
+Reproduce with `python bench/bench_lint_scaling.py --campaign {campaign} {draft}--out {out}`.
+
+"""
+
+
+def claims_table(args: argparse.Namespace) -> None:
+    rows = ["| text size | no campaign | with the campaign | with / without |", "|---|---|---|---|"]
+    for kb in [k for k in SIZES_KB if k <= min(args.max_kb, 512)]:
+        size = int(kb * 1024)
+        bare = run(ROOT / "server", size, args.timeout)
+        bound = run(ROOT / "server", size, args.timeout, [args.campaign, args.draft])
+        ratio = f"{bound / bare:.1f}x" if bare and bound is not None else "n/a"
+        rows.append(f"| {kb:g} KB | {cell(bare, args.timeout)} | {cell(bound, args.timeout)} | {ratio} |")
+        print(rows[-1], file=sys.stderr, flush=True)
+    table = "\n".join(rows) + "\n"
+    if args.out:
+        draft = f"--draft {args.draft} " if args.draft else ""
+        Path(args.out).write_text(CLAIMS_HEADER.format(campaign=args.campaign, draft=draft, out=args.out) + table)
     print(table)
 
 

@@ -212,7 +212,6 @@ def rule_direction(doc: Doc, ctx: Any) -> list[Finding]:
         if not line.strip():
             continue
         masked = _DIRECTION_PHRASE.sub(lambda m: " " * len(m.group(0)), line)
-        figs = doc.figures(i)
         pieces = [(0, len(masked))] if doc.table[i] else _pieces(masked)
         carried: list[Fact] = []
         for ps, pe in pieces:
@@ -220,7 +219,7 @@ def rule_direction(doc: Doc, ctx: Any) -> list[Finding]:
             out += _internal(doc, i, text, ps)
             if not facts:
                 continue
-            clause_figs = [f for f in figs if ps <= f.start < pe]
+            clause_figs = doc.figures_between(i, ps, pe)  # a bisection: a long line stays linear
             named = _facts_in(text, facts) or _by_value(clause_figs, facts) or carried
             out += _against(doc, i, text, ps, named, clause_figs)
             carried = named
