@@ -33,14 +33,14 @@ def fit(
         steps.append(("the second headline figure", spans[:1], at, cause))
     if at:
         said = " (the GPU count says it)" if at_repeats_count else ""
-        steps.append((f"'at {at}'{said}", spans[:1], None, cause))
+        steps.append((f"'at {at}'{said}", spans[:1], None, cause))  # said only when it was not redundant
     steps.append(("the largest cause", spans[:1], None, None))
     left: list[str] = []
     title = _join(prefix, job, hardware, spans, at, cause)
     for what, s, a, c in steps:
         title = _join(prefix, job, hardware, s, a, c)
-        if what:
-            left.append(what)
+        if what and not what.endswith("(the GPU count says it)"):
+            left.append(what)  # a world size that repeats the GPU count goes without a word: nothing is lost
         if length(title) <= TITLE_MAX_CHARS:
             break
     warnings = []
