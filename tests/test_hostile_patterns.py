@@ -34,9 +34,9 @@ REVIEWED_DYNAMIC = {
     "perfkit.changes.lookup:_word_re": "an alternation of escaped literal words between fixed lookarounds",
     "perfkit.changes.lookup:import_uses": "an alternation of escaped module names after fixed anchored prefixes",
     "perfkit.changes.removal:judge": r"one escaped name between \b: a substring search",
-    "perfkit.cli_render:argument_words": "escaped argument names between fixed lookarounds: a substring search",
-    "perfkit.cli_render:other_arguments": "escaped argument names between fixed lookarounds: a substring search",
-    "perfkit.cli_render:tool_words": "escaped tool names between fixed lookarounds: a substring search",
+    "perfkit.cli.terms:argument_words": "escaped argument names between fixed lookarounds: a substring search",
+    "perfkit.cli.terms:other_arguments": "escaped argument names between fixed lookarounds: a substring search",
+    "perfkit.cli.terms:tool_words": "escaped tool names between fixed lookarounds: a substring search",
     "perfkit.culprit.highlights:<module>": "module-level patterns: timed through the imported module",
     "perfkit.lint.claims.extract:__init__": "the campaign's metric and arm names, escaped, between fixed lookarounds: "
     "a substring search",
