@@ -41,7 +41,8 @@ NUMBER_RE = re.compile(
     r"(?<![\w.\-/:#$@~])"
     r"(?P<sign>[-+])?"
     r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
-    r"(?P<unit>\s?(?:%|x(?![A-Za-z0-9])|×|ms\b|µs\b|us\b|s\b|sec\b|seconds?\b|GB\b|GiB\b|MB\b|MiB\b|TB\b|min\b|minutes?\b|h\b|hours?\b))?"
+    r"(?P<unit>\s?(?:%|percent\b|per cent\b|x(?![A-Za-z0-9])|×|ms\b|µs\b|us\b|s\b|sec\b|seconds?\b|"
+    r"GB\b|GiB\b|MB\b|MiB\b|TB\b|min\b|minutes?\b|h\b|hours?\b))?"
     r"(?![\w]|\.\d|,\d{3}|-\d|:\d)"
 )
 _HW_AFTER_RE = re.compile(
@@ -79,6 +80,8 @@ def unit_of(raw: str) -> str:
     u = raw.strip()
     return {
         "×": "x",
+        "percent": "%",
+        "per cent": "%",
         "sec": "s",
         "second": "s",
         "seconds": "s",

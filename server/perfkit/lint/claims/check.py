@@ -91,6 +91,11 @@ def fits(cat: Catalog, d: Datum, claim: Claim, ids: list[str] | None) -> bool:
     """Whether a datum is what the claim's words say (its value aside)."""
     if ids is not None and d.metric not in ids:
         return False
+    commit = claim.piece.commit
+    if commit and claim.form in ("pct", "factor", "diff"):  # a per-commit row: that commit's own screening
+        sha = d.measurement.split()[-1] if d.measurement else ""
+        if not sha or not (sha.startswith(commit) or commit.startswith(sha)):
+            return False
     if not _form_fits(cat, d, claim):
         return False
     if claim.arm is None:
@@ -138,7 +143,8 @@ def _words(claim: Claim, cat: Catalog, ids: list[str]) -> str:
     names = sorted({cat.metrics[i].name for i in ids}) if ids else [claim.family_words or "this figure"]
     what = " or ".join(names) if len(names) <= 3 else claim.family_words or " or ".join(claim.families or ())
     if claim.form == "pct":
-        return f"the change of {what}"
+        alone = f" in the screening of `{claim.piece.commit[:12]}`" if claim.piece.commit else ""
+        return f"the change of {what}{alone}"
     if claim.form == "factor":
         return f"{what} as a factor"
     if claim.arm and claim.form in ("level", "count"):

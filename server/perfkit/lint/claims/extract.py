@@ -185,7 +185,10 @@ def _figures(text: str) -> list[tuple[nums.Figure, bool, str]]:
             continue  # perfkit's own placeholder: the user's words go there
         value, way = vocab.multiplier(m)
         if value:
-            words.append((nums.Figure(0, m.start(), m.end(), m.group(0), m.group(0), value, 0, "x", False), True, way))
+            digits = re.search(r"\d+(?:\.(\d+))?", m.group(0))  # "2.2-fold" is written to one decimal
+            places = len(digits.group(1) or "") if digits else 0
+            figure = nums.Figure(0, m.start(), m.end(), m.group(0), m.group(0), value, places, "x", False)
+            words.append((figure, True, way))
     taken = [(f.start, f.end) for f, _, _ in words]
     out = list(words)
     for f in nums.figures_in(0, text):

@@ -28,6 +28,7 @@ class Piece:
     arm: str = ""  # a chart line: the arm its legend names ('baseline', 'pr') or ''
     values: list[tuple[float, int, int, str]] = field(default_factory=list)  # a chart line: (value, col, end, text)
     lead: str = ""  # a list item: the paragraph that introduces the list ("Tried and not kept:")
+    commit: str = ""  # a cell of the per-commit table: the commit its row names
 
     def at(self, offset: int) -> tuple[int, int]:
         """(line, column) of a character of text."""
@@ -67,15 +68,19 @@ def _table(doc: Doc, unit: list[int], section: str) -> list[Piece]:
         if all(set(doc.prose[i][a:b].strip()) <= set("-: ") for a, b in spans):
             continue  # the separator line
         label = doc.prose[i][spans[0][0] : spans[0][1]].strip() if spans else ""
+        sha = _SHA_RE.search(doc.code[i][spans[0][0] : spans[0][1]]) if spans and kind == "commits" else None
         for k, (a, b) in enumerate(spans):
             text = doc.prose[i][a:b]
             if not text.strip():
                 continue
             column = header[k] if k < len(header) else ""
-            out.append(Piece("cell", text, [(0, i, a)], section, label, column, kind))
+            piece = Piece("cell", text, [(0, i, a)], section, label, column, kind)
+            piece.commit = sha.group(0).lower() if sha else ""
+            out.append(piece)
     return out
 
 
+_SHA_RE = re.compile(r"(?<![0-9A-Za-z])[0-9a-fA-F]{7,40}(?![0-9A-Za-z])")
 _ITEM_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _LEGEND_RE = re.compile(r"line (\d+): ([^;)]+)", re.I)
 _CHART_LINE_RE = re.compile(r"^\s*(?:line|bar)\s*\[(.*)\]\s*$")

@@ -84,9 +84,10 @@ MEASUREMENT_RE = re.compile(
 CHANGE_WORD_RE = re.compile(
     r"(?<![\w-])(?:"
     r"(?P<up>rose|rises|risen|rising|increase[sd]?|increasing|grew|grows|grown|higher|gains?|gained|went up|"
-    r"raises|raised)"
+    r"raises|raised|climb(?:s|ed)?|(?:is|are|was|were|goes|go|comes?|came) up)"
     r"|(?P<down>fell|falls|fallen|falling|drop(?:s|ped)?|decrease[sd]?|decreasing|declined?|declines|"
-    r"lower(?:s|ed)?|shrank|shrinks|loss(?:es)?|lost|went down|cuts?)"
+    r"lower(?:s|ed)?|shrank|shrinks|loss(?:es)?|lost|went down|cuts?|reduce[sd]?|reduces|reducing|reductions?|"
+    r"(?:is|are|was|were|goes|go|comes?|came) down)"
     r"|(?P<good>faster|quicker|speed-?ups?|improve[sd]?|improving|improvements?|better)"
     r"|(?P<bad>slower|slowdowns?|regress(?:ed|es|ions?)?|worse|degrade[sd]?|degradations?)"
     r")(?![\w-])",
@@ -124,6 +125,7 @@ MULTIPLIER_RE = re.compile(
     + _COMPARATIVE
     + r"))"
     r"|(?P<twice>twice|thrice)(?=\s+" + _COMPARATIVE + r")"
+    r"|(?:by )?a factor of (?P<f>two|three|four|five|six|seven|eight|nine|ten|\d+(?:\.\d+)?)"
     r"|(?P<up2>doubl(?:es|ed|ing|e))|(?P<up3>tripl(?:es|ed|ing|e))|(?P<up4>quadrupl(?:es|ed|ing|e))"
     r"|(?P<down2>halv(?:es|ed|ing|e)|in half|by half)"
     r")(?![\w-])",
@@ -135,6 +137,9 @@ def multiplier(m: re.Match[str]) -> tuple[float, str]:
     """(the factor a MULTIPLIER_RE match states, 'up', 'down' or '' for the direction it says)."""
     if m.group("n"):
         n = m.group("n").lower()
+        return float(_NUMBER_WORDS.get(n, 0) or float(n)), ""
+    if m.group("f"):
+        n = m.group("f").lower()
         return float(_NUMBER_WORDS.get(n, 0) or float(n)), ""
     if m.group("twice"):
         return (2.0 if m.group("twice").lower() == "twice" else 3.0), ""
