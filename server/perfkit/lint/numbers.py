@@ -50,6 +50,7 @@ _HW_AFTER_RE = re.compile(
     r"devices?\b|cards?\b|accelerators?\b|processes\b|workers\b|machines?\b|hosts?\b)"
 )
 _HW_BEFORE_RE = re.compile(r"(?:world[ _]size|ranks?|nodes?|GPUs?|tp|dp|pp)\s*(?:of|=|:)?\s*$", re.I)
+_LEVEL_AFTER_RE = re.compile(r"\s*(?:confidence|CI\b|interval|credible|bootstrap)", re.I)
 _VERSION_BEFORE_RE = re.compile(
     r"(?:\bv|\bversion|\bCUDA|\bcuDNN|\bPyTorch|\btorch|\bPython|\bdriver|\bNCCL|\bROCm|\bCANN|"
     r"\bgcc|\bclang|\btransformers|\bjax|\btriton|\bUbuntu|\bkernel|\bLinux|\bsm_?|"
@@ -98,9 +99,10 @@ _HW_BEFORE_GB_RE = re.compile(r"\b" + HARDWARE_RE.pattern[2:] + r"\s*$")
 
 
 def _is_setup(unit: str, before: str, after: str) -> bool:
-    """An accelerator or world-size count, a GPU's capacity or a version: the setup, not a result."""
+    """An accelerator or world-size count, a GPU's capacity, a version or a confidence level: not a result."""
     return (
         (unit in ("", "x") and (bool(_HW_AFTER_RE.match(after)) or bool(_HW_BEFORE_RE.search(before))))
+        or (unit == "%" and bool(_LEVEL_AFTER_RE.match(after)))
         or bool(_VERSION_BEFORE_RE.search(before))
         or (unit in ("GB", "GiB", "") and bool(_HW_BEFORE_GB_RE.search(before)))
     )

@@ -24,7 +24,7 @@ from perfkit.lint.claims.extract import Claim
 from perfkit.lint.figures import UNIT
 
 _LEVEL_FORMS = ("level", "run", "ci", "threshold", "count")
-_RANGE_WORDS = re.compile(r"\b(?:interval|CI|range|between|spread)\b", re.I)
+_RANGE_WORDS = re.compile(r"\b(?:interval|CI|range|ranges|between|spread)\b", re.I)
 
 
 @dataclass
@@ -77,7 +77,8 @@ def _form_fits(cat: Catalog, d: Datum, claim: Claim) -> bool:
     if claim.form == "pct":
         return d.form == "pct" or (d.form == "level" and cat.metrics[d.metric].unit == "%")
     if claim.form == "factor":
-        return d.form == "factor"
+        near_words = claim.piece.text[max(0, claim.start - 60) : claim.start]  # "between 1.15x and 1.26x"
+        return d.form == "factor" or (d.form == "fci" and bool(_RANGE_WORDS.search(near_words)))
     if claim.form == "p":
         return d.form == "p"
     if claim.form in ("diff", "count"):
@@ -121,7 +122,7 @@ def bound(cat: Catalog, claim: Claim) -> list[Datum]:
 
 def _best(cat: Catalog, datums: list[Datum], claim: Claim) -> list[Datum]:
     """The datums to name: this measurement before a screening, levels before runs and bounds."""
-    rank = {"level": 0, "pct": 0, "factor": 0, "p": 0, "count": 0, "diff": 1, "threshold": 2, "run": 2, "ci": 3}
+    rank = {"level": 0, "pct": 0, "factor": 0, "p": 0, "count": 0, "diff": 1, "threshold": 2, "run": 2, "ci": 3, "fci": 3}
     if claim.per_run:
         rank["run"] = 0
     ordered = sorted(datums, key=lambda d: (bool(d.measurement), rank.get(d.form, 4)))

@@ -123,7 +123,7 @@ class Catalog:
     def kind_of(self, d: Datum) -> tuple[str, float]:
         if d.form == "pct":
             return "pct", 1.0
-        if d.form == "factor":
+        if d.form in ("factor", "fci"):
             return "ratio", 1.0
         if d.form in ("p", "count"):
             return "any", 1.0
@@ -158,7 +158,7 @@ class Catalog:
         m = self.metrics[d.metric]
         if d.form == "pct":
             return f"{d.value:+.1f}%"
-        if d.form == "factor":
+        if d.form in ("factor", "fci"):
             return f"{d.value:.2f}x {'higher' if d.way == 'up' else 'lower'}"
         if d.form == "p":
             return sig(d.value)
@@ -181,6 +181,7 @@ class Catalog:
             "run": f"{arm}'s {m.name} in run {d.run}",
             "pct": f"the change of {m.name}{self._vs(d.arm)}{where}",
             "factor": f"{m.name}{self._vs(d.arm)}{where} as a factor",
+            "fci": f"a 95% interval bound of {m.name}{self._vs(d.arm)} as a factor",
             "diff": f"the difference in {m.name}{self._vs(d.arm)}{where}",
             "p": f"the p-value of {m.name}{self._vs(d.arm)}",
         }.get(d.form, m.name)
@@ -312,6 +313,9 @@ def _metric(cat: Catalog, b: BenchmarkSummary, m: Any, arm: str) -> None:
     if bv and cv:
         cat.add(metric.id, arm, "factor", cv / bv, way="up")
         cat.add(metric.id, arm, "factor", bv / cv, way="down")
+    way = "up" if m.direction == "higher" else "down"  # speedup: how many times better, in its own direction
+    cat.add(metric.id, arm, "fci", m.speedup_ci_low, way=way)
+    cat.add(metric.id, arm, "fci", m.speedup_ci_high, way=way)
 
 
 def _steps(cat: Catalog, b: BenchmarkSummary, unit: str) -> None:
@@ -453,6 +457,8 @@ def _step_comparison(cat: Catalog, b: BenchmarkSummary, c: Comparison, arm: str)
         if speed:
             cat.add(f"step time@{stat}", arm, "factor", speed, way="down")
             cat.add(f"step time@{stat}", arm, "factor", 1 / speed, way="up")
+    cat.add("step time@mean", arm, "fci", c.speedup_mean_ci_low, way="down")
+    cat.add("step time@mean", arm, "fci", c.speedup_mean_ci_high, way="down")
     cat.add("step time@mean", arm, "p", c.significance.p_value)
     base, other = b.arm(c.baseline), b.arm(c.candidate)
     cat.add("step time@mean", arm, "diff", other.mean.value - base.mean.value)
