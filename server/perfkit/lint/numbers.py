@@ -46,7 +46,7 @@ NUMBER_RE = re.compile(
     r"(?![\w]|\.\d|,\d{3}|-\d|:\d)"
 )
 _HW_AFTER_RE = re.compile(
-    r"^\s*(?:x\s*)?(?:[A-Z]{1,4}\d{1,4}[A-Za-z]{0,3}\b|GPUs?\b|NPUs?\b|TPUs?\b|ranks?\b|nodes?\b|"
+    r"^\s*(?:x\s*)?(?:\d{1,4}\s?(?:GB|GiB)\s+)?(?:[A-Z]{1,4}\d{1,4}[A-Za-z]{0,3}\b|GPUs?\b|NPUs?\b|TPUs?\b|ranks?\b|nodes?\b|"
     r"devices?\b|cards?\b|accelerators?\b|processes\b|workers\b|machines?\b|hosts?\b)"
 )
 _HW_BEFORE_RE = re.compile(r"(?:world[ _]size|ranks?|nodes?|GPUs?|tp|dp|pp)\s*(?:of|=|:)?\s*$", re.I)
@@ -95,6 +95,7 @@ def unit_of(raw: str) -> str:
 
 
 _WINDOW = 40  # characters either side a figure's context is read from: enough for 'world size of', bounded
+_HW_AFTER_GB_RE = re.compile(r"\s*(?:" + HARDWARE_RE.pattern[2:-2] + r")\b")  # "80GB A100"
 _HW_BEFORE_GB_RE = re.compile(r"\b" + HARDWARE_RE.pattern[2:] + r"\s*$")
 
 
@@ -105,6 +106,7 @@ def _is_setup(unit: str, before: str, after: str) -> bool:
         or (unit == "%" and bool(_LEVEL_AFTER_RE.match(after)))
         or bool(_VERSION_BEFORE_RE.search(before))
         or (unit in ("GB", "GiB", "") and bool(_HW_BEFORE_GB_RE.search(before)))
+        or (unit in ("GB", "GiB") and bool(_HW_AFTER_GB_RE.match(after)))
     )
 
 

@@ -126,6 +126,7 @@ MULTIPLIER_RE = re.compile(
     + r"))"
     r"|(?P<twice>twice|thrice)(?=\s+" + _COMPARATIVE + r")"
     r"|(?:by )?a factor of (?P<f>two|three|four|five|six|seven|eight|nine|ten|\d+(?:\.\d+)?)"
+    r"|(?P<order>an order of magnitude)"
     r"|(?P<up2>doubl(?:es|ed|ing|e))|(?P<up3>tripl(?:es|ed|ing|e))|(?P<up4>quadrupl(?:es|ed|ing|e))"
     r"|(?P<down2>halv(?:es|ed|ing|e)|in half|by half)"
     r")(?![\w-])",
@@ -138,6 +139,8 @@ def multiplier(m: re.Match[str]) -> tuple[float, str]:
     if m.group("n"):
         n = m.group("n").lower()
         return float(_NUMBER_WORDS.get(n, 0) or float(n)), ""
+    if m.group("order"):
+        return 10.0, ""
     if m.group("f"):
         n = m.group("f").lower()
         return float(_NUMBER_WORDS.get(n, 0) or float(n)), ""
