@@ -221,3 +221,31 @@ def test_lint_wording_exits_1_on_findings_0_when_clean_2_on_bad_input(tmp_path):
     assert [f["rule"] for f in json.loads(bad.stdout)["findings"]] == ["filler"]  # printed all the same
     wrong = perfkit("lint-wording", "--path", str(tmp_path / "missing.md"))
     assert wrong.returncode == 2 and "--path" in wrong.stderr
+
+
+# --- pooled over requests, or the mean of the per-run values -------------------------------------
+
+
+def test_a_percentile_said_pooled_or_per_run_mean_is_checked_as_such(tmp_path):
+    """Per-request rows: the p99 pooled over all requests and the mean of the runs' p99s differ; the words say which."""
+    import pandas as pd
+    from perfkit.lint.numbers import sig
+    from test_metric_campaigns import _requests_campaign
+
+    campaign = _requests_campaign(tmp_path / "c")
+    figures = campaign_figures(str(campaign))
+    frame = pd.read_csv(campaign / "benchmark.csv")
+    base = frame[frame.arm == "baseline"]
+    pooled = sig(base["ttft_ms"].quantile(0.99))
+    runs = sig(base.groupby("run")["ttft_ms"].quantile(0.99).mean())
+    assert pooled != runs
+
+    def found(sentence: str) -> list[tuple[str, str, str]]:
+        return [f for f in _rules(f"# On L40S\n\n{sentence}\n", "issue", figures) if f[0] == "wrong-figure"]
+
+    assert found(f"On 1 L40S the baseline's TTFT p99, pooled over all requests, is {pooled} ms.") == []
+    assert found(f"On 1 L40S the baseline's TTFT p99, the mean of the per-run values, is {runs} ms.") == []
+    wrong = found(f"On 1 L40S the baseline's TTFT p99, pooled over all requests, is {runs} ms.")
+    assert len(wrong) == 1 and f"pooled over every request ({pooled} ms)" in wrong[0][2]
+    wrong = found(f"On 1 L40S the baseline's TTFT p99, the mean of the per-run values, is {pooled} ms.")
+    assert len(wrong) == 1 and f"as the mean of the per-run values ({runs} ms)" in wrong[0][2]

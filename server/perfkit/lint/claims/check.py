@@ -99,6 +99,8 @@ def fits(cat: Catalog, d: Datum, claim: Claim, ids: list[str] | None) -> bool:
             return False
     if not _form_fits(cat, d, claim):
         return False
+    if claim.basis and d.basis and claim.basis != d.basis:
+        return False  # "pooled over all requests" is not the mean of the per-run values, nor the other way
     if claim.arm is None:
         return True
     if claim.form in ("pct", "factor", "diff", "p"):
@@ -122,7 +124,8 @@ def bound(cat: Catalog, claim: Claim) -> list[Datum]:
 
 def _best(cat: Catalog, datums: list[Datum], claim: Claim) -> list[Datum]:
     """The datums to name: this measurement before a screening, levels before runs and bounds."""
-    rank = {"level": 0, "pct": 0, "factor": 0, "p": 0, "count": 0, "diff": 1, "threshold": 2, "run": 2, "ci": 3, "fci": 3}
+    rank = dict.fromkeys(("level", "pct", "factor", "p", "count"), 0) | {"diff": 1, "threshold": 2, "run": 2}
+    rank |= {"ci": 3, "fci": 3}
     if claim.per_run:
         rank["run"] = 0
     ordered = sorted(datums, key=lambda d: (bool(d.measurement), rank.get(d.form, 4)))
@@ -178,6 +181,19 @@ def check(cat: Catalog, claim: Claim, backed: bool) -> Verdict | None:
         return None
     if ids is None:
         return None
+    if claim.basis:
+        said, claim.basis = claim.basis, ""
+        other = [d for d in near if fits(cat, d, claim, ids)]
+        claim.basis = said
+        if other and not any(d.basis == said for d in cat.of(ids) if d.form == "level"):
+            what = "pooled over every request" if said == "pooled" else "the mean of the per-run values"
+            other_way = "the mean of the per-run values" if said == "pooled" else "pooled over every request"
+            return Verdict(
+                "wrong-figure",
+                claim,
+                f"{claim.text} is {_list(cat, _best(cat, other, claim))}, {other_way}; the data has no figure {what}"
+                " for it: say which figure it is",
+            )
     targets = _best(cat, [d for d in cat.of(ids) if fits(cat, d, claim, ids)], claim)
     if not targets and missing and near:
         same = [d for d in near if cat.metrics[d.metric].family in (claim.families or ())]

@@ -84,6 +84,7 @@ class Datum:
     measurement: str = ""  # '' for the runs read_benchmark compared; 'screening <sha12>' for a candidate's record
     run: int | None = None
     way: str = ""  # a factor: 'up' (this PR's value over the baseline's) or 'down' (the other way up)
+    basis: str = ""  # a level of a percentile: 'pooled' over every request, or 'runs' (the mean of per-run values)
 
 
 @dataclass
@@ -95,6 +96,7 @@ class Catalog:
     arm_names: dict[str, str] = field(default_factory=dict)  # lower-case words -> arm ('fused losses' -> 'fused-loss')
     change_names: dict[str, str] = field(default_factory=dict)  # arm -> the draft's name of its change
     tests: dict[tuple[str, str], Metric] = field(default_factory=dict)  # (metric, arm measured alone) -> its test
+    pooled: set[str] = field(default_factory=set)  # metrics whose estimate is pooled over every request
     shape: str = "steps"
     headline: list[str] = field(default_factory=list)  # metric ids the title leads with
     _raw: list[tuple[float, int]] = field(default_factory=list)
@@ -173,6 +175,8 @@ class Catalog:
         m = self.metrics[d.metric]
         arm = self.arm_words(d.arm)
         where = f" in the screening of `{d.measurement.split()[-1]}`" if d.measurement else ""
+        if d.form == "level" and d.metric in self.pooled:
+            where += " pooled over every request" if d.basis == "pooled" else " as the mean of the per-run values"
         what = {
             "level": f"{arm}'s {m.name}{where}",
             "count": f"{arm}'s {m.name}{where}",
@@ -299,9 +303,14 @@ def _metric(cat: Catalog, b: BenchmarkSummary, m: Any, arm: str) -> None:
             pr=m.candidate.estimate.value if arm == "pr" else None,
         )
     )
+    pooled = _basis(b, m) == "pooled"
+    if pooled:
+        cat.pooled.add(metric.id)
     for side, am in (("baseline", m.baseline), (arm, m.candidate)):
         est = am.estimate
-        cat.add(metric.id, side, "level", est.value)
+        cat.add(metric.id, side, "level", est.value, basis="pooled" if pooled else "runs")
+        if pooled and am.per_run:  # the other figure a text may quote: the mean of the per-run values
+            cat.add(metric.id, side, "level", sum(am.per_run) / len(am.per_run), basis="runs")
         cat.add(metric.id, side, "ci", est.ci_low)
         cat.add(metric.id, side, "ci", est.ci_high)
         for k, v in zip(am.run_ids or range(1, len(am.per_run) + 1), am.per_run, strict=False):
@@ -316,6 +325,14 @@ def _metric(cat: Catalog, b: BenchmarkSummary, m: Any, arm: str) -> None:
     way = "up" if m.direction == "higher" else "down"  # speedup: how many times better, in its own direction
     cat.add(metric.id, arm, "fci", m.speedup_ci_low, way=way)
     cat.add(metric.id, arm, "fci", m.speedup_ci_high, way=way)
+
+
+def _basis(b: BenchmarkSummary, m: Any) -> str:
+    """'pooled' when the estimate is the statistic over every request pooled, else 'runs'."""
+    basis = getattr(m, "basis", None)  # read_benchmark says so where it can pool per-request values
+    if basis is not None:
+        return "pooled" if basis == "pooled_requests" else "runs"
+    return "pooled" if b.shape == "requests" else "runs"
 
 
 def _steps(cat: Catalog, b: BenchmarkSummary, unit: str) -> None:

@@ -59,6 +59,7 @@ class Claim:
     partner: Claim | None = None
     way: str = ""  # a multiplier verb's own direction: 'up' (doubles) or 'down' (halves)
     spoken: bool = False  # a multiplier written in words or as "N times": only the claims read it
+    basis: str = ""  # 'pooled' or 'runs' when the words say which figure of a percentile it is
     word: str = ""  # the nearest word of change in the clause: 'up', 'down', 'good', 'bad'
     measurement_named: bool = False
     per_run: bool = False
@@ -307,6 +308,7 @@ class _Reader:
         measured = vocab.MEASUREMENT_RE.search(text) or vocab.MEASUREMENT_RE.search(piece.lead)
         self.measured = bool(measured) or piece.table == "commits"
         self.carried: Mention | None = None
+        self.basis = "pooled" if vocab.POOLED_RE.search(text) else "runs" if vocab.RUNS_BASIS_RE.search(text) else ""
 
     def claims(self) -> list[Claim]:
         out: list[Claim] = []
@@ -327,6 +329,7 @@ class _Reader:
                 self._prose_arm(c, lo, hi)
             word = self.words.nearest(f.start, lo, hi)
             c.word = word if isinstance(word, str) else ""
+            c.basis = self.basis
             out.append(c)
         _pairs(self.text, out)
         return out

@@ -51,6 +51,17 @@ OVER_RUNS_RE = re.compile(
 )
 
 
+# Which figure of a percentile: pooled over every request, or the mean of the runs' own percentiles.
+POOLED_RE = re.compile(
+    r"\bpooled\b|\b(?:over|across) (?:all|every) (?:the )?(?:\d[\d,]* )?requests\b|\bof all requests\b", re.I
+)
+RUNS_BASIS_RE = re.compile(
+    r"\b(?:mean|average)\s+(?:of|over|across)\s+(?:the\s+)?(?:\d+\s+|five\s+)?(?:per-run|runs'?|run-level)\b"
+    r"|\baveraged over (?:the )?(?:\d+ )?runs\b",
+    re.I,
+)
+
+
 def stat_of(m: re.Match[str]) -> str:
     """The statistic a STAT_RE match names: 'mean', 'p50' or 'pNN'."""
     if m.group("mean"):
