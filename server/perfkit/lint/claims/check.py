@@ -163,58 +163,19 @@ def _list(cat: Catalog, ds: list[Datum]) -> str:
 def check(cat: Catalog, claim: Claim, backed: bool) -> Verdict | None:
     """The claim's verdict, or None when it is right or its words point at nothing checkable."""
     near = bound(cat, claim)
-    ids: list[str] | None = None
-    missing = False
-    if claim.families:
-        ids, missing = metric_ids(cat, claim.families, claim.stat)
-        ids = _compatible(cat, claim, ids)
-        if not ids and not missing:
-            ids = None  # the name is of something else in this clause
+    ids, missing = _named(cat, claim)
     fit = [d for d in near if fits(cat, d, claim, ids)]
     if fit and all(d.measurement for d in fit):
         metrics = {d.metric for d in fit}
-        if any(not d.measurement and d.metric in metrics and fits(cat, d, claim, None) is False for d in near):
+        if any(not d.measurement and d.metric in metrics and not fits(cat, d, claim, None) for d in near):
             fit = []  # the confirmation's other arm has this figure: a wrong arm, not a screening
     if fit:
-        return _measurement(cat, claim, fit, ids) or _level_only_run(cat, claim, fit, ids)
-    if claim.form == "count":
+        return _measurement(cat, claim, fit) or _level_only_run(cat, claim, fit, ids)
+    if claim.form == "count" or ids is None:
         return None
-    if ids is None:
-        return None
-    if claim.basis:
-        said, claim.basis = claim.basis, ""
-        other = [d for d in near if fits(cat, d, claim, ids)]
-        claim.basis = said
-        if other and not any(d.basis == said for d in cat.of(ids) if d.form == "level"):
-            what = "pooled over every request" if said == "pooled" else "the mean of the per-run values"
-            other_way = "the mean of the per-run values" if said == "pooled" else "pooled over every request"
-            return Verdict(
-                "wrong-figure",
-                claim,
-                f"{claim.text} is {_list(cat, _best(cat, other, claim))}, {other_way}; the data has no figure {what}"
-                " for it: say which figure it is",
-            )
     targets = _best(cat, [d for d in cat.of(ids) if fits(cat, d, claim, ids)], claim)
-    if not targets and missing and near:
-        same = [d for d in near if cat.metrics[d.metric].family in (claim.families or ())]
-        pick = _best(cat, same or near, claim)
-        fam = claim.family_words or "this metric"
-        return Verdict(
-            "wrong-figure",
-            claim,
-            f"{claim.text} is {_list(cat, pick)}, not a {claim.stat} of {fam}: the data has no {claim.stat} "
-            f"{fam}; name the statistic the figure is",
-        )
     if not targets:
-        absent = [i for i in ids if i.startswith("absent:")]
-        if absent and near:
-            return Verdict(
-                "wrong-figure",
-                claim,
-                f"{claim.text} is {_list(cat, _best(cat, near, claim))}; the data has no "
-                f"{cat.metrics[absent[0]].name}: name the metric the figure is",
-            )
-        return None
+        return _basis(cat, claim, near, ids) or _nothing_named(cat, claim, near, ids, missing)
     words = _words(claim, cat, ids)
     if near:
         return Verdict(
@@ -228,10 +189,67 @@ def check(cat: Catalog, claim: Claim, backed: bool) -> Verdict | None:
             claim,
             f"no figure in the campaign's files matches {claim.text}; for {words} the data has {_list(cat, targets)}",
         )
-    return Verdict("wrong-figure", claim, f"{claim.text} is not {words}: the data has {_list(cat, targets)}")
+    return _basis(cat, claim, near, ids) or Verdict(
+        "wrong-figure", claim, f"{claim.text} is not {words}: the data has {_list(cat, targets)}"
+    )
 
 
-def _measurement(cat: Catalog, claim: Claim, fit: list[Datum], ids: list[str] | None) -> Verdict | None:
+def _named(cat: Catalog, claim: Claim) -> tuple[list[str] | None, bool]:
+    """The metrics the words name that a figure of this unit can be (None: no metric named), and whether they
+    named a statistic the data does not have."""
+    if not claim.families:
+        return None, False
+    ids, missing = metric_ids(cat, claim.families, claim.stat)
+    ids = _compatible(cat, claim, ids)
+    if not ids and not missing:
+        return None, False  # the name is of something else in this clause
+    return ids, missing
+
+
+def _basis(cat: Catalog, claim: Claim, near: list[Datum], ids: list[str]) -> Verdict | None:
+    """A percentile said pooled over all requests (or the mean of the runs') where the data has only the other."""
+    if not claim.basis:
+        return None
+    said, claim.basis = claim.basis, ""
+    other = [d for d in near if fits(cat, d, claim, ids)]
+    claim.basis = said
+    if not other or any(d.basis == said for d in cat.of(ids) if d.form == "level"):
+        return None
+    what = "pooled over every request" if said == "pooled" else "the mean of the per-run values"
+    other_way = "the mean of the per-run values" if said == "pooled" else "pooled over every request"
+    return Verdict(
+        "wrong-figure",
+        claim,
+        f"{claim.text} is {_list(cat, _best(cat, other, claim))}, {other_way}; the data has no figure {what}"
+        " for it: say which figure it is",
+    )
+
+
+def _nothing_named(cat: Catalog, claim: Claim, near: list[Datum], ids: list[str], missing: bool) -> Verdict | None:
+    """Words naming what the data does not have (a mean TTFT, TPOT) for a figure that is something else."""
+    if not near:
+        return None
+    if missing:
+        same = [d for d in near if cat.metrics[d.metric].family in (claim.families or ())]
+        fam = claim.family_words or "this metric"
+        return Verdict(
+            "wrong-figure",
+            claim,
+            f"{claim.text} is {_list(cat, _best(cat, same or near, claim))}, not a {claim.stat} of {fam}: the data "
+            f"has no {claim.stat} {fam}; name the statistic the figure is",
+        )
+    absent = [i for i in ids if i.startswith("absent:")]
+    if absent:
+        return Verdict(
+            "wrong-figure",
+            claim,
+            f"{claim.text} is {_list(cat, _best(cat, near, claim))}; the data has no "
+            f"{cat.metrics[absent[0]].name}: name the metric the figure is",
+        )
+    return None
+
+
+def _measurement(cat: Catalog, claim: Claim, fit: list[Datum]) -> Verdict | None:
     """A figure only a commit's screening has, in words that do not say it is that measurement."""
     if claim.measurement_named or claim.piece.kind not in ("sentence", "title"):
         return None
