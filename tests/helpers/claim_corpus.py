@@ -468,6 +468,19 @@ def _screening(rng: random.Random, f: Facts) -> Planted | None:
     )
 
 
+@kind("one measurement's figure under the other's name")
+def _measurement_swapped(rng: random.Random, f: Facts) -> Planted | None:
+    usable = [(m, b, a) for m, b, a in f.screening if m.show(a) != m.show(m.pr)]
+    if not usable:
+        return None
+    m, before, after = usable[rng.randrange(len(usable))]
+    if rng.random() < 0.5:
+        text = f"On {f.hardware}, in its screening run, the change takes {m.name} from {m.show(before)} to {m.show(m.pr)}."
+        return Planted("one measurement's figure under the other's name", text, [m.show(after)], "issue")
+    text = f"In the confirmation runs on {f.hardware}, {m.name} goes from {m.show(m.base)} to {m.show(after)}."
+    return Planted("one measurement's figure under the other's name", text, [m.show(m.pr)])
+
+
 @kind("a table row's cells swapped")
 def _row_swapped(rng: random.Random, f: Facts) -> Planted:
     m = _pick(rng, [m for m in f.metrics if _distinct(m)])

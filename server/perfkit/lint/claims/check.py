@@ -170,7 +170,9 @@ def check(cat: Catalog, claim: Claim, backed: bool) -> Verdict | None:
         if any(not d.measurement and d.metric in metrics and not fits(cat, d, claim, None) for d in near):
             fit = []  # the confirmation's other arm has this figure: a wrong arm, not a screening
     if fit:
-        return _measurement(cat, claim, fit) or _level_only_run(cat, claim, fit, ids)
+        return _measurement(cat, claim, fit) or _other_measurement(cat, claim, fit) or _level_only_run(
+            cat, claim, fit, ids
+        )
     if claim.form == "count" or ids is None:
         return None
     targets = _best(cat, [d for d in cat.of(ids) if fits(cat, d, claim, ids)], claim)
@@ -263,6 +265,34 @@ def _measurement(cat: Catalog, claim: Claim, fit: list[Datum]) -> Verdict | None
         claim,
         f"{claim.text} is {cat.label(d)}{confirm}: say which measurement each figure is (the commit's screening, "
         "or the confirmation runs)",
+    )
+
+
+def _other_measurement(cat: Catalog, claim: Claim, fit: list[Datum]) -> Verdict | None:
+    """Words naming one measurement ("in its screening run") for a figure only the other one has."""
+    if not claim.measured_as or claim.arm not in (None, "baseline", "pr"):
+        return None  # an arm measuring one change alone is part of the confirmation runs
+    screening = claim.measured_as == "screening"
+    if any(bool(d.measurement) == screening for d in fit):
+        return None
+    metrics = {d.metric for d in fit}
+    forms = {d.form for d in fit}
+    said = [
+        d
+        for d in cat.of(sorted(metrics))
+        if bool(d.measurement) == screening and d.form in forms and (claim.arm is None or d.arm == claim.arm)
+    ]
+    if screening and claim.partner is not None:  # "from A to B": the screening A belongs to
+        partner = {d.measurement for d in bound(cat, claim.partner) if d.measurement}
+        said = [d for d in said if d.measurement in partner] or said
+    if not said:
+        return None
+    named = "the screening gives" if screening else "the confirmation runs give"
+    return Verdict(
+        "two-measurements",
+        claim,
+        f"{claim.text} is {_list(cat, _best(cat, fit, claim))}, not the measurement the sentence names: "
+        f"{named} {_list(cat, _best(cat, said, claim))}",
     )
 
 

@@ -62,6 +62,7 @@ class Claim:
     basis: str = ""  # 'pooled' or 'runs' when the words say which figure of a percentile it is
     word: str = ""  # the nearest word of change in the clause: 'up', 'down', 'good', 'bad'
     measurement_named: bool = False
+    measured_as: str = ""  # 'screening' or 'confirmation' when the words name one measurement only
     per_run: bool = False
     clause: tuple[int, int] = (0, 0)
     notes: list[str] = field(default_factory=list)
@@ -305,8 +306,16 @@ class _Reader:
         fams = tuple(dict.fromkeys(voc.cat.metrics[h].family for h in voc.cat.headline if h in voc.cat.metrics))
         self.headline = Mention(0, 0, fams, True) if fams else None
         self.row = _Row(piece, voc)
-        measured = vocab.MEASUREMENT_RE.search(text) or vocab.MEASUREMENT_RE.search(piece.lead)
-        self.measured = bool(measured) or piece.table == "commits"
+        said = {
+            k
+            for m in (*vocab.MEASUREMENT_RE.finditer(text), *vocab.MEASUREMENT_RE.finditer(piece.lead))
+            for k in ("screening", "confirmation")
+            if m.group(k)
+        }
+        if piece.table == "commits":
+            said.add("screening")
+        self.measured = bool(said)
+        self.measured_as = said.pop() if len(said) == 1 else ""
         self.carried: Mention | None = None
         self.basis = "pooled" if vocab.POOLED_RE.search(text) else "runs" if vocab.RUNS_BASIS_RE.search(text) else ""
 
@@ -321,6 +330,7 @@ class _Reader:
             sign = f.text[:1] if f.text[:1] in "+-" else ""
             c = Claim(self.piece, f.start, f.end, f.text, f.value, f.decimals, f.unit, sign, form, way=way)
             c.spoken, c.clause, c.measurement_named = spoken, (lo, hi), self.measured
+            c.measured_as = self.measured_as
             self._metric(c, lo, hi)
             self._stat(c, lo, hi)
             if self.piece.kind == "cell":

@@ -86,8 +86,8 @@ ARM_RE = re.compile(r"(?<![\w-])(?:(?P<baseline>" + _BASELINE + r")|(?P<pr>" + _
 
 # The same change measured twice: the commit's screening, or the confirmation runs of the PR.
 MEASUREMENT_RE = re.compile(
-    r"\b(?:screening|screened|screen run|measured (?:alone|on its own|by itself|separately)|"
-    r"per-commit|confirmation|confirming|confirmed in)\b",
+    r"\b(?:(?P<screening>screening|screened|screen run|measured (?:alone|on its own|by itself|separately)|"
+    r"per-commit)|(?P<confirmation>confirmation|confirming|confirmed in))\b",
     re.I,
 )
 
