@@ -475,7 +475,8 @@ def _measurement_swapped(rng: random.Random, f: Facts) -> Planted | None:
         return None
     m, before, after = usable[rng.randrange(len(usable))]
     if rng.random() < 0.5:
-        text = f"On {f.hardware}, in its screening run, the change takes {m.name} from {m.show(before)} to {m.show(m.pr)}."
+        b, p = m.show(before), m.show(m.pr)
+        text = f"On {f.hardware}, in its screening run, the change takes {m.name} from {b} to {p}."
         return Planted("one measurement's figure under the other's name", text, [m.show(after)], "issue")
     text = f"In the confirmation runs on {f.hardware}, {m.name} goes from {m.show(m.base)} to {m.show(after)}."
     return Planted("one measurement's figure under the other's name", text, [m.show(m.pr)])

@@ -170,8 +170,10 @@ def check(cat: Catalog, claim: Claim, backed: bool) -> Verdict | None:
         if any(not d.measurement and d.metric in metrics and not fits(cat, d, claim, None) for d in near):
             fit = []  # the confirmation's other arm has this figure: a wrong arm, not a screening
     if fit:
-        return _measurement(cat, claim, fit) or _other_measurement(cat, claim, fit) or _level_only_run(
-            cat, claim, fit, ids
+        return (
+            _measurement(cat, claim, fit)
+            or _other_measurement(cat, claim, fit)
+            or _level_only_run(cat, claim, fit, ids)
         )
     if claim.form == "count" or ids is None:
         return None
@@ -283,7 +285,8 @@ def _other_measurement(cat: Catalog, claim: Claim, fit: list[Datum]) -> Verdict 
         if bool(d.measurement) == screening and d.form in forms and (claim.arm is None or d.arm == claim.arm)
     ]
     if screening and claim.partner is not None:  # "from A to B": the screening A belongs to
-        partner = {d.measurement for d in bound(cat, claim.partner) if d.measurement}
+        other = claim.partner
+        partner = {d.measurement for d in bound(cat, other) if d.measurement and d.arm in (other.arm, None)}
         said = [d for d in said if d.measurement in partner] or said
     if not said:
         return None
