@@ -50,7 +50,7 @@ _HW_AFTER_RE = re.compile(
     r"devices?\b|cards?\b|accelerators?\b|processes\b|workers\b|machines?\b|hosts?\b)"
 )
 _HW_BEFORE_RE = re.compile(r"(?:world[ _]size|ranks?|nodes?|GPUs?|tp|dp|pp)\s*(?:of|=|:)?\s*$", re.I)
-_LEVEL_AFTER_RE = re.compile(r"\s*(?:confidence|CI\b|interval|credible|bootstrap)", re.I)
+_LEVEL_AFTER_RE = re.compile(r"^\s*+(?:confidence|CI\b|interval|credible|bootstrap)", re.I)
 _VERSION_BEFORE_RE = re.compile(
     r"(?:\bv|\bversion|\bCUDA|\bcuDNN|\bPyTorch|\btorch|\bPython|\bdriver|\bNCCL|\bROCm|\bCANN|"
     r"\bgcc|\bclang|\btransformers|\bjax|\btriton|\bUbuntu|\bkernel|\bLinux|\bsm_?|"
@@ -95,7 +95,7 @@ def unit_of(raw: str) -> str:
 
 
 _WINDOW = 40  # characters either side a figure's context is read from: enough for 'world size of', bounded
-_HW_AFTER_GB_RE = re.compile(r"\s*(?:" + HARDWARE_RE.pattern[2:-2] + r")\b")  # "80GB A100"
+_HW_AFTER_GB_RE = re.compile(r"^\s*+(?:" + HARDWARE_RE.pattern[2:-2] + r")\b")  # "80GB A100"
 _HW_BEFORE_GB_RE = re.compile(r"\b" + HARDWARE_RE.pattern[2:] + r"\s*$")
 
 
