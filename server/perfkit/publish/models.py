@@ -70,14 +70,73 @@ class PolicyConflict(BaseModel):
     why: str
 
 
-NoteKind = Literal["ai-policy", "sign-off", "title-rule", "pr-rule"]
+NoteKind = Literal["ai-policy", "sign-off", "cla", "title-rule", "labels", "tests", "pr-rule"]
+Where = Literal[
+    "pr-description", "pr-template", "pr-title", "pr-label", "pr-comment", "commit-message", "commit-trailer"
+]
 
 
-class RepoNote(BaseModel):
+class RuleParams(BaseModel):
+    """What an agent needs to follow one rule, read from its sentence, the lines under it, or the check.
+
+    Every field is empty unless the repo wrote it; values are copied exactly as the repo writes them.
+    - prefixes: title rules: the allowed title prefixes ("[Bugfix]", "[Kernel]"), for "use one of ..." lists.
+    - pattern: title rules: the title pattern as written ("[{modules}] {type}: {description}").
+    - slots: title rules: each slot of the pattern with the values the repo lists for it
+      ({"type": ["feat", "fix"]}).
+    - closed: true when the values are the only ones allowed ("one of", "must", a CI check), false when
+      they are examples ("e.g.", "such as"), null when the text does not say.
+    - labels, labels_mode: labels rules: the label names, and whether the PR needs all of them ("all"),
+      exactly one ("one-of") or at least one ("any"); null when the text does not say.
+    - where: AI disclosure and sign-off: where the statement goes (PR description, commit trailer, ...).
+    - trailer: the commit trailer the rule names ("Signed-off-by", "Assisted-by", "Co-authored-by").
+    - names_tool: AI disclosure: the disclosure must name the tool or model used.
+    - commands: commands the rule gives (`git commit -s`, `make test`, `pre-commit run --all-files`).
+    - checked_by: the workflow or script that checks the rule on every PR, when one does.
+    """
+
+    prefixes: list[str] = Field(default_factory=list)
+    pattern: str | None = None
+    slots: dict[str, list[str]] = Field(default_factory=dict)
+    closed: bool | None = None
+    labels: list[str] = Field(default_factory=list)
+    labels_mode: Literal["all", "one-of", "any"] | None = None
+    where: list[Where] = Field(default_factory=list)
+    trailer: str | None = None
+    names_tool: bool = False
+    commands: list[str] = Field(default_factory=list)
+    checked_by: str | None = None
+
+
+class RepoRule(BaseModel):
+    """One rule of the target repo for contributors, found where it is written (perfkit.publish.repo_notes).
+
+    - kind: ai-policy (AI use and disclosure), sign-off (DCO, `git commit -s`), cla (a contributor license
+      agreement to sign), title-rule (the PR title's form), labels (labels the PR must carry), tests
+      (tests to add or run before posting), pr-rule (another rule on what a PR holds or how it is opened).
+    - source, line: the file and the 1-based line the sentence starts on (for a check, the line of the
+      list or pattern it checks against).
+    - text: the sentence as the repo wrote it (quoted data, cut at 300 characters).
+    - via: how the file was reached from a start file (CONTRIBUTING, an AI policy, an agent file, the PR
+      template, the README's contributing section): each link as 'FILE:LINE', or 'LINK -> TARGET' for a
+      committed symlink; empty for a start file.
+    - required: the sentence requires or forbids ("must", "will not be accepted", a box, a CI check);
+      false for advice ("we recommend", "AI tools are welcome").
+    - params: what following it needs (RuleParams).
+    - action: what to do to follow it, in perfkit's words, for the agent's list of what is left.
+    """
+
     source: str
     line: int
     kind: NoteKind
     text: str
+    via: list[str] = Field(default_factory=list)
+    required: bool = False
+    params: RuleParams = Field(default_factory=RuleParams)
+    action: str = ""
+
+
+RepoNote = RepoRule  # the name render_pr's `repo_notes` field was first typed with
 
 
 class TemplateUse(BaseModel):
@@ -159,9 +218,12 @@ class RenderResult(ListsCapped):
         "answer questions by id in draft.template_answers, boxes by id in draft.checkboxes.",
     )
     policy_conflicts: list[PolicyConflict] = Field(default_factory=list)
-    repo_notes: list[RepoNote] = Field(
+    repo_notes: list[RepoRule] = Field(
         default_factory=list,
-        description="Lines of CONTRIBUTING and the templates on titles, sign-off, AI use and PR rules.",
+        description="The repo's rules for contributors, each with its kind, file and line, how the file was "
+        "reached, and the parameters to follow it (allowed title prefixes, label names, where a disclosure goes); "
+        "read from CONTRIBUTING, AI policy files, agent files (AGENTS.md, CLAUDE.md...), the PR template, the "
+        "README's contributing section, the guides they link to, and the workflows that check PRs.",
     )
     issue_form: IssueFormUse
     lint_pr: list[Finding] = Field(default_factory=list, description="lint_wording findings in the description.")
@@ -203,6 +265,8 @@ class RenderResult(ListsCapped):
         ]
         for n in self.repo_notes:
             lines.append(f"repo note ({n.kind}): {n.source}:{n.line}: {n.text}")
+            if n.action:
+                lines.append(f"  to follow: {n.action}")
         for c in self.policy_conflicts:
             lines.append(f"policy conflict: {c.source}:{c.line}: {c.text} ({c.why})")
         if self.placeholders:

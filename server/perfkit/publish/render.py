@@ -400,9 +400,9 @@ def _repo_part(
     issue = str(d.issue_number) if d.issue_number else None
     answers, boxes, ai_warnings = ai_disclosure.apply(tpl, d.template_answers, d.checkboxes, d.ai_disclosure)
     merged = merge_template.merge(tpl, answers, boxes, PH, issue, enforced)
-    notes, note_conflicts = repo_notes.read(files, tpl.path, tpl.text)
+    notes, note_conflicts, rule_skips = repo_notes.read(top, files, tpl.path)
     rule = title_rule.from_notes([(n.source, n.line, n.text) for n in notes if n.kind == "title-rule"], tpl.path)
-    warnings = list(files.skipped) + ai_warnings
+    warnings = list(files.skipped) + rule_skips + ai_warnings
     warnings += [
         f"draft.template_answers['{k}'] was not placed: it matches no part of the repo's template that asks "
         "something (a covered heading, a note for reviewers or CI, or no part at all); see template_parts"

@@ -206,19 +206,56 @@ def read_folder(top: Path, commit: str, folder: str, limit: int, suffixes: tuple
     return _take(top, entries)
 
 
-def read_paths(top: Path, commit: str, paths: list[str]) -> dict[str, str]:
-    """Named files at commit (the scripts a workflow runs); names that are no file are skipped."""
-    clean = [p for p in paths if p and not p.startswith(("/", "-")) and ".." not in p.split("/")]
+def _inside(path: str) -> bool:
+    """A repo-relative name that stays inside the repo (no absolute path, no '..', no option)."""
+    return bool(path) and not path.startswith(("/", "-")) and ".." not in path.split("/")
+
+
+def lookup(top: Path, commit: str, paths: list[str]) -> dict[str, Entry]:
+    """The entries of the named paths at commit, by path; names that are nothing there are absent."""
+    clean = sorted({p.rstrip("/") for p in paths if _inside(p.rstrip("/"))})
     if not clean:
         return {}
     try:
         out = gitrepo.git(top, "ls-tree", "-z", "-l", "--end-of-options", commit, "--", *clean)
     except ToolFailure:
         return {}
-    entries = []
+    entries = {}
     for rec in out.split("\0"):
         if rec:
             meta, path = rec.split("\t", 1)
             mode, kind, oid, size = meta.split()
-            entries.append(Entry(path, mode, kind, oid, int(size) if size.isdigit() else None))
-    return _take(top, entries)
+            entries[path] = Entry(path, mode, kind, oid, int(size) if size.isdigit() else None)
+    return entries
+
+
+def read_paths(top: Path, commit: str, paths: list[str]) -> dict[str, str]:
+    """Named files at commit (the scripts a workflow runs); names that are no file are skipped."""
+    return _take(top, list(lookup(top, commit, paths).values()))
+
+
+def read_entries(top: Path, entries: list[Entry], cap: int = MAX_FILE_BYTES) -> tuple[dict[str, str], dict[str, str]]:
+    """(texts of plain files, targets of symlinks) among entries, by path; each file at most cap bytes.
+
+    A symlink's blob is the name of its target: it is returned as that name, for the caller to treat
+    as a link inside the repo or to refuse, and never followed here.
+    """
+    files = [e for e in entries if e.kind == "blob" and e.mode != _SYMLINK and _refusal(e) is None]
+    files = [e for e in files if e.size is None or e.size <= cap]
+    links = [e for e in entries if e.mode == _SYMLINK and (e.size or 0) <= 4096]
+    blobs = _read_blobs(top, sorted({e.oid for e in files + links}))
+    texts = {e.path: decode(blobs[e.oid]) for e in files if e.oid in blobs}
+    targets = {e.path: blobs[e.oid].decode("utf-8", "replace") for e in links if e.oid in blobs}
+    return texts, targets
+
+
+def list_tree(top: Path, commit: str, folders: list[str], limit: int) -> list[str]:
+    """Paths of the files under folders at commit, recursively, at most limit of them (in git's order)."""
+    clean = [f for f in folders if _inside(f)]
+    if not clean:
+        return []
+    try:
+        out = gitrepo.git(top, "ls-tree", "-r", "-z", "--name-only", "--end-of-options", commit, "--", *clean)
+    except ToolFailure:
+        return []
+    return [p for p in out.split("\0") if p][:limit]
