@@ -171,7 +171,7 @@ def test_the_title_fits_whenever_the_job_does(job, cause, spans, prefix):
     from perfkit.publish.title_fit import fit
 
     parts = ["2,387 to 2,789 output tokens/s", "TTFT p99 1,583 ms to 707 ms"][:spans]
-    title, warnings = fit(prefix, job, "8 H100", parts, "TP 8", cause, False)
+    title, warnings = fit(lambda x: f"{prefix} {x}" if prefix else x, job, "8 H100", parts, "TP 8", cause, False)
     assert parts[0] in title and title.startswith(prefix)
     if length(title) > TITLE_MAX_CHARS:
         assert any("shorten draft.job" in w for w in warnings)

@@ -125,10 +125,16 @@ def _hardware(d: Draft) -> str:
 def _title(b: BenchmarkSummary, d: Draft, rule: TitleRule | None = None) -> tuple[str, list[str]]:
     """Our title form, in the repo's own form when it has a title rule and the draft keeps the default prefix,
     within about 100 characters (perfkit.publish.title_fit); and the warnings saying what was left out."""
-    from perfkit.publish import title_fit
+    from perfkit.publish import title_fit, title_rule
     from perfkit.publish.cells import sig
 
-    prefix = rule.prefix if rule is not None and d.title_prefix == DEFAULT_PREFIX else d.title_prefix.strip()
+    own = d.title_prefix.strip()
+
+    def frame(summary: str) -> str:
+        if rule is not None and d.title_prefix == DEFAULT_PREFIX:
+            return title_rule.apply(rule, summary)
+        return f"{own} {summary}" if own else summary
+
     at = d.parallelism.strip() if d.parallelism and d.parallelism.strip() else None
     repeats = False
     if b.shape != "steps":
@@ -142,7 +148,7 @@ def _title(b: BenchmarkSummary, d: Draft, rule: TitleRule | None = None) -> tupl
         base, pr = sig(b.arm(b.baseline).mean.value), sig(b.arm(b.candidate).mean.value)
         spans = [f"{base} s to {pr} s per {d.unit}"]
     cause = _or(d.largest_cause, "largest cause")
-    return title_fit.fit(prefix, _or(d.job, "job"), _hardware(d), spans, at, cause, repeats)
+    return title_fit.fit(frame, _or(d.job, "job"), _hardware(d), spans, at, cause, repeats)
 
 
 def _changes(b: Any, d: Draft) -> list[dict[str, str]]:

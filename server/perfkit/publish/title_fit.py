@@ -12,22 +12,33 @@ perfkit.lint.title_length holds the limit lint_wording checks.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from perfkit.lint.title_length import TITLE_MAX_CHARS, length
 
 
-def _join(prefix: str, job: str, hardware: str, spans: list[str], at: str | None, cause: str | None) -> str:
+def _join(
+    frame: Callable[[str], str], job: str, hardware: str, spans: list[str], at: str | None, cause: str | None
+) -> str:
     summary = f"{job} on {hardware}: {' and '.join(spans)}"
     if at:
         summary += f" at {at}"
     if cause:
         summary += f", mostly from {cause}"
-    return f"{prefix} {summary}" if prefix else summary
+    return frame(summary)
 
 
 def fit(
-    prefix: str, job: str, hardware: str, spans: list[str], at: str | None, cause: str, at_repeats_count: bool
+    frame: Callable[[str], str],
+    job: str,
+    hardware: str,
+    spans: list[str],
+    at: str | None,
+    cause: str,
+    at_repeats_count: bool,
 ) -> tuple[str, list[str]]:
-    """(the title, warnings naming what was left out to keep it within TITLE_MAX_CHARS)."""
+    """(the title, warnings naming what was left out to keep it within TITLE_MAX_CHARS); frame puts the
+    summary in the repo's title form or after the draft's prefix."""
     steps: list[tuple[str, list[str], str | None, str | None]] = [("", spans, at, cause)]
     if len(spans) > 1:
         steps.append(("the second headline figure", spans[:1], at, cause))
@@ -36,9 +47,9 @@ def fit(
         steps.append((f"'at {at}'{said}", spans[:1], None, cause))  # said only when it was not redundant
     steps.append(("the largest cause", spans[:1], None, None))
     left: list[str] = []
-    title = _join(prefix, job, hardware, spans, at, cause)
+    title = _join(frame, job, hardware, spans, at, cause)
     for what, s, a, c in steps:
-        title = _join(prefix, job, hardware, s, a, c)
+        title = _join(frame, job, hardware, s, a, c)
         if what and not what.endswith("(the GPU count says it)"):
             left.append(what)  # a world size that repeats the GPU count goes without a word: nothing is lost
         if length(title) <= TITLE_MAX_CHARS:
