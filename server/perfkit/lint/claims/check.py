@@ -146,11 +146,13 @@ def _words(claim: Claim, cat: Catalog, ids: list[str]) -> str:
     """What the words say, in words: "this PR's TTFT p99"."""
     names = sorted({cat.metrics[i].name for i in ids}) if ids else [claim.family_words or "this figure"]
     what = " or ".join(names) if len(names) <= 3 else claim.family_words or " or ".join(claim.families or ())
+    alone = f" in the screening of `{claim.piece.commit[:12]}`" if claim.piece.commit else ""
+    if claim.arm not in (None, "baseline", "pr"):
+        alone += f" ({cat.arm_words(claim.arm)})"
     if claim.form == "pct":
-        alone = f" in the screening of `{claim.piece.commit[:12]}`" if claim.piece.commit else ""
         return f"the change of {what}{alone}"
     if claim.form == "factor":
-        return f"{what} as a factor"
+        return f"{what}{alone} as a factor"
     if claim.arm and claim.form in ("level", "count"):
         return f"{cat.arm_words(claim.arm)}'s {what}"
     return what

@@ -25,7 +25,9 @@ _PER_RUN = re.compile(r"\b(?:in|of) run \d+|\bper[- ]run\b|\beach run\b|\bone ru
 _RANGE_BEFORE = re.compile(r"\b(?:ranges?|ranging|between|interval|CI|spread|varies|varied)\b", re.I)
 _ARM_AFTER = re.compile(r"[^\d,;:()]{0,24}")
 _SPEED = re.compile(r"\b(?:faster|slower|quicker|speed-?ups?|slowdowns?)\b", re.I)
-_BY_BEFORE = re.compile(r"\bby\s+$")
+_BY_BEFORE = re.compile(
+    r"\b(?:by|saves?|saving|saved|shaves?|trims?|adds?|adding|added|costs?)\s+(?:about |roughly |nearly |almost )?$"
+)
 _OF_COUNT = re.compile(r"\d\s+of\s+$")
 _OF_AFTER = re.compile(r"\s+of\s+\d")
 _ATTACH_BACK = re.compile(r"^(?:on|at|by|in|for) the $", re.I)
@@ -362,6 +364,8 @@ class _Reader:
             c.family_words = self.text[men.start : men.end] if men.end > men.start else self.piece.row
             c.stat = men.stat
             self.carried = men
+            if c.stat is None and self.piece.kind == "title" and self.voc.cat.shape == "steps":
+                c.stat = "mean"  # the title's form quotes the mean step time
 
     def _stat(self, c: Claim, lo: int, hi: int) -> None:
         """'on the median' after the figure wins; else the name's own statistic; else one said before it."""
