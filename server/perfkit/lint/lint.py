@@ -45,9 +45,12 @@ def lint_text(
     allowed_headings: set[str] | None = None,
     issue_title_prefixes: list[str] | None = None,
     job: str | None = None,
+    template_text: set[str] | None = None,
 ) -> tuple[list[Finding], list[str], list[str]]:
-    """(findings sorted by position, rules run, rules skipped with the reason)."""
+    """(findings sorted by position, rules run, rules skipped with the reason). template_text: the repo
+    template's lines that are not structure (normalised), which must not survive into the text."""
     from perfkit.lint import markdown, rules  # compiled patterns: loaded on first use, not at tool listing
+    from perfkit.lint.template_text import rule_template_text
 
     doc = markdown.parse(text, repo_lines)
     ctx = rules.Context(
@@ -72,6 +75,9 @@ def lint_text(
             continue
         run.append(rule_id)
         found += fn(doc, ctx)
+    if template_text is not None:
+        run.append("template-text")
+        found += rule_template_text(doc, template_text)
     uniq = {(f.rule, f.line, f.column): f for f in found}
     return sorted(uniq.values(), key=lambda f: (f.line, f.column, f.rule)), run, skipped
 
@@ -194,7 +200,15 @@ def lint_wording(
     from perfkit.lint.options import draft_job
 
     job = draft_job(draft, str(Path(campaign_dir or ".").expanduser()))
-    findings, run, skipped = lint_text(text, k, figures, repo_lines, allowed, prefixes, job)
+    survived = None
+    if repo is not None and k == "pr":
+        from perfkit.lint.template_text import instruction_lines
+        from perfkit.repo import contribution_files, template_text
+
+        files = contribution_files.read_repo_files(top, repo_commit)
+        singles, folder = template_text.pr_template_paths(files)
+        survived = instruction_lines([files.texts[p] for p in singles + folder])
+    findings, run, skipped = lint_text(text, k, figures, repo_lines, allowed, prefixes, job, survived)
     return LintResult(
         source=source,
         kind=k,

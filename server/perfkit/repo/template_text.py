@@ -20,7 +20,9 @@ FENCE_RE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _ATX_RE = re.compile(r"^\s{0,3}(#{1,6})(?:\s++(.*))?$")
 _SETEXT_RE = re.compile(r"^\s{0,3}(=+|-+)\s*$")
 # a checkbox: '- [ ] text', or a bare '[ ] text' without a list marker
-BOX_RE = re.compile(r"^(?P<lead>\s*+(?:[-*+]\s++)?\[)(?P<mark>[ xX])(?P<close>\]\s++)(?P<text>(?:.*\S)?)\s*$")
+BOX_RE = re.compile(
+    r"^(?P<lead>\s*+(?:(?:[-*+]|\d{1,9}[.)])\s++)?\[)(?P<mark>[ xX])(?P<close>\]\s++)(?P<text>(?:.*\S)?)\s*$"
+)
 _DETAILS_OPEN = re.compile(r"<details\b", re.I)
 _DETAILS_CLOSE = re.compile(r"</details\s*>", re.I)
 _LABEL_NOTED = re.compile(r"^(\s{0,3}(?:[-*+]\s+)?(\*\*|__)[^*_\n]{2,160}?\2)\s*[*_]?\([^\n]{0,300}?\)[*_]?\s*:")
