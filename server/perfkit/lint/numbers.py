@@ -110,21 +110,11 @@ def _is_setup(unit: str, before: str, after: str) -> bool:
     )
 
 
-# perfkit's own placeholders ("<one of: 8, 16>", "<share link>"): what the user fills in, not figures
-PLACEHOLDER_RE = re.compile(r"<[A-Za-z#'][^<>\n]{0,160}>")
-
-
 def figures_in(line_no: int, text: str) -> list[Figure]:
     """Every figure in one masked line of prose, in time linear in the line's length."""
     out = []
     lead = len(text) - len(text.lstrip())
-    holes = [(m.start(), m.end()) for m in PLACEHOLDER_RE.finditer(text)] if "<" in text else []
-    k = 0
     for m in NUMBER_RE.finditer(text):
-        while k < len(holes) and holes[k][1] <= m.start():
-            k += 1
-        if k < len(holes) and holes[k][0] <= m.start():
-            continue  # inside a placeholder
         if m.start() <= lead and _LIST_MARKER_RE.match(text, m.start()):
             continue
         numeral = m.group("num")

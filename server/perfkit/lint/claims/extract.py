@@ -183,10 +183,7 @@ def _form(f: nums.Figure, text: str, piece: Piece) -> str | None:
 def _figures(text: str) -> list[tuple[nums.Figure, bool, str]]:
     """(figure, whether a multiplier in words, the direction a multiplier verb says), in text order."""
     words = []
-    holes = [(m.start(), m.end()) for m in nums.PLACEHOLDER_RE.finditer(text)] if "<" in text else []
-    for m in vocab.MULTIPLIER_RE.finditer(text):
-        if holes and any(a <= m.start() < b for a, b in holes):
-            continue  # perfkit's own placeholder: the user's words go there
+    for m in vocab.MULTIPLIER_RE.finditer(text):  # the prose mask has blanked perfkit's own placeholders
         value, way = vocab.multiplier(m)
         if value:
             digits = re.search(r"\d+(?:\.(\d+))?", m.group(0))  # "2.2-fold" is written to one decimal
