@@ -153,9 +153,13 @@ def lint_wording(
     """Check the wording of a PR description or issue: em and en dashes, sales and filler words, review
     words aimed at the repo, campaign vocabulary and test-function names, stray bold, speedups without
     the hardware, scope wider than measured, the same number in two sections, sections the description
-    leaves out, the title form, the description's structure, words of change the figures contradict ('0.86x
-    faster') and, given the campaign, numbers the data does not back and directions it contradicts ('throughput
-    fell' when it rose). Each finding has a rule id, line, column, excerpt and a one-line fix. Reads only."""
+    leaves out, the title form and length, the description's structure, words of change the figures contradict
+    ('0.86x faster'), tolerances claimed with no check, and, given the campaign, each figure bound to the datum
+    its words name: numbers (and '2x', 'twice') the data does not back, another metric's, arm's or statistic's
+    figure, from and to swapped, a commit's screening quoted unnamed, 'unchanged' on a significant change, a
+    significant regression the Summary does not state. Each finding has a rule id, line, column, excerpt and a
+    one-line fix naming the figure the data has. On the command line, exit status 1 when there are findings.
+    Reads only."""
     if (path is None) == (text is None):
         raise InputError("path", "give exactly one of `path` and `text`", "pass the file to check, or its text")
     source = "<text>"
