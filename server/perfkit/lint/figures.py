@@ -104,6 +104,7 @@ class FigureSet:
         self.bench: Any = None  # the read_benchmark result, for the claim rules (perfkit.lint.claims)
         self.arm_words: dict[str, str] = {}  # the draft's names of changes measured alone -> their arms
         self.unit = "step"  # what one row of a steps campaign is (the draft's unit)
+        self.claims: Any = None  # the claim rules' catalog of this result, built on first use
 
     def __len__(self) -> int:
         return sum(len(v) for v in self.values.values())

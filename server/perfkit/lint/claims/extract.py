@@ -120,7 +120,7 @@ _GAP_BEFORE = re.compile(r"\s*(?:the\s+)?|\s*-\s*")
 _GAP_AFTER = re.compile(r"\s*(?:at\s+(?:the\s+)?|\(|,\s*)?")
 
 
-def _adjacent_stats(text: str, mentions: list[Mention], stats: list[re.Match[str]]) -> set[int]:
+def adjacent_stats(text: str, mentions: list[Mention], stats: list[re.Match[str]]) -> set[int]:
     """Give each mention the statistic written next to it; return the indexes of the stats used so.
 
     A percentile wins over 'mean' ("the mean TTFT p99" is a p99, averaged over runs).
@@ -143,7 +143,7 @@ def _adjacent_stats(text: str, mentions: list[Mention], stats: list[re.Match[str
     return used
 
 
-def _clauses(text: str) -> list[tuple[int, int]]:
+def clauses(text: str) -> list[tuple[int, int]]:
     out, pos = [], 0
     for m in vocab.CLAUSE_RE.finditer(text):
         out.append((pos, m.start()))
@@ -261,7 +261,7 @@ class _Row:
             return
         self.mentions = voc.mentions(piece.row)
         stats = list(vocab.STAT_RE.finditer(piece.row))
-        _adjacent_stats(piece.row, self.mentions, stats)
+        adjacent_stats(piece.row, self.mentions, stats)
         self.of_which = piece.row.lower().startswith("of which")
         if voc.arm_re is not None and self.of_which:
             hit = voc.arm_re.search(piece.row)
@@ -282,7 +282,7 @@ class _Reader:
         mentions = self.mentions = voc.mentions(text)
         over_runs = [(m.start(), m.end()) for m in vocab.OVER_RUNS_RE.finditer(text)]
         stats = [s for s in vocab.STAT_RE.finditer(text) if not any(a <= s.start() < b for a, b in over_runs)]
-        used = _adjacent_stats(text, mentions, stats)
+        used = adjacent_stats(text, mentions, stats)
         self.free = _Spans([(s.start(), s.end(), s) for k, s in enumerate(stats) if k not in used])
         self.strong = _Spans([(m.start, m.end, m) for m in mentions if m.strong])
         self.weak = _Spans([(m.start, m.end, m) for m in mentions])
@@ -300,7 +300,7 @@ class _Reader:
         self.speed = _Spans([(m.start(), m.end(), True) for m in _SPEED.finditer(text)])
         self.per_run = _Spans([(m.start(), m.end(), True) for m in _PER_RUN.finditer(text)])
         self.fig_starts = [t[0].start for t in figs]
-        self.clauses = _clauses(text)
+        self.clauses = clauses(text)
         self.starts = [a for a, _ in self.clauses]
         fams = tuple(dict.fromkeys(voc.cat.metrics[h].family for h in voc.cat.headline if h in voc.cat.metrics))
         self.headline = Mention(0, 0, fams, True) if fams else None

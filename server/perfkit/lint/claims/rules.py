@@ -69,12 +69,12 @@ def catalog_of(figures: Any) -> tuple[Catalog, extract.Vocabulary] | None:
     """The claims' catalog and vocabulary of a FigureSet, built on first use and kept on it."""
     if figures is None or getattr(figures, "bench", None) is None:
         return None
-    if getattr(figures, "_claims_catalog", None) is None:
+    if getattr(figures, "claims", None) is None:
         from perfkit.lint.claims.data import build
 
         cat = build(figures.bench, figures.arm_words, figures.unit)
-        figures._claims_catalog = (cat, extract.Vocabulary(cat, figures.unit))
-    found: tuple[Catalog, extract.Vocabulary] = figures._claims_catalog
+        figures.claims = (cat, extract.Vocabulary(cat, figures.unit))
+    found: tuple[Catalog, extract.Vocabulary] = figures.claims
     return found
 
 
@@ -131,7 +131,7 @@ def _changes(cat: Catalog, c: extract.Claim) -> str:
 def _named_metrics(cat: Catalog, voc: extract.Vocabulary, text: str) -> list[Metric]:
     mentions = voc.mentions(text)
     stats = list(vocab.STAT_RE.finditer(text))
-    extract._adjacent_stats(text, mentions, stats)
+    extract.adjacent_stats(text, mentions, stats)
     out: list[Metric] = []
     strong = [m for m in mentions if m.strong] or mentions  # "each step" only where nothing stronger is named
     for m in strong:
@@ -157,7 +157,7 @@ def _test_words(m: Metric) -> str:
 def _unchanged(doc: Doc, cat: Catalog, voc: extract.Vocabulary, piece: pieces.Piece) -> list[Finding]:
     out: list[Finding] = []
     text = piece.text
-    for lo, hi in extract._clauses(text):
+    for lo, hi in extract.clauses(text):
         clause = text[lo:hi]
         u = vocab.UNCHANGED_RE.search(clause)
         s = vocab.SIGNIFICANT_RE.search(clause)
@@ -261,7 +261,7 @@ def _chart(doc: Doc, cat: Catalog, voc: extract.Vocabulary, piece: pieces.Piece)
         return []
     mentions = voc.mentions(piece.text)
     stats = list(vocab.STAT_RE.finditer(piece.text))
-    extract._adjacent_stats(piece.text, mentions, stats)
+    extract.adjacent_stats(piece.text, mentions, stats)
     ids = [i for m in mentions[:1] for i in check.metric_ids(cat, m.families, m.stat)[0]] or list(cat.headline[:1])
     line = piece.where[0][1]
     legend = doc.lines[line]
