@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from perfkit.lint import numbers as nums
 from perfkit.lint.claims import vocab
@@ -67,7 +67,6 @@ class Claim:
     measured_as: str = ""  # 'screening' or 'confirmation' when the words name one measurement only
     per_run: bool = False
     clause: tuple[int, int] = (0, 0)
-    notes: list[str] = field(default_factory=list)
 
 
 class Vocabulary:

@@ -175,4 +175,3 @@ COUNT_NOUN_RE = re.compile(
 CLAUSE_RE = re.compile(r";\s++|,\s++(?!\d)|(?<!\s)\s++(?:and|but|while|whereas)\s++|:\s++")
 # Between the two figures of "A to B" ("1,583 ms to 707 ms", "2,387 to 2,789"): A is the baseline's.
 TO_BETWEEN_RE = re.compile(r"^\s*+(?:[A-Za-zµ/%]++\s++){0,3}(?:to|->|→)\s*+$", re.I)
-FROM_BEFORE_RE = re.compile(r"\bfrom\s+$", re.I)
