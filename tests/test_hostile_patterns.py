@@ -41,6 +41,9 @@ REVIEWED_DYNAMIC = {
     "perfkit.culprit.numeric_rules:<module>": "module-level patterns: timed through the imported module",
     "perfkit.culprit.numeric_rules:gate": "escaped literal pieces joined by |: a substring search; every gate is "
     "also held in numeric_rules.PATTERNS and timed through the imported module",
+    "perfkit.lint.claims.extract:__init__": "the campaign's metric and arm names, escaped, between fixed lookarounds: "
+    "a substring search",
+    "perfkit.lint.claims.vocab:<module>": "module-level patterns: timed through the imported module",
     "perfkit.lint.numbers:<module>": "module-level patterns: timed through the imported module",
     "perfkit.lint.rules:_job_spans": "module-level job patterns handed in: timed through the imported module",
     "perfkit.lint.rules:_w": "word lists joined between lookarounds: timed through the imported module",

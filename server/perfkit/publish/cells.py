@@ -14,6 +14,7 @@ from perfkit.benchmark.models import BenchmarkSummary, Candidate, Comparison
 from perfkit.errors import InputError
 from perfkit.markdown.safe import Markdown, code, inline
 from perfkit.markdown.spans import code_texts
+from perfkit.publish.change_marks import marked
 from perfkit.publish.draft_model import Draft
 from perfkit.publish.numfmt import Row, factor, pct, sig
 
@@ -33,7 +34,7 @@ def result_rows(b: BenchmarkSummary, d: Draft, placeholder: str) -> list[Row]:
             f"mean {unit} time (per run)",
             f"{sig(base.mean.value)} s ({_runs([r.mean_s for r in base.per_run])})",
             f"{sig(pr.mean.value)} s ({_runs([r.mean_s for r in pr.per_run])})",
-            pct(cmp.change_mean_pct),
+            marked(pct(cmp.change_mean_pct), cmp.significance.verdict, cmp.significance.p_value),
         )
     ]
     if cmp.show_mean_and_median:
@@ -90,7 +91,7 @@ def result_rows(b: BenchmarkSummary, d: Draft, placeholder: str) -> list[Row]:
                 Markdown(f"of which: {name}, measured alone"),
                 f"{sig(b.arm(o.baseline).mean.value)} s",
                 f"{sig(b.arm(o.candidate).mean.value)} s",
-                pct(o.change_mean_pct),
+                marked(pct(o.change_mean_pct), o.significance.verdict, o.significance.p_value),
             )
         )
     return rows
@@ -201,11 +202,16 @@ def cause(b: BenchmarkSummary, d: Draft) -> dict[str, object] | None:
 
             found = [m for m in b.metrics if m.candidate.arm == i.cause_arm and m in b.headline()]
             found += [m for m in b.metrics_of_which if m.candidate.arm == i.cause_arm]
-            return {"sentence": Markdown(f"takes {span(found[0])}"), "other_base": False} if found else None
+            return (
+                {"sentence": Markdown(f"takes {span(found[0])}"), "other_base": False, "screened": False}
+                if found
+                else None
+            )
         return {
             "before": sig(b.arm(b.baseline).mean.value),
             "after": sig(b.arm(i.cause_arm).mean.value),
             "other_base": False,
+            "screened": False,  # an arm of the benchmark: the same runs as the PR's figures
         }
     if i.cause_commit:
         hits = [c for c in b.candidates if c.sha.startswith(i.cause_commit.strip().lower())]
@@ -242,5 +248,10 @@ def cause(b: BenchmarkSummary, d: Draft) -> dict[str, object] | None:
         from perfkit.publish.metric_text import cause_sentence
 
         sentence = cause_sentence(b, chosen)
-        return {"sentence": sentence, "other_base": chosen.other_baseline} if sentence else None
-    return {"before": sig(chosen.before), "after": sig(chosen.after), "other_base": chosen.other_baseline}
+        return {"sentence": sentence, "other_base": chosen.other_baseline, "screened": True} if sentence else None
+    return {
+        "before": sig(chosen.before),
+        "after": sig(chosen.after),
+        "other_base": chosen.other_baseline,
+        "screened": True,  # the commit's own record: another measurement than the PR's runs
+    }

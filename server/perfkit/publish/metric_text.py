@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from perfkit.benchmark.metric_spec import better, infer
 from perfkit.markdown.safe import Markdown, inline
 from perfkit.markdown.safe import chart as chart_label
+from perfkit.publish.change_marks import marked
 from perfkit.publish.numfmt import Row, pct, sig
 
 if TYPE_CHECKING:
@@ -68,13 +69,6 @@ def headline_sentence(b: BenchmarkSummary, hardware: str) -> Markdown:
     return Markdown(f"On {hardware} this PR {joined}{tail}.")
 
 
-def title_summary(b: BenchmarkSummary, d: Draft, job: str, hardware: str, cause: str) -> Markdown:
-    """The title after its prefix; job, hardware and cause come as the draft's Markdown or placeholders."""
-    spans = " and ".join(span(m) for m in b.headline())
-    at = f" at {d.parallelism.strip()}" if d.parallelism and d.parallelism.strip() else ""
-    return Markdown(f"{job} on {hardware}: {spans}{at}, mostly from {cause}")
-
-
 def _label(m: MetricComparison, shape: str) -> Markdown:
     unit = f", {inline(m.unit)}" if m.unit else ""
     label = f"{inline(m.name)}{unit} ({m.direction} is better)"
@@ -97,7 +91,10 @@ def result_rows(b: BenchmarkSummary, d: Draft, placeholder: str) -> list[Row]:
     """Headline metrics first, then the others; 'of which' rows for arms measuring one change alone."""
     heads = [m for m in b.metrics if m in b.headline()]
     rest = [m for m in b.metrics if m not in heads]
-    rows = [Row(_label(m, b.shape), _cell(m, "baseline"), _cell(m, "pr"), pct(m.change_pct)) for m in heads + rest]
+    rows = [
+        Row(_label(m, b.shape), _cell(m, "baseline"), _cell(m, "pr"), marked(pct(m.change_pct), m.verdict, m.p_value))
+        for m in heads + rest
+    ]
     names = {c.arm: Markdown(c.name) for c in d.changes if c.arm and c.name}
     for o in b.metrics_of_which:
         arm = o.candidate.arm
@@ -107,7 +104,7 @@ def result_rows(b: BenchmarkSummary, d: Draft, placeholder: str) -> list[Row]:
                 Markdown(f"of which: {name}, measured alone: {inline(o.name)}"),
                 with_unit(o.baseline.estimate.value, o.unit),
                 with_unit(o.candidate.estimate.value, o.unit),
-                pct(o.change_pct),
+                marked(pct(o.change_pct), o.verdict, o.p_value),
             )
         )
     return rows
@@ -153,8 +150,10 @@ def cause_sentence(b: BenchmarkSummary, c: Candidate) -> Markdown | None:
 
 
 def significance(b: BenchmarkSummary) -> Markdown:
+    """The test of each headline metric, and of each metric that got significantly worse (the Summary's cost)."""
     out = []
-    for m in b.headline():
+    heads = b.headline()
+    for m in heads + [m for m in b.metrics if m.verdict == "worse" and m not in heads]:
         n_b, n_c = len(m.baseline.per_run), len(m.candidate.per_run)
         if m.verdict == "too_few_runs":
             out.append(f"With {n_b} and {n_c} runs no test over per-run {inline(m.name)} can reach significance.")

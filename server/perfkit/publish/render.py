@@ -95,34 +95,35 @@ def _hardware(d: Draft) -> Markdown:
     return Markdown(f"{d.gpu_count if d.gpu_count else _ph('n')} {_or(d.gpu, 'GPU')}")
 
 
-def _title(b: BenchmarkSummary, d: Draft, rule: TitleRule | None = None) -> Markdown:
-    """Our title form, on one line; in the repo's own form when it has a title rule and the draft keeps the
-    default prefix."""
-    return Markdown(one_line(_title_text(b, d, rule)))
-
-
-def _title_text(b: BenchmarkSummary, d: Draft, rule: TitleRule | None) -> str:
-    from perfkit.publish import title_rule
+def _title(b: BenchmarkSummary, d: Draft, rule: TitleRule | None = None) -> tuple[Markdown, list[str]]:
+    """Our title form on one line, in the repo's own form when it has a title rule and the draft keeps the
+    default prefix, within about 100 characters (perfkit.publish.title_fit); and the warnings saying what
+    was left out."""
+    from perfkit.publish import title_fit, title_rule
     from perfkit.publish.cells import sig
 
-    if b.shape != "steps":
-        from perfkit.publish.metric_text import title_summary
+    own = d.title_prefix.strip()
 
-        summary = title_summary(b, d, _or(d.job, "job"), _hardware(d), _or(d.largest_cause, "largest cause"))
+    def frame(summary: str) -> str:
         if rule is not None and d.title_prefix == DEFAULT_PREFIX:
             return title_rule.apply(rule, summary)
-        return f"{d.title_prefix.strip()} {summary}" if d.title_prefix.strip() else summary
-    ws = d.world_size or d.gpu_count
+        return f"{own} {summary}" if own else summary
+
     at = d.parallelism.strip() if d.parallelism and d.parallelism.strip() else None
-    at = at or f"world size {ws if ws else _ph('world size')}"
-    steps = (
-        f"{_or(d.job, 'job')} on {_hardware(d)}: {sig(b.arm(b.baseline).mean.value)} s to "
-        f"{sig(b.arm(b.candidate).mean.value)} s per {d.unit} at {at}, "
-        f"mostly from {_or(d.largest_cause, 'largest cause')}"
-    )
-    if rule is not None and d.title_prefix == DEFAULT_PREFIX:
-        return title_rule.apply(rule, steps)
-    return f"{d.title_prefix.strip()} {steps}" if d.title_prefix.strip() else steps
+    repeats = False
+    if b.shape != "steps":
+        from perfkit.publish.metric_text import span
+
+        spans: list[str] = [span(m) for m in b.headline()]
+    else:
+        ws = d.world_size or d.gpu_count
+        repeats = at is None and bool(ws) and ws == d.gpu_count
+        at = at or f"world size {ws if ws else _ph('world size')}"
+        base, pr = sig(b.arm(b.baseline).mean.value), sig(b.arm(b.candidate).mean.value)
+        spans = [f"{base} s to {pr} s per {d.unit}"]
+    cause = _or(d.largest_cause, "largest cause")
+    title, warnings = title_fit.fit(frame, _or(d.job, "job"), _hardware(d), spans, at, cause, repeats)
+    return Markdown(one_line(title)), warnings
 
 
 def _changes(b: Any, d: Draft) -> list[dict[str, str]]:
@@ -169,8 +170,13 @@ def _check_view(d: Draft) -> dict[str, Any]:
             )
             failed.append({"recorded": Markdown(x.recorded), "cell": cell})
         rows.append({"recorded": Markdown(x.recorded), "cell": cell, "tolerance": Markdown(x.tolerance)})
-    if not rows:
-        rows = [{"recorded": _ph("what was recorded"), "cell": _ph("difference found"), "tolerance": _ph("tolerance")}]
+    if not checks:  # nothing recorded: no tolerance, no recording code, and the user is asked
+        return {
+            "ran": Markdown((c.ran or "").strip()) if c else "",
+            "compared": Markdown((c.compared or "").strip()) if c else "",
+            "total": 0,
+            "ask": _ph("confirm that no check compared the outputs of both versions, or add each check you ran"),
+        }
     return {
         "ran": _or(c.ran if c else None, "what you ran: both versions on the same batches"),
         "compared": _or(c.compared if c else None, "which values you compared, and how many"),
@@ -321,7 +327,7 @@ def render_pr(
     pr_text, issue_text, issue_use, issue_warnings = _render_texts(b, d, view, repo_part)
     pr_text, issue_text = _inert(pr_text, issue_text, repo_part)
     warnings += issue_warnings
-    lint_pr, lint_issue, skipped = _lint(campaign, b, top, repo_part, pr_text, issue_text, d.job)
+    lint_pr, lint_issue, skipped = _lint(campaign, b, top, repo_part, pr_text, issue_text, d)
     out = Path(out_dir).expanduser() if out_dir else (campaign / (b.latest_report or "latest-report.md")).parent
     paths = write_all(out, {PR_FILE: pr_text, ISSUE_FILE: issue_text})
     return _result(paths, pr_text, issue_text, repo_part, issue_use, lint_pr, lint_issue, skipped, warnings, d)
@@ -462,8 +468,10 @@ def _pr_view(b: BenchmarkSummary, d: Draft, campaign: Path, part: _RepoPart) -> 
 
     details = _details(b, d, campaign)
     details["shared"], warnings = _shared_settings(d)
+    title, title_warnings = _title(b, d, part.rule)
+    warnings += title_warnings
     view: dict[str, Any] = {
-        "title": _title(b, d, part.rule),
+        "title": title,
         "summary": _or(
             d.summary, "summary: what the job loses and why, with one or two figures, and what this PR adds"
         ),
@@ -478,8 +486,14 @@ def _pr_view(b: BenchmarkSummary, d: Draft, campaign: Path, part: _RepoPart) -> 
     else:
         view.update(_step_speedups(b))
         rows = [r.__dict__ for r in cells.result_rows(b, d, PH)]
+    from perfkit.publish.cells import cause
+    from perfkit.publish.cost_text import cost_sentences
+
+    found = cause(b, d)
     view.update(
         {
+            "cost": cost_sentences(b, _hardware(d), d.unit),
+            "screened": bool(found and found.get("screened")),
             "changes": _changes(b, d),
             "rows": rows,
             "commits": cells.commit_rows(b, d.ships, d.details.shared_settings),
@@ -546,7 +560,7 @@ def _inert(pr_text: str, issue_text: str, part: _RepoPart) -> tuple[str, str]:
 
 
 def _lint(
-    campaign: Path, b: BenchmarkSummary, top: Path, part: _RepoPart, pr_text: str, issue_text: str, job: str | None
+    campaign: Path, b: BenchmarkSummary, top: Path, part: _RepoPart, pr_text: str, issue_text: str, d: Draft
 ) -> tuple[list[Finding], list[Finding], list[str]]:
     from perfkit.lint.figures import FigureSet
     from perfkit.lint.lint import check_size, lint_text
@@ -554,7 +568,8 @@ def _lint(
 
     check_size(pr_text, "draft")
     check_size(issue_text, "draft")
-    figures = FigureSet.from_campaign(campaign, b)
+    job = d.job
+    figures = FigureSet.from_campaign(campaign, b, {c.name: c.arm for c in d.changes if c.arm and c.name}, d.unit)
     pr_lines, pr_heads = template_text.pr_template_lines(part.files)
     f_lines, f_heads, f_prefixes = template_text.issue_template_lines(part.files)
     lint_pr, _, skipped = lint_text(
