@@ -121,15 +121,19 @@ class Engine:
             return
         rec.checkout_changed = stop
         evidence = "; ".join(stop)
+        own = (
+            "perfkit ran git in that step only in its own worktree, each command after proving that its git folder "
+            "was the one perfkit made"
+        )
         self.st.notes.append(
-            f"your checkout changed while step {n} ran: {evidence}. The bisect stopped: perfkit never writes your "
-            "checkout, so the step's commands did (or you did meanwhile); perfkit does not undo it"
+            f"your checkout changed while step {n} ran: {evidence}. The bisect stopped: {own}, so the step's "
+            "commands made the change (or you did meanwhile); perfkit does not undo it"
         )
         self.save()
         raise CheckoutChanged(
-            f"your checkout changed while step {n} ran: {evidence}. perfkit never writes your checkout, so the "
-            "step's install or run commands did (or you did meanwhile); nothing was undone. The bisect stopped with "
-            "its steps saved: fix the commands (they must not run git in your checkout), then bisect_run resumes"
+            f"your checkout changed while step {n} ran: {evidence}. {own}, so the step's install or run commands "
+            "made the change (or you did meanwhile); nothing was undone. The bisect stopped with its steps saved: "
+            "fix the commands (they must not run git in your checkout), then bisect_run resumes"
         )
 
     # ---- leaving -------------------------------------------------------------------------------
