@@ -131,7 +131,9 @@ def test_a_command_that_points_perfkits_git_elsewhere_never_moves_the_users_chec
     if "worktree-config" in door:  # the user keeps per-worktree config: config.worktree is read
         run_git(p.sup.path, "config", "extensions.worktreeConfig", "true")
     before = user_state(p)
-    theirs_before = (run_git(theirs, "status", "--porcelain=v2"), run_git(theirs, "rev-parse", "HEAD")) if theirs.exists() else None
+    theirs_before = None
+    if theirs.exists():
+        theirs_before = (run_git(theirs, "status", "--porcelain=v2"), run_git(theirs, "rev-parse", "HEAD"))
     act = action.format(user=user)
     run, install = p.run_cmd(), p.installs()
     if where == "run":
@@ -168,7 +170,7 @@ def test_git_variables_perfkit_inherits_never_redirect_its_git(tmp_path, monkeyp
     }.items():
         monkeypatch.setenv(name, value)
     seen = p.env / "git-seen"
-    run = f'git rev-parse --show-toplevel >> {seen}; git status --short >/dev/null; {p.run_cmd()}'
+    run = f"git rev-parse --show-toplevel >> {seen}; git status --short >/dev/null; {p.run_cmd()}"
     bisect_start(p.path, p.c["add"], run=run, install=p.installs(), install_submodule=p.installs_sub())
     out = bisect_run(p.path)
     assert out.culprit is not None and out.culprit.commit == p.c["bug"], out.message

@@ -151,7 +151,8 @@ def _clone_git_dir(o: Owned, dot: str, info: os.stat_result) -> str:
     if not stat.S_ISDIR(info.st_mode):
         raise NotPerfkits(o.root, "its .git is not a folder")
     if os.path.lexists(os.path.join(dot, "commondir")):
-        raise NotPerfkits(o.root, f"its .git has a commondir ({_small(os.path.join(dot, 'commondir'))}) leading elsewhere")
+        common = _small(os.path.join(dot, "commondir"))
+        raise NotPerfkits(o.root, f"its .git has a commondir ({common}) leading to another git folder")
     return dot
 
 

@@ -293,7 +293,7 @@ def _proved(repo: str | Path) -> list[str]:
     pinned = gitdir_proof.pin(owned, git_dir)
     origin = gitdir_proof.sets_work_tree(owned, git_dir, _config_entry(str(repo), pinned)[3])
     if origin is not None:
-        raise gitdir_proof.NotPerfkits(owned.root, f"core.worktree is set in {origin}, sending git to another work tree")
+        raise gitdir_proof.NotPerfkits(owned.root, f"core.worktree is set in {origin}, sending git to another folder")
     return pinned
 
 

@@ -26,7 +26,6 @@ from pathlib import Path
 
 from perfkit import config_includes, gitdir_proof, gitrepo
 from perfkit.bisect.state import confine
-from perfkit.errors import ToolFailure
 
 _NO_RECURSE = ("-c", "submodule.recurse=false")
 # `git worktree add` and `remove` read every worktree's admin folder under .git/worktrees; one that
@@ -49,7 +48,9 @@ def _checkout(where: Path, commit: str, what: str) -> None:
     try:
         _git(where, "checkout", "--force", "--detach", "--quiet", commit)
     except gitrepo.RefusedGitmodules as exc:
-        raise Unavailable(f"{what} {commit[:12]} cannot be checked out: git refuses its .gitmodules ({exc.refusal})")
+        raise Unavailable(
+            f"{what} {commit[:12]} cannot be checked out: git refuses its .gitmodules ({exc.refusal})"
+        ) from None
     except gitrepo.GitFailed as exc:
         line = _filter_line(exc.stderr)
         if line is None:
@@ -151,7 +152,8 @@ class Checkout:
         self.remove()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with _ADMIN:  # no checkout yet: a missing checkout filter is the point's skip, not the bisect's end
-            _git(self.repo, "worktree", "add", "--force", "--detach", "--no-checkout", "--quiet", str(self.path), commit)
+            args = ("worktree", "add", "--force", "--detach", "--no-checkout", "--quiet", str(self.path), commit)
+            _git(self.repo, *args)
         gitrepo.confirm_own(self.path)
         self.created |= {"superproject", "submodule"}
         self._ready = True
