@@ -310,11 +310,18 @@ class GitFailed(ToolFailure):
         self.stderr = stderr
 
 
-class RefusedGitmodules(GitFailed):
-    """git refuses the repository's `.gitmodules` (a value it will not run or parse): bad repository data."""
+class RefusedGitmodules(InputError):
+    """git refuses the repository's `.gitmodules` (a value it will not take, a line it cannot parse), so it
+    fails every command that reads it: bad repository data, said as bad input naming the file."""
 
-    def __init__(self, message: str, stderr: str, refusal: str):
-        super().__init__(message, stderr)
+    def __init__(self, repo: str | Path, stderr: str, refusal: str):
+        super().__init__(
+            "repo",
+            f"git refuses the .gitmodules of '{repo}' ({refusal}) and stops every command that reads it",
+            "correct or remove that entry of .gitmodules and commit (git refuses `update = !command` and any "
+            "update value other than checkout, rebase, merge or none in a committed .gitmodules)",
+        )
+        self.stderr = stderr
         self.refusal = refusal
 
 
@@ -366,7 +373,7 @@ def _run(
         message = f"git {' '.join(args[:3])} failed: {err[-1] if err else 'exit ' + str(proc.returncode)}"
         refused = refused_gitmodules(stderr)
         if refused:
-            raise RefusedGitmodules(message, stderr, refused)
+            raise RefusedGitmodules(repo, stderr, refused)
         raise GitFailed(message, stderr)
     return proc.stdout.decode("utf-8", errors)
 
@@ -419,7 +426,7 @@ def git_ok(repo: str | Path, *args: str) -> bool:
     try:
         git(repo, *args)
         return True
-    except (BrokenGitConfig, gitdir_proof.NotPerfkits, RefusedGitmodules):
+    except (BrokenGitConfig, gitdir_proof.NotPerfkits):
         raise
     except ToolFailure:
         return False
