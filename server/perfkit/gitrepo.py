@@ -383,7 +383,7 @@ def refused_gitmodules(stderr: str) -> str | None:
     (`update = !command` committed, an unknown strategy) or a file it cannot parse."""
     for line in stderr.splitlines():
         if ("invalid value for 'submodule." in line) or ("bad config line" in line and ".gitmodules" in line):
-            return line.removeprefix("fatal: ").strip()
+            return line.removeprefix("fatal: ").removeprefix("error: ").strip()
     return None
 
 
