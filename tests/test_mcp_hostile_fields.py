@@ -13,24 +13,15 @@ fatal; and for any JSON value as a cancel's requestId (a hypothesis property) th
 from __future__ import annotations
 
 import json
-import os
-import select
-import subprocess
-import sys
 import time
 
 import pytest
 from helpers.bisect_project import build
+from helpers.mcp_wire import Wire
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from perfkit.bisect.tool import bisect_reset, bisect_start
 
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 0,
-    "method": "initialize",
-    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}},
-}
 CALL_ID = 7
 WRONG_IDS = {
     "object": {"id": CALL_ID},
@@ -44,71 +35,6 @@ WRONG_IDS = {
     "nested": [[[[{"requestId": CALL_ID}]]]],
     "another-request": 12345,
 }
-
-
-class Wire:
-    """A raw client on `perfkit serve`'s stdin and stdout."""
-
-    def __init__(self) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "perfkit.cli", "serve"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env={**os.environ, "PERFKIT_DEBUG": ""},
-        )
-        self.pending: list[dict] = []
-        self.send(INIT)
-        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        assert self.answer(0)["id"] == 0
-
-    def send(self, message: object) -> None:
-        self.raw(json.dumps(message).encode())
-
-    def raw(self, line: bytes) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(line + b"\n")
-        self.proc.stdin.flush()
-
-    def answer(self, request_id: object, within: float = 600) -> dict:
-        """The answer to request_id (other messages are kept or passed over); fails if the server stops."""
-        for i, message in enumerate(self.pending):
-            if message.get("id") == request_id:
-                return self.pending.pop(i)
-        assert self.proc.stdout is not None
-        deadline = time.monotonic() + within
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([self.proc.stdout], [], [], 1.0)
-            if not ready:
-                continue
-            line = self.proc.stdout.readline()
-            assert line, f"the server stopped (exit {self.proc.poll()}): {self.stderr_tail()}"
-            message = json.loads(line)
-            if "id" not in message:
-                continue  # progress and log notifications
-            if message["id"] == request_id:
-                return message
-            self.pending.append(message)
-        raise AssertionError(f"no answer to {request_id!r} within {within} s")
-
-    def ping(self, request_id: int) -> None:
-        self.send({"jsonrpc": "2.0", "id": request_id, "method": "ping"})
-        assert self.answer(request_id, within=300) == {"jsonrpc": "2.0", "id": request_id, "result": {}}
-
-    def stderr_tail(self) -> str:
-        if self.proc.poll() is None or self.proc.stderr is None:
-            return ""
-        return self.proc.stderr.read().decode("utf-8", "replace")[-2000:]
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            assert self.proc.stdin is not None
-            self.proc.stdin.close()
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
 
 
 @pytest.fixture

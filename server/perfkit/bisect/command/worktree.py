@@ -24,7 +24,7 @@ import shutil
 import threading
 from pathlib import Path
 
-from perfkit import config_includes, gitdir_proof, gitrepo
+from perfkit import config_includes, gitdir_proof, gitrepo, private_dirs
 from perfkit.bisect.state import confine
 
 _NO_RECURSE = ("-c", "submodule.recurse=false")
@@ -150,7 +150,7 @@ class Checkout:
 
     def _create(self, commit: str) -> None:
         self.remove()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        private_dirs.make_dir(self.path.parent)  # 0700: the checkout under test is the user's to read, nobody else's
         with _ADMIN:  # no checkout yet: a missing checkout filter is the point's skip, not the bisect's end
             args = ("worktree", "add", "--force", "--detach", "--no-checkout", "--quiet", str(self.path), commit)
             _git(self.repo, *args)
@@ -206,7 +206,7 @@ class Checkout:
 
     def _park(self, sub: Path) -> None:
         confine.remove(self.parking.parent, self.parking)
-        self.parking.parent.mkdir(parents=True, exist_ok=True)
+        private_dirs.make_dir(self.parking.parent)
         if not confine.within(self.path, sub) or sub.is_symlink():
             raise confine.NotOurs(f"refusing to move {sub}: it is not inside the worktree {self.path}")
         os.replace(sub, self.parking)

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from perfkit import private_dirs
 from perfkit.bisect.models import BisectSettings, StepRecord, Verdict
 from perfkit.bisect.state import seal
 from perfkit.bisect.state.named_files import named_files
@@ -100,7 +101,7 @@ class VerdictMemory:
             data = json.dumps({"known": body, "seal": seal.mac(body)})
             if self.path.parent.is_symlink():
                 self.path.parent.unlink()  # planted in perfkit's folder: removed as a link, never followed
-            self.path.parent.mkdir(exist_ok=True)
+            private_dirs.make_dir(self.path.parent)
             write_atomic(self.path, data, durable=False)
         except (OSError, ToolFailure):
             pass

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from pathlib import Path
 
+from perfkit import private_dirs
 from perfkit.bisect.command import shutdown
 from perfkit.bisect.command.tester import PointResult
 from perfkit.bisect.command.worktree import Checkout
@@ -55,7 +56,7 @@ class LocalPool:
         builds = load_builds(sdir)
         if workers_dir(sdir).is_symlink():
             workers_dir(sdir).unlink()  # planted in perfkit's folder: removed as a link, never followed
-        workers_dir(sdir).mkdir(parents=True, exist_ok=True)
+        private_dirs.make_dir(workers_dir(sdir))
         self.hooks = Hooks(st, save, workers_dir(sdir) / BUILDS, builds)
         s = st.settings
         self.devices = list(s.devices)

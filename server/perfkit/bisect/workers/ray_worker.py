@@ -29,7 +29,7 @@ from typing import Any
 
 import ray  # type: ignore[import-not-found,unused-ignore]  # optional extra perfkit[ray]: absent without it
 
-from perfkit import gitrepo
+from perfkit import gitrepo, private_dirs
 from perfkit.bisect.command import runner, shutdown
 from perfkit.bisect.command.envs import WorkerEnv, writes_user_env
 from perfkit.bisect.command.tester import PointResult, PointTester
@@ -70,7 +70,7 @@ class DeviceActor:
         if self.tester is not None:
             return self.tester
         repo, sub_store = self.base / "repo.git", self.base / "sub.git"
-        self.base.mkdir(parents=True, exist_ok=True)
+        private_dirs.make_dir(self.base)
         if not (repo / "HEAD").exists():
             gitrepo.git(self.base, "clone", "--quiet", "--bare", "--", self.repo_src, str(repo))
         sub_path = self.settings.submodule
@@ -254,8 +254,9 @@ def _result(out: dict[str, Any]) -> PointResult:
 
 def _write_log(path: Path, data: bytes) -> None:
     try:
-        path.parent.mkdir(exist_ok=True)
-        path.write_bytes(data)
+        private_dirs.make_dir(path.parent)
+        with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600), "wb") as f:
+            f.write(data)
     except OSError:
         pass  # the verdict stands without its log
 
