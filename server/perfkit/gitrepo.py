@@ -547,10 +547,11 @@ def gitlinks(repo: Path, commit: str) -> dict[str, str]:
 
 
 def submodule_paths(repo: Path, commit: str) -> dict[str, str]:
-    """path -> name of submodules declared in .gitmodules at commit (empty when none)."""
+    """path -> name of submodules declared in .gitmodules at commit (empty when none, or when that commit's
+    .gitmodules cannot be parsed: history cannot be fixed, and the working tree's file is checked anyway)."""
     try:
         out = git(repo, "config", "--blob", f"{commit}:.gitmodules", "--get-regexp", r"^submodule\..*\.path$")
-    except ToolFailure:
+    except (ToolFailure, RefusedGitmodules):
         return {}
     paths = {}
     for line in out.splitlines():
