@@ -40,6 +40,7 @@ class Wire:
             preexec_fn=preexec,
         )
         self.pending: list[dict] = []
+        self.buffer = b""  # stdout read but not yet split into lines
         self.send(INIT)
         self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         assert self.answer(0)["id"] == 0
@@ -57,14 +58,11 @@ class Wire:
         for i, message in enumerate(self.pending):
             if message.get("id") == request_id:
                 return self.pending.pop(i)
-        assert self.proc.stdout is not None
         deadline = time.monotonic() + within
         while time.monotonic() < deadline:
-            ready, _, _ = select.select([self.proc.stdout], [], [], 1.0)
-            if not ready:
-                continue
-            line = self.proc.stdout.readline()
-            assert line, f"the server stopped (exit {self.proc.poll()}): {self.stderr()[-2000:]}"
+            line = self._line(deadline)
+            if line is None:
+                break
             message = json.loads(line)
             if "id" not in message:
                 continue  # progress and log notifications
@@ -72,6 +70,24 @@ class Wire:
                 return message
             self.pending.append(message)
         raise AssertionError(f"no answer to {request_id!r} within {within} s")
+
+    def _line(self, deadline: float) -> bytes | None:
+        """The next line of stdout, read from the descriptor itself: a buffered reader can hold a line
+        select() no longer sees. None at the deadline; fails if the server stops."""
+        assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self.buffer:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            ready, _, _ = select.select([fd], [], [], min(left, 1.0))
+            if not ready:
+                continue
+            chunk = os.read(fd, 1 << 16)
+            assert chunk, f"the server stopped (exit {self.proc.poll()}): {self.stderr()[-2000:]}"
+            self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line
 
     def ping(self, request_id: int) -> None:
         self.send({"jsonrpc": "2.0", "id": request_id, "method": "ping"})
