@@ -27,8 +27,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from perfkit import gitdir_proof, gitrepo
 from perfkit.bisect.command.worktree import Checkout
+from perfkit.repo import gitdir_proof, gitrepo
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from helpers.bisect_project import build  # noqa: E402  # the tests' own repository builder: a compiler and its runtime

@@ -29,10 +29,10 @@ from helpers.bisect_project import Project, build
 from helpers.gitbuild import run_git, snapshot
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from perfkit import gitdir_proof, gitrepo
 from perfkit.bisect.command.worktree import Checkout
 from perfkit.bisect.state import store as statefile
 from perfkit.bisect.tool import bisect_reset, bisect_run, bisect_start, bisect_status
+from perfkit.repo import gitdir_proof, gitrepo
 
 PLAN = [("src", "")] * 3 + [("src", "BUG", "bug")] + [("src", "BUG")] * 2
 

@@ -57,7 +57,7 @@ def test_a_gitmodules_git_refuses_is_bad_input_naming_the_file(tmp_path, shape):
 
 def test_the_refusal_is_an_error_over_mcp_and_exit_2_on_the_cli(tmp_path):
     from mcp import Client
-    from perfkit.server import build_server
+    from perfkit.mcp_server.server import build_server
 
     repo, arguments, mark = committed(tmp_path, "update-runs-a-command")
 

@@ -301,7 +301,7 @@ def test_single_template_without_front_matter_at_the_github_folder(tmp_path):
 def render_over_mcp(repo: Repo, out: Path):
     """render_pr through the real MCP client, the example campaign and draft into out; the raw tool result."""
     from mcp import Client
-    from perfkit.server import build_server
+    from perfkit.mcp_server.server import build_server
 
     async def go():
         async with Client(build_server(), mode="legacy") as c:
@@ -386,7 +386,7 @@ def test_automation_is_told_by_what_files_the_issue(name, about, automated):
         ("Steps to reproduce", "reproduce"),
         ("Minimal reproducible example", "reproduce"),
         ("Expected behavior", "expected"),
-        ("Describe the solution you'd like", "expected"),
+        ("Describe the solution you'd like", "solution"),
         ("Relevant log output", "logs"),
         ("Error logs", "logs"),
         ("Proposal to improve performance", "problem"),
@@ -397,7 +397,7 @@ def test_automation_is_told_by_what_files_the_issue(name, about, automated):
         ("Is there an existing issue for this?", "checklist"),
         ("Before submitting a new issue...", "checklist"),
         ("What happened?", "problem"),
-        ("Pitch", None),
+        ("Pitch", "solution"),
     ],
 )
 def test_a_field_s_role_is_what_its_words_ask(label, expected):

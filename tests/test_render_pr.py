@@ -190,6 +190,8 @@ def test_sections_order_tables_and_title(tmp_path):
         "## Summary",
         "### Speedup Result",
         "## Correctness Verification",
+        "## What does this PR do?",  # covered: kept in the template's order, pointing to Summary
+        "## Test Result",
         "## Test plan",
         "## Checklist",
     ]
@@ -222,13 +224,15 @@ def test_sections_order_tables_and_title(tmp_path):
     assert rows[1].startswith("| validation loss |") and rows[2].startswith("| loss at each step |")
     assert "3 steps above 0.01" in rows[2]
     assert "**" not in cv
-    # the covered headings are reported as skipped, with why
-    skipped = {s.heading: s.reason for s in res.pr_template.skipped_headings}
-    assert skipped == {
-        "What does this PR do?": "covered by Summary",
-        "Test Result": "covered by Speedup Result and Correctness Verification",
-    }
-    assert res.pr_template.kept_headings == ["Test plan", "Checklist"]
+    # the covered headings stay with a pointer to our part, and say why
+    covered = {p.template: (p.filled, p.why) for p in res.template_parts if p.role == "covered"}
+    assert (
+        covered["## What does this PR do?"][0] == "pointer"
+        and "covered by Summary" in covered["## What does this PR do?"][1]
+    )
+    assert covered["## Test Result"][0] == "pointer"
+    assert res.pr_template.skipped_headings == []
+    assert res.pr_template.kept_headings == ["What does this PR do?", "Test Result", "Test plan", "Checklist"]
     assert res.pr_title == pr.split("\n")[0][2:]
     assert Path(res.pr_path).parent == tmp_path / "campaign"
 
@@ -242,7 +246,8 @@ def test_template_folder_picks_performance_and_honours_choice(tmp_path):
     res, pr, _ = _render(tmp_path, files)
     assert res.pr_template.path == ".github/PULL_REQUEST_TEMPLATE/performance.md"
     assert len(res.pr_template.candidates) == 3
-    assert "## Risks" in pr and "## Bug" not in pr and "## Benchmark" not in pr
+    assert "## Risks" in pr and "## Bug" not in pr
+    assert "## Benchmark\n\nSee Speedup Result and Correctness Verification above." in pr
     res2, pr2, _ = _render(tmp_path, files, pr_template="docs.md")
     assert res2.pr_template.path.endswith("docs.md") and "## Pages" in pr2 and "## Risks" not in pr2
     with pytest.raises(InputError) as err:
@@ -314,9 +319,11 @@ def test_jinja_comments_and_details_are_data(tmp_path):
     res, pr, _ = _render(tmp_path, {".github/PULL_REQUEST_TEMPLATE.md": text})
     carried = pr.split("\n## Correctness Verification\n", 1)[1]
     for line in text.split("\n"):
-        if line and line != "- [ ] done":
+        # the sentence under the heading is the template's words to the author: not posted, not evaluated
+        in_comment = line in ("<!--", "## Hidden heading", "- [ ] hidden box", "-->")  # an instruction comment: dropped
+        if line and line != "- [ ] done" and not line.startswith("{% if user") and not in_comment:
             assert line in carried.split("\n"), line
-    assert "- [ ] hidden box\n" in carried  # inside a comment: not a box, left alone
+    assert "Hello" not in carried and "{% if" not in carried
     assert res.pr_template.kept_headings == ["Environment {{ env }}", "Checklist"]
     assert [b.text for b in res.checkboxes] == ["done"]
 
@@ -328,7 +335,7 @@ def test_level_one_headings_and_contributing_notes(tmp_path):
         "We do not accept AI-generated pull requests.\n\nSign off with DCO.\n",
     }
     res, pr, _ = _render(tmp_path, files)
-    assert "# Description" not in pr and "\n# Risks\n" in pr
+    assert "\n# Description\n\nSee Summary above." in pr and "\n# Risks\n" in pr
     kinds = {n.kind for n in res.repo_notes}
     assert {"title-rule", "ai-policy", "sign-off"} <= kinds
     assert any(c.source == "CONTRIBUTING.md" and "AI-generated" in c.text for c in res.policy_conflicts)
@@ -461,7 +468,7 @@ def test_draft_file_json_yaml_and_object_agree(tmp_path):
 
 def test_mcp_and_cli_agree(tmp_path):
     from mcp import Client
-    from perfkit.server import build_server
+    from perfkit.mcp_server.server import build_server
 
     campaign = make_campaign(tmp_path / "campaign")
     repo = make_repo(tmp_path / "repo", {".github/PULL_REQUEST_TEMPLATE.md": MAPPED_TEMPLATE})

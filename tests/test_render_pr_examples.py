@@ -32,7 +32,9 @@ def test_examples_are_current_clean_and_report_what_is_left(tmp_path):
         assert res.rules_skipped == [] and res.figures > 100
     assert {p.text for p in result.placeholders} == {"<fork verify branch>", "<share link>", "<PR>"}
     assert [c.text for c in result.policy_conflicts] == ["I confirm this PR was written without the help of AI tools."]
-    assert {s.heading for s in result.pr_template.skipped_headings} == {"What does this PR do?", "Test Result"}
+    covered = {p.template for p in result.template_parts if p.role == "covered"}
+    assert covered == {"## What does this PR do?", "## Test Result"}
+    assert all(p.filled == "pointer" for p in result.template_parts if p.role == "covered")
     assert result.issue_form.path == ".github/ISSUE_TEMPLATE/performance.yml"
     assert {n.kind for n in result.repo_notes} >= {"title-rule", "sign-off"}
 

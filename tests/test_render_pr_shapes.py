@@ -176,10 +176,11 @@ def test_bold_labels_are_headings_with_their_inline_prompt_replaced(tmp_path, ca
     assert "Give the main changes of this PR" not in text  # an instruction bullet under a covered heading
 
 
-def test_a_covered_label_and_its_prompt_go_without_orphans(tmp_path, campaign):
+def test_a_covered_label_stays_with_a_pointer_and_its_prompt_goes(tmp_path, campaign):
     res, text, _ = _render(tmp_path, campaign, SHAPES["kind_labels"])
-    assert "What this PR does" not in _ours(text)
+    assert "**What this PR does / why we need it**:\n\nSee Summary above." in text
     assert [p.role for p in _by(res, kind="heading") if "What this PR does" in p.template] == ["covered"]
+    assert "Thank you for the pull request" not in text and "Some tips" not in text
 
 
 def test_quoted_prompt_of_a_covered_heading_is_not_orphaned(tmp_path, campaign):
@@ -284,10 +285,10 @@ def test_plain_bullets_after_delete_the_options_keep_the_backed_one(tmp_path, ca
     draft = dict(DRAFT, template_answers={opt.id: ["Performance improvement", "Breaking change"]})
     res2, text2, _ = _render(tmp_path, campaign, SHAPES["delete_options"], draft)
     assert "- Breaking change (existing users must change something)" in text2 and "Bug fix" not in text2
-    # empty fields under a label are what it asks: one answer replaces them
-    assert "**Test configuration**:\n\n<answer 'Test configuration'>" in text and "* Toolkit:" not in text
-    label = next(p for p in res.template_parts if p.template.startswith("**Test configuration**"))
-    assert label.role == "question" and "* Hardware:" in (label.prompt or "")
+    # empty fields under a label: each filled from the draft's facts by meaning, else its own placeholder
+    assert "**Test configuration**:\n* Hardware: 8 x H100\n* Toolkit: <Toolkit>" in text
+    hw = next(p for p in res.template_parts if p.template == "* Hardware:")
+    assert (hw.kind, hw.meaning, hw.fate, hw.filled) == ("field", "hardware", "filled", "fact")
 
 
 def test_an_unbacked_option_list_gets_one_placeholder_not_one_per_box(tmp_path, campaign):
@@ -318,10 +319,10 @@ def test_a_check_for_our_own_heading_is_met_by_ours(tmp_path, campaign):
         assert h in body  # what the repo's workflow greps for
 
 
-def test_without_a_check_covered_headings_go(tmp_path, campaign):
+def test_without_a_check_covered_headings_stay_with_a_pointer(tmp_path, campaign):
     files = {k: v for k, v in SHAPES["category_types_enforced"].items() if k.endswith(".md")}
     res, text, _ = _render(tmp_path, campaign, files)
-    assert "### Description" not in text and res.pr_template.enforced_headings == []
+    assert "### Description\n\nSee Summary above." in text and res.pr_template.enforced_headings == []
 
 
 def test_a_release_note_block_receives_the_answer_inside_it(tmp_path, campaign):
@@ -402,7 +403,7 @@ def test_answers_and_boxes_by_id_unique_part_and_ambiguity(tmp_path, campaign):
 
 def test_parts_answered_by_id_through_mcp_and_the_cli(tmp_path, campaign):
     from mcp import Client
-    from perfkit.server import build_server
+    from perfkit.mcp_server.server import build_server
 
     res, _, repo = _render(tmp_path, campaign, SHAPES["kind_labels"])
     ids = _ids(res)

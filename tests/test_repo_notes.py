@@ -16,8 +16,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from perfkit import repofiles
 from perfkit.publish import repo_notes, title_rule
+from perfkit.repo import contribution_files
 from test_issue_forms import (  # noqa: F401
     DRAFT,
     _campaign_with_its_verify_record,
@@ -38,8 +38,8 @@ def shape(name: str) -> str:
 def read(tmp_path: Path, files: dict[str, str]):
     """(notes, conflicts, title rule) as render_pr reads them, from a real repository."""
     repo = make_repo(tmp_path / "repo", files)
-    got = repofiles.read_repo_files(repo.path)
-    notes, conflicts = repo_notes.read(got, TEMPLATE if TEMPLATE in files else None, files.get(TEMPLATE, ""))
+    got = contribution_files.read_repo_files(repo.path)
+    notes, conflicts, _ = repo_notes.read(repo.path, got, TEMPLATE if TEMPLATE in files else None)
     rule = title_rule.from_notes([(n.source, n.line, n.text) for n in notes if n.kind == "title-rule"], TEMPLATE)
     return notes, conflicts, rule
 
@@ -142,16 +142,27 @@ def test_ai_policy_is_about_ai_in_contributions(tmp_path, text, policy):
             ],
         ),
         ("contrib_sign_commits.md", ["Please sign your commits (git commit -s) so the bot can match them to you."]),
-        (
-            "contrib_cla.md",
-            ["Before we can merge your first pull request, you need to sign our Contributor License Agreement (CLA)."],
-        ),
+        ("contrib_cla.md", []),  # a CLA is its own kind, never a sign-off rule
     ],
 )
 def test_sign_off_rules_are_their_own_kind(tmp_path, name, expected):
     notes, _, _ = read(tmp_path, {"CONTRIBUTING.md": shape(name)})
     assert [n.text for n in notes if n.kind == "sign-off"] == expected
     assert not any("certificate itself" in n.text or "(d)" in n.text for n in notes)  # the legal text is a code block
+    for n in notes:
+        if n.kind == "sign-off":
+            assert n.params.trailer == "Signed-off-by" and n.params.where == ["commit-trailer"]
+            assert any(c.startswith("git commit") and "-s" in c.split() for c in n.params.commands), n.params
+
+
+def test_a_cla_is_its_own_kind(tmp_path):
+    notes, _, _ = read(tmp_path, {"CONTRIBUTING.md": shape("contrib_cla.md")})
+    assert [(n.kind, n.text) for n in notes if n.kind in ("cla", "sign-off")] == [
+        (
+            "cla",
+            "Before we can merge your first pull request, you need to sign our Contributor License Agreement (CLA).",
+        )
+    ]
 
 
 def test_a_sign_off_box_in_the_template_is_a_sign_off_rule(tmp_path):
@@ -231,6 +242,7 @@ def test_policies_on_the_cli(tmp_path):
     assert out["pr_title"].startswith("perf: " + DRAFT["job"])
     human = subprocess.run([*cmd, "--out-dir", str(tmp_path / "o2")], capture_output=True, text=True, timeout=120)
     assert human.returncode == 0 and "repo note (sign-off): CONTRIBUTING.md:" in human.stdout
+    assert "  to follow: sign off every commit (git commit -s" in human.stdout
 
 
 # --- the draft's AI disclosure in the PR template ---------------------------------------------------

@@ -7,8 +7,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from perfkit import limits
 from perfkit.errors import InputError
+from perfkit.guards import limits
 from perfkit.lint.models import Finding, LintResult
 
 MAX_BYTES = 512 * 1024  # GitHub takes 65,536 characters in a PR or issue body; 8x that is never a draft
@@ -44,9 +44,12 @@ def lint_text(
     allowed_headings: set[str] | None = None,
     issue_title_prefixes: list[str] | None = None,
     job: str | None = None,
+    template_text: set[str] | None = None,
 ) -> tuple[list[Finding], list[str], list[str]]:
-    """(findings sorted by position, rules run, rules skipped with the reason)."""
+    """(findings sorted by position, rules run, rules skipped with the reason). template_text: the repo
+    template's lines that are not structure (normalised), which must not survive into the text."""
     from perfkit.lint import markdown, rules  # compiled patterns: loaded on first use, not at tool listing
+    from perfkit.lint.template_text import rule_template_text
 
     doc = markdown.parse(text, repo_lines)
     ctx = rules.Context(
@@ -69,6 +72,9 @@ def lint_text(
             continue
         run.append(rule_id)
         found += fn(doc, ctx)
+    if template_text is not None:
+        run.append("template-text")
+        found += rule_template_text(doc, template_text)
     uniq = {(f.rule, f.line, f.column): f for f in found}
     return sorted(uniq.values(), key=lambda f: (f.line, f.column, f.rule)), run, skipped
 
@@ -77,13 +83,13 @@ def repo_context(
     repo: str | Path, kind: str, commit: str | None = None
 ) -> tuple[set[str], set[str], list[str], list[str]]:
     """The repo's own template lines (not linted), its headings, its issue-title prefixes, and what was refused."""
-    from perfkit import repofiles, templatetext
+    from perfkit.repo import contribution_files, template_text
 
-    files = repofiles.read_repo_files(Path(repo), commit)
+    files = contribution_files.read_repo_files(Path(repo), commit)
     if kind == "pr":
-        lines, heads = templatetext.pr_template_lines(files)
+        lines, heads = template_text.pr_template_lines(files)
         return lines, heads, [], files.skipped
-    lines, heads, prefixes = templatetext.issue_template_lines(files)
+    lines, heads, prefixes = template_text.issue_template_lines(files)
     return lines, heads, prefixes, files.skipped
 
 
@@ -183,14 +189,22 @@ def lint_wording(
     prefixes: list[str] = []
     repo_skipped: list[str] = []
     if repo is not None:
-        from perfkit import gitrepo
+        from perfkit.repo import gitrepo
 
         top = gitrepo.open_repo(repo)
         repo_lines, allowed, prefixes, repo_skipped = repo_context(top, k, repo_commit)
     from perfkit.lint.options import draft_job
 
     job = draft_job(draft, str(Path(campaign_dir or ".").expanduser()))
-    findings, run, skipped = lint_text(text, k, figures, repo_lines, allowed, prefixes, job)
+    survived = None
+    if repo is not None and k == "pr":
+        from perfkit.lint.template_text import instruction_lines
+        from perfkit.repo import contribution_files, template_text
+
+        files = contribution_files.read_repo_files(top, repo_commit)
+        singles, folder = template_text.pr_template_paths(files)
+        survived = instruction_lines([files.texts[p] for p in singles + folder])
+    findings, run, skipped = lint_text(text, k, figures, repo_lines, allowed, prefixes, job, survived)
     return LintResult(
         source=source,
         kind=k,

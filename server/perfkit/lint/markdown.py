@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from perfkit.templatetext import fence_step, norm_heading
+from perfkit.repo.template_text import fence_step, norm_heading
 
 if TYPE_CHECKING:
     from perfkit.lint.numbers import Figure
@@ -28,6 +28,14 @@ _URL_RE = re.compile(r"\]\([^)\s]*\)|<https?://[^>\s]*>|https?://[^\s)>\]]+")
 _TAG_RE = re.compile(
     r"</?(?:details|summary|br|p|div|span|sub|sup|code|pre|kbd|img|a|hr|table|tr|td|th|"
     r"ul|ol|li)\b[^<>]*+>",
+    re.I,
+)
+# perfkit's own placeholders ('<answer 'Test plan'>', '<one of: x86 (64 bits) | arm64>', '#<issue>'): not
+# prose, so no rule reads their words or numbers
+_PLACEHOLDER_RE = re.compile(
+    r"<(?![/!])(?!(?:details|summary|br|p|div|span|sub|sup|b|i|u|s|em|strong|code|pre|kbd|img|a|hr|table|tr|td|"
+    r"th|thead|tbody|ul|ol|li|dl|dt|dd|h[1-6]|blockquote|picture|source|video|input|ins|del|mark|small|"
+    r"https?:|mailto:)\b)[A-Za-z#'][^<>\n]{0,4000}+>",
     re.I,
 )
 _CHECKBOX_RE = re.compile(r"^(\s*[-*+]\s+\[)([ xX])(\]\s*)")
@@ -134,7 +142,10 @@ class _Masker:
 
     def __init__(self, repo_lines: set[str] | None) -> None:
         norm = {norm_line(x) for x in (repo_lines or set())}
-        self.repo_norm = sorted((x for x in norm if len(x) >= 3), key=len, reverse=True)
+        self.repo_norm = {x for x in norm if len(x) >= 3}
+        # prefix lengths to try, longest first: a line is looked up once per distinct length, never
+        # compared with every repo line, so masking stays linear in the text and the template
+        self.lengths = sorted({len(x) for x in self.repo_norm})
         self.fence: str | None = None
         self.comment = False
         self.live = ""
@@ -145,12 +156,17 @@ class _Masker:
 
     def _repo_cut(self, raw: str) -> int:
         """How much of raw, from its start, is the repo's template text carried verbatim."""
+        if not self.repo_norm:
+            return 0
         nl = norm_line(raw)
-        for rl in self.repo_norm:
-            # a line that starts with the repo's text is ours after it: a long prefix, or a label to
-            # fill in ("**GPU**:"), however short
-            if nl == rl or (nl.startswith(rl) and (len(rl) >= 12 or rl.endswith(":"))):
-                return _prefix_len(raw, rl)
+        if nl in self.repo_norm:
+            return len(raw)
+        # a line that starts with the repo's text is ours after it: a long prefix, or a label to fill in
+        # ("**GPU**:"), however short; only lengths shorter than the line are tried, longest first
+        start = bisect.bisect_left(self.lengths, len(nl))
+        for size in reversed(self.lengths[:start]):
+            if (size >= 12 or nl[size - 1] == ":") and nl[:size] in self.repo_norm:
+                return _prefix_len(raw, nl[:size])
         return 0
 
     def mask(self, raw: str) -> tuple[str, str, str, bool]:
@@ -160,7 +176,7 @@ class _Masker:
             prose, code, bare = " " * len(raw), raw, raw
         else:
             comments, self.comment = _comment_spans(raw, self.comment)
-            links = [(m.start(), m.end()) for rx in (_URL_RE, _TAG_RE) for m in rx.finditer(raw)]
+            links = [(m.start(), m.end()) for rx in (_URL_RE, _TAG_RE, _PLACEHOLDER_RE) for m in rx.finditer(raw)]
             code = _blank_spans(raw, comments + links)
             bare = _blank_spans(raw, comments)
             prose = _blank_spans(code, [(m.start(), m.end()) for m in _INLINE_CODE_RE.finditer(code)])
@@ -231,10 +247,16 @@ def parse(text: str, repo_lines: set[str] | None = None) -> Doc:
 
 
 def _prefix_len(raw: str, norm_prefix: str) -> int:
-    """How many characters of raw produce norm_prefix once normalised."""
-    for cut in range(len(norm_prefix), len(raw) + 1):
-        if norm_line(raw[:cut]) == norm_prefix:
-            return cut
+    """How many characters of raw produce norm_prefix once normalised (spaces collapsed), in one pass."""
+    want, count, pending, started = len(norm_prefix), 0, False, False
+    for i, ch in enumerate(raw):
+        if ch.isspace():
+            pending = pending or started
+            continue
+        count += 2 if pending else 1
+        pending, started = False, True
+        if count >= want:
+            return i + 1
     return len(raw)
 
 

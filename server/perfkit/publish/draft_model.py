@@ -132,7 +132,8 @@ class IssueDraft(_Strict):
         default_factory=dict,
         description="Answers for the issue form's fields, keyed by the field's id, its label, or a part of the label "
         "only one field has (render_pr's issue_form.fields lists them). A checkbox field takes a list of the boxes "
-        "to tick; a multiple-choice dropdown a list of options. An answer for a field the paragraphs would go to "
+        "to tick (an item 'reason: ...' says why a required box the draft cannot back stays unticked); a "
+        "multiple-choice dropdown a list of options. An answer for a field the paragraphs would go to "
         "replaces them there, and they move to the next field that fits.",
     )
 
@@ -189,6 +190,11 @@ class Draft(_Strict):
         "agent; I reviewed every change and ran every measurement.' It answers the parts of the PR template and "
         "the issue form that ask about AI use, unless template_answers or form_answers answer them. Left out, "
         "those parts keep a placeholder: perfkit never states AI use for the user.",
+    )
+    hand_over: dict[str, str] = Field(
+        default_factory=dict,
+        description="Items of render_pr's left_for_human the user will settle, keyed by part or box id (or the "
+        "placeholder's text), each with a note for the user: they are listed as deliberate, not as open.",
     )
     details: Details = Field(default_factory=Details, description="The collapsed Details block.")
     issue: IssueDraft = Field(default_factory=IssueDraft, description="The companion issue.")

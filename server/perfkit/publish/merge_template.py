@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from perfkit.publish.draft_model import Checkbox
-from perfkit.publish.models import CheckboxOutcome, PolicyConflict, SkippedHeading, TemplatePart
+from perfkit.publish.models import AnswerUse, CheckboxOutcome, PolicyConflict, SkippedHeading, TemplatePart
 from perfkit.publish.repo_template import RepoTemplate, is_policy_box
 from perfkit.publish.template_parts import fill, keys
 
@@ -28,6 +28,7 @@ class Merged:
     unused_boxes: list[str]
     parts: list[TemplatePart] = field(default_factory=list)
     enforced: dict[str, str] = field(default_factory=dict)
+    uses: list[AnswerUse] = field(default_factory=list)
 
 
 def merge(
@@ -37,6 +38,7 @@ def merge(
     placeholder: str,
     issue: str | None = None,
     enforced: dict[str, str] | None = None,
+    facts: dict[str, tuple[str, str]] | None = None,
 ) -> Merged:
     """The template's parts in order, with the draft's answers and box decisions applied."""
     enforced = enforced or {}
@@ -50,9 +52,19 @@ def merge(
         set(enforced),
         tpl.path or "",
         is_policy_box,
+        facts,
     )
     skipped = [SkippedHeading(heading=h, line=n, reason=r) for h, n, r in done.skipped]
     unused = list(dict.fromkeys(res.key_of.get(k, k) for k in res.unused_answers))
     return Merged(
-        done.lines, done.kept, skipped, done.boxes, done.conflicts, unused, res.unused_boxes, done.parts, enforced
+        done.lines,
+        done.kept,
+        skipped,
+        done.boxes,
+        done.conflicts,
+        unused,
+        res.unused_boxes,
+        done.parts,
+        enforced,
+        res.uses,
     )

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field
 
-from perfkit import campaign_walk
 from perfkit.errors import InputError, ToolFailure
+from perfkit.guards import campaign_walk
 from perfkit.publish.models import IssueFormUse, Placeholder, PolicyConflict, RenderResult, RepoNote, TemplateUse
 from perfkit.publish.outputs import check_out_dir, write_all
 
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from perfkit.publish.merge_template import Merged
     from perfkit.publish.repo_template import RepoTemplate
     from perfkit.publish.title_rule import TitleRule
-    from perfkit.repofiles import RepoFiles
+    from perfkit.repo.contribution_files import RepoFiles
 
 PH = "<{what}>"
 DEFAULT_PREFIX = "[perf]"
@@ -318,9 +318,10 @@ def render_pr(
     Speedup Result (figures from read_benchmark only), Correctness Verification, the repo's own PR template
     sections (verbatim, covered headings skipped, boxes ticked only when the draft backs them), a collapsed
     Details block, and the companion issue under the repo's best-fitting issue form. Returns both paths and
-    titles, the placeholders left, skipped headings, policy conflicts and the lint findings of both files.
+    titles, every template part with where it went, where each answer landed, policy conflicts, the lint
+    findings of both files, and left_for_human: everything still open, to answer by id or hand over.
     Overwrites those two files; pushes nothing, opens nothing."""
-    from perfkit import gitrepo
+    from perfkit.repo import gitrepo
 
     campaign = Path(campaign_dir).expanduser()
     if not campaign.is_dir():
@@ -340,7 +341,7 @@ def render_pr(
     lint_pr, lint_issue, skipped = _lint(campaign, b, top, repo_part, pr_text, issue_text, d.job)
     out = Path(out_dir).expanduser() if out_dir else (campaign / (b.latest_report or "latest-report.md")).parent
     paths = write_all(out, {PR_FILE: pr_text, ISSUE_FILE: issue_text})
-    return _result(paths, pr_text, issue_text, repo_part, issue_use, lint_pr, lint_issue, skipped, warnings)
+    return _result(paths, pr_text, issue_text, repo_part, issue_use, lint_pr, lint_issue, skipped, warnings, d)
 
 
 def _load(draft: dict[str, Any] | str | None, campaign: Path) -> Draft:
@@ -383,35 +384,66 @@ class _RepoPart:
     rule: TitleRule | None
     forms: Choice
     warnings: list[str]
+    disclosure_at: str | None = None
 
 
 def _repo_part(
     top: Path, d: Draft, pr_template: str | None, issue_form: str | None, commit: str | None = None
 ) -> _RepoPart:
-    from perfkit import repofiles
     from perfkit.publish import ai_disclosure, issue_forms, merge_template, repo_notes, repo_template, title_rule
+    from perfkit.repo import contribution_files
 
-    files = repofiles.read_repo_files(top, commit)
+    files = contribution_files.read_repo_files(top, commit)
     tpl = repo_template.select(files, pr_template)
     enforced = _enforced(top, files.commit, tpl)
     issue = str(d.issue_number) if d.issue_number else None
     answers, boxes, ai_warnings = ai_disclosure.apply(tpl, d.template_answers, d.checkboxes, d.ai_disclosure)
-    merged = merge_template.merge(tpl, answers, boxes, PH, issue, enforced)
-    notes, note_conflicts = repo_notes.read(files, tpl.path, tpl.text)
+    from perfkit.publish import meanings
+
+    merged = merge_template.merge(tpl, answers, boxes, PH, issue, enforced, meanings.draft_facts(d, issue))
+    notes, note_conflicts, rule_skips = repo_notes.read(top, files, tpl.path)
+    placed_at, ai_warnings = _place_disclosure(d, tpl, merged, notes, ai_warnings)
     rule = title_rule.from_notes([(n.source, n.line, n.text) for n in notes if n.kind == "title-rule"], tpl.path)
-    warnings = list(files.skipped) + ai_warnings
-    warnings += [
-        f"draft.template_answers['{k}'] was not placed: it matches no part of the repo's template that asks "
-        "something (a covered heading, a note for reviewers or CI, or no part at all); see template_parts"
-        for k in merged.unused_answers
-    ]
+    warnings = list(files.skipped) + rule_skips + ai_warnings
+    refused = {u.key: u for u in merged.uses if u.effect == "refused"}
+    for k in merged.unused_answers:
+        u = refused.get(k)
+        if u is not None:
+            near = f"; it may mean {', '.join(u.candidates)}" if u.candidates else ""
+            warnings.append(f"draft.template_answers['{k}'] was not placed: {u.why}{near}")
+        else:
+            warnings.append(
+                f"draft.template_answers['{k}'] was not placed: the part it names asks nothing (a note for "
+                "reviewers or CI, or a heading our own part of the same name stands for); see template_parts"
+            )
     warnings += [f"draft.checkboxes '{t}' matches no box of the repo's template" for t in merged.unused_boxes]
     if rule and d.title_prefix != DEFAULT_PREFIX:
         warnings.append(
             f"the repo's title rule '{rule.pattern}' ({rule.source}) was not applied: draft.title_prefix is set"
         )
     forms = issue_forms.pick(files, issue_form)
-    return _RepoPart(files, tpl, merged, notes, merged.conflicts + note_conflicts, rule, forms, warnings)
+    return _RepoPart(files, tpl, merged, notes, merged.conflicts + note_conflicts, rule, forms, warnings, placed_at)
+
+
+def _place_disclosure(
+    d: Draft, tpl: RepoTemplate, merged: Merged, notes: list[RepoNote], ai_warnings: list[str]
+) -> tuple[str | None, list[str]]:
+    """Where draft.ai_disclosure went. A rule asking for disclosure in a policy file, with no part of the
+    template asking for it, puts the disclosure at the end of the description, and the result says so."""
+    from perfkit.publish.left_for_human import asks_disclosure
+
+    said = (d.ai_disclosure or "").strip()
+    if not said:
+        return None, ai_warnings
+    asked = [p for p in merged.parts if p.value and said in p.value]
+    if asked:
+        return asked[0].id, ai_warnings
+    rule = next((n for n in notes if asks_disclosure(n)), None)
+    if rule is None:
+        return None, ai_warnings
+    merged.lines += ["", f"AI assistance: {said}"]
+    where = f"end of the description ({rule.source}:{rule.line} asks for it)"
+    return where, [w for w in ai_warnings if not w.startswith("draft.ai_disclosure is not placed")]
 
 
 def _enforced(top: Path, commit: str | None, tpl: RepoTemplate) -> dict[str, str]:
@@ -519,29 +551,47 @@ def _render_texts(
 
 def _inert(pr_text: str, issue_text: str, part: _RepoPart) -> tuple[str, str]:
     """Mentions, active HTML and script links written as code, hidden characters dropped (publish/inert_text)."""
-    from perfkit import templatetext
     from perfkit.publish.inert_text import make_inert
+    from perfkit.repo import template_text
 
-    pr_lines, _ = templatetext.pr_template_lines(part.files)
-    issue_lines, _, _ = templatetext.issue_template_lines(part.files)
+    pr_lines, _ = template_text.pr_template_lines(part.files)
+    issue_lines, _, _ = template_text.issue_template_lines(part.files)
     return make_inert(pr_text, pr_lines), make_inert(issue_text, issue_lines)
 
 
 def _lint(
     campaign: Path, b: BenchmarkSummary, top: Path, part: _RepoPart, pr_text: str, issue_text: str, job: str | None
 ) -> tuple[list[Finding], list[Finding], list[str]]:
-    from perfkit import templatetext
     from perfkit.lint.figures import FigureSet
     from perfkit.lint.lint import check_size, lint_text
+    from perfkit.repo import template_text
 
     check_size(pr_text, "draft")
     check_size(issue_text, "draft")
     figures = FigureSet.from_campaign(campaign, b)
-    pr_lines, pr_heads = templatetext.pr_template_lines(part.files)
-    f_lines, f_heads, f_prefixes = templatetext.issue_template_lines(part.files)
-    lint_pr, _, skipped = lint_text(pr_text, "pr", figures, pr_lines, pr_heads, job=job)
+    pr_lines, pr_heads = template_text.pr_template_lines(part.files)
+    f_lines, f_heads, f_prefixes = template_text.issue_template_lines(part.files)
+    lint_pr, _, skipped = lint_text(
+        pr_text, "pr", figures, pr_lines, pr_heads, job=job, template_text=_instruction_lines(part)
+    )
     lint_issue, _, _ = lint_text(issue_text, "issue", figures, f_lines, f_heads, f_prefixes, job=job)
     return lint_pr, lint_issue, skipped
+
+
+def _instruction_lines(part: _RepoPart) -> set[str]:
+    """The lines of the chosen template's parts that are instruction or example: never to be posted (a
+    line the template also holds as structure elsewhere is left out)."""
+    from perfkit.lint.markdown import norm_line
+
+    lines = part.tpl.text.split("\n")
+    dropped: set[str] = set()
+    kept: set[str] = set()
+    for p in part.merged.parts:
+        if p.end_line is None or p.kind == "heading" or p.template.lstrip().startswith("<!--"):
+            continue
+        these = {norm_line(x) for x in lines[p.line - 1 : p.end_line] if len(x.strip()) >= 4}
+        (dropped if p.filled in ("dropped", "replaced", "removed") else kept).update(these)
+    return dropped - kept
 
 
 def _result(
@@ -554,14 +604,35 @@ def _result(
     lint_issue: list[Finding],
     skipped: list[str],
     warnings: list[str],
+    d: Draft,
 ) -> RenderResult:
+    from perfkit.publish import left_for_human
+
     tpl, merged = part.tpl, part.merged
+    phs = placeholders(pr_text, "pr") + placeholders(issue_text, "issue")
+    survived = [(f.line, f.excerpt) for f in lint_pr if f.rule == "template-text"]
+    left = left_for_human.build(
+        phs,
+        merged.parts,
+        merged.boxes,
+        merged.uses,
+        part.notes,
+        survived,
+        d.hand_over,
+        d.ai_disclosure,
+        pr_text.split("\n", 1)[0].removeprefix("# "),
+    )
+    warnings += [
+        f"draft.template_answers['{u.key}'] and another answer share {u.landed}: {u.why}"
+        for u in merged.uses
+        if u.effect == "joined"
+    ]
     return RenderResult(
         pr_path=str(paths[PR_FILE]),
         issue_path=str(paths[ISSUE_FILE]),
         pr_title=pr_text.split("\n", 1)[0].removeprefix("# "),
         issue_title=issue_text.split("\n", 1)[0].removeprefix("# "),
-        placeholders=placeholders(pr_text, "pr") + placeholders(issue_text, "issue"),
+        placeholders=phs,
         pr_template=TemplateUse(
             path=tpl.path,
             candidates=tpl.candidates,
@@ -575,6 +646,10 @@ def _result(
         repo_commit=part.files.commit,
         checkboxes=merged.boxes,
         template_parts=merged.parts,
+        answers=merged.uses,
+        removed=[f"{p.id}: {p.template.split(chr(10), 1)[0][:80]}" for p in merged.parts if p.filled == "removed"],
+        ai_disclosure_at=part.disclosure_at,
+        left_for_human=left,
         policy_conflicts=part.conflicts,
         repo_notes=part.notes,
         issue_form=issue_use,

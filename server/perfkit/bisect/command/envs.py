@@ -21,10 +21,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from perfkit import private_dirs
 from perfkit.bisect.models import BisectSettings
 from perfkit.bisect.state import confine
 from perfkit.errors import ToolFailure
+from perfkit.guards import private_dirs
 
 _USER_PTH = "zzz-perfkit-user-env.pth"  # processed last, so the worker's own installs win
 _SITE = "import site, sys; print('\\n'.join(site.getsitepackages() + [site.getusersitepackages()]))"

@@ -20,8 +20,8 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from perfkit import config_includes, gitrepo
 from perfkit.errors import ToolFailure
+from perfkit.repo import config_includes, gitrepo
 
 
 @dataclass(frozen=True)

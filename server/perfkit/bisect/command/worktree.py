@@ -24,8 +24,9 @@ import shutil
 import threading
 from pathlib import Path
 
-from perfkit import config_includes, gitdir_proof, gitrepo, private_dirs
 from perfkit.bisect.state import confine
+from perfkit.guards import private_dirs
+from perfkit.repo import config_includes, gitdir_proof, gitrepo
 
 _NO_RECURSE = ("-c", "submodule.recurse=false")
 # `git worktree add` and `remove` read every worktree's admin folder under .git/worktrees; one that

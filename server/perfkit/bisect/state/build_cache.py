@@ -25,10 +25,11 @@ import tarfile
 import threading
 from pathlib import Path
 
-from perfkit import gitrepo, private_dirs
 from perfkit.bisect.state import confine, seal
 from perfkit.bisect.state.store import read_private, write_atomic
 from perfkit.errors import ToolFailure
+from perfkit.guards import private_dirs
+from perfkit.repo import gitrepo
 
 Listing = dict[str, tuple[int, int]]  # relative path -> (size, mtime_ns)
 

@@ -25,9 +25,10 @@ from typing import Any
 
 import psutil
 
-from perfkit import cancel, private_dirs
 from perfkit.bisect.state import confine, seal
 from perfkit.errors import InputError, ToolFailure
+from perfkit.guards import private_dirs
+from perfkit.tools import cancel
 
 Owner = dict[str, Any]
 

@@ -25,8 +25,8 @@ import secrets
 import stat
 from pathlib import Path
 
-from perfkit import private_dirs
 from perfkit.errors import ToolFailure
+from perfkit.guards import private_dirs
 
 KEY_NAME = "bisect-state.key"
 _KEY_BYTES = 32

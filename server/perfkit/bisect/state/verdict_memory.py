@@ -27,13 +27,13 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from perfkit import private_dirs
 from perfkit.bisect.models import BisectSettings, StepRecord, Verdict
 from perfkit.bisect.state import seal
 from perfkit.bisect.state.named_files import named_files
 from perfkit.bisect.state.point import Point
 from perfkit.bisect.state.store import read_private, write_atomic
 from perfkit.errors import ToolFailure
+from perfkit.guards import private_dirs
 
 _DECIDING = ("run", "run_cwd", "install", "install_submodule", "pass_pattern", "fail_pattern", "metric_pattern")
 

@@ -22,7 +22,6 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from pathlib import Path
 
-from perfkit import private_dirs
 from perfkit.bisect.command import shutdown
 from perfkit.bisect.command.tester import PointResult
 from perfkit.bisect.command.worktree import Checkout
@@ -35,6 +34,7 @@ from perfkit.bisect.workers.devices import slot_paths, workers_dir
 from perfkit.bisect.workers.hooks import Hooks
 from perfkit.bisect.workers.pool import Job, OnDone, Tick
 from perfkit.bisect.workers.slot import SlotWorker, device_settings
+from perfkit.guards import private_dirs
 
 __all__ = ["LocalPool", "device_settings", "remove_slots"]
 

@@ -46,6 +46,8 @@ def assign(
         if not contents.get(key):
             continue
         slot = home if key == "reproduce" and home is not None and roles[home] == role else first(role)
+        if slot is None and key == "pr_note":
+            slot = first("solution")
         if slot is not None:
             placed.setdefault(slot, []).append(key)
         elif key in ("logs_said", "pr_note"):

@@ -7,6 +7,7 @@ a user files with `gh issue create --body-file` reads like one filed through the
 
 from __future__ import annotations
 
+from perfkit.publish import meanings
 from perfkit.publish.forms.assign import ORDER, assign
 from perfkit.publish.forms.common import (
     HONEST,
@@ -23,7 +24,7 @@ from perfkit.publish.forms.lines import fill_field_lines
 from perfkit.publish.forms.model import FormField, IssueForm
 from perfkit.publish.forms.roles import role
 from perfkit.publish.models import FieldFill
-from perfkit.templatetext import norm_heading
+from perfkit.repo.template_text import norm_heading
 
 EMPTY = "_No response_"
 
@@ -43,14 +44,31 @@ def _ticks(f: FormField, answer: Answer | None, key: str) -> list[bool]:
     return ticks
 
 
+_REASON = "reason:"
+
+
+def _reason(answer: Answer | None) -> tuple[Answer | None, str | None]:
+    """A box the draft cannot back may be given a reason: 'reason: ...' as the answer or one of its items."""
+    items = [answer] if isinstance(answer, str) else list(answer or [])
+    why = [x.strip()[len(_REASON) :].strip() for x in items if x.strip().lower().startswith(_REASON)]
+    rest = [x for x in items if not x.strip().lower().startswith(_REASON)]
+    kept: Answer | None = None if not rest else rest[0] if isinstance(answer, str) else rest
+    return kept, "; ".join(w for w in why if w) or None
+
+
 def _checkboxes(f: FormField, answer: Answer | None, key: str, m: Material) -> tuple[str, list[str]]:
+    answer, reason = _reason(answer)
     ticks = _ticks(f, answer, key)
     text = "\n".join(f"- [{'X' if t else ' '}] {o}" for o, t in zip(f.options, ticks, strict=True))
-    how = ["form_answers"] if answer is not None else ["template"]
+    how = ["form_answers"] if answer is not None or reason else ["template"]
     must = set(f.required_options or (f.options if f.required else []))
     if any(not t for o, t in zip(f.options, ticks, strict=True) if o in must):
-        text += "\n\n" + m.placeholder.format(what=f"tick what is true in '{f.label}'")
-        how.append("placeholder")
+        if reason:
+            text += f"\n\nNot ticked: {reason}"
+            how.append("reason")
+        else:
+            text += "\n\n" + m.placeholder.format(what=f"tick what is true in '{f.label}'")
+            how.append("placeholder")
     return text, how
 
 
@@ -72,6 +90,11 @@ def _unanswered(f: FormField, r: str | None, m: Material) -> tuple[str, list[str
         fact = m.facts.value_for(f.label, f"{f.description} {f.placeholder}")
         if fact:
             return fact, ["draft"]
+    if f.kind in ("input", "textarea") and not f.render:
+        said = meanings.meaning_of(f.label)  # 'Affected model or model family', 'Target hardware'
+        fact = {"model": m.facts.model, "hardware": m.facts.hardware}.get(said or "", "")
+        if fact and fact.strip():
+            return fact.strip(), ["draft"]
     if f.value:
         filled, done, _ = fill_field_lines(f.value.split("\n"), m.facts.value_for, m.placeholder)
         return "\n".join(filled), ["draft", "template"] if done else ["template"]

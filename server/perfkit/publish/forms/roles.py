@@ -3,8 +3,9 @@
 Roles, tried in this order so the narrow ones win: `ai` (how AI tools took part: the draft's
 ai_disclosure answers it, never our paragraphs), `checklist` (the reporter's own promises),
 `people` (whom to tag), `software` (the name and version of a package: the draft does not know it),
-`regression` (an earlier version that was faster), `reproduce`, `environment`, `expected` (what was
-expected, what the docs said, a suggested solution), `logs`, `context` (anything else) and `problem`
+`regression` (an earlier version that was faster), `reproduce`, `environment`, `alternatives` (what
+else was considered: the draft's words only), `solution` (the fix proposed: the pointer to the PR),
+`expected` (what was expected, what the docs said), `logs`, `context` (anything else) and `problem`
 (the description, the proposal, the question).
 """
 
@@ -41,7 +42,11 @@ ROLES: list[tuple[str, str]] = [
         r"environment|env|system|system info\w*|hardware|platform|setup|gpus?|devices?|accelerators?|cuda|os|"
         r"versions?|collect env",
     ),
-    ("expected", r"expected|expect|docs?|documentation|would have|suggest\w*|solutions?|alternatives?|desired"),
+    # what else was considered: only the author's own alternatives answer it, never the logs paragraph
+    ("alternatives", r"alternatives?|workarounds?|other (?:options|approaches|solutions)|considered"),
+    # the fix the reporter proposes: the pointer to the PR answers it
+    ("solution", r"solutions?(?: you(?:'d| would) like)?|suggested (?:fix|change)|proposed (?:fix|solution)|pitch"),
+    ("expected", r"expected|expect|docs?|documentation|would have|suggest\w*|desired"),
     ("logs", r"logs?|log output|traceback|stack ?traces?|error messages?|outputs?|stderr|console"),
     (
         "context",

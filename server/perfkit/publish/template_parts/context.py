@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from perfkit.publish.draft_model import Checkbox
-from perfkit.publish.models import CheckboxOutcome, FilledHow, PolicyConflict, TemplatePart
+from perfkit.publish.models import CheckboxOutcome, Fate, FilledHow, PolicyConflict, TemplatePart
 from perfkit.publish.template_parts import keys
 from perfkit.publish.template_parts.kinds import Part
 
@@ -44,6 +44,7 @@ class Ctx:
     conflicts: list[PolicyConflict] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
     skipped: list[tuple[str, int, str]] = field(default_factory=list)
+    facts: dict[str, tuple[str, str]] = field(default_factory=dict)  # meaning -> (text, where it comes from)
 
     def ph(self, what: str) -> str:
         return self.placeholder.format(what=what)
@@ -65,15 +66,59 @@ class Ctx:
         return self.offset + p.start + 1
 
 
-def rep(ctx: Ctx, p: Part, owner: Part | None, filled: FilledHow, value: str | None, why: str) -> TemplatePart:
+_FATE: dict[str, Fate] = {
+    "answer": "filled",
+    "fact": "filled",
+    "option": "filled",
+    "link": "filled",
+    "pointer": "filled",
+    "replaced": "filled",
+    "placeholder": "question",
+    "kept": "structure",
+    "boxes": "structure",
+    "dropped": "instruction",
+    "removed": "removed",
+}
+
+
+def fate_of(filled: FilledHow, value: str | None, placeholder: str) -> Fate:
+    """Where a part's lines went, from what was put there: a value that is our placeholder is a question."""
+    if filled in ("replaced", "answer", "fact") and (value is None or _is_placeholder(value, placeholder)):
+        return "question" if value else "instruction"
+    return _FATE[filled]
+
+
+def _is_placeholder(value: str, placeholder: str) -> bool:
+    head, _, tail = placeholder.partition("{what}")
+    v = value.strip()
+    return v.startswith(head) and v.endswith(tail) and "\n" not in v
+
+
+def rep(
+    ctx: Ctx,
+    p: Part,
+    owner: Part | None,
+    filled: FilledHow,
+    value: str | None,
+    why: str,
+    source: str | None = None,
+    facts: list[str] | None = None,
+) -> TemplatePart:
     return TemplatePart(
         id=p.id,
         kind=p.kind,
         line=ctx.line(p),
+        end_line=ctx.line(p) + len(p.lines) - 1,
         heading=owner.title if owner else None,
+        heading_id=owner.id if owner else None,
         template=short(p.text),
         options=list(p.options),
         filled=filled,
         value=short(value) if value else None,
         why=why,
+        fate=fate_of(filled, value, ctx.placeholder),
+        meaning=p.meaning,
+        meaning_why=p.meaning_why or None,
+        source=source,
+        facts=facts or [],
     )

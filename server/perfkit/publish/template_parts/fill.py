@@ -3,8 +3,12 @@
 Rules, by kind: a question's prompt text is replaced by the answer (or one placeholder) at the place
 of its first prompt, so nothing of the prompt stays beside the answer or under the next heading;
 process notes, bot blocks and reviewer tags are kept verbatim with nothing under them; a covered
-heading goes, with its prompts, unless the repo's checks look for it, then it stays with a one-line
-pointer; an option list is answered when the draft backs one option; link lines get the issue.
+heading stays (reviewers and CI checks look for the repo's headings) with a one-line pointer to our
+part; an option list is answered when the draft backs one option; link lines get the issue.
+
+Closed world: every part ends as structure (kept as written), filled (an answer, a fact, the data),
+an open question (one placeholder, listed) or instruction (the template's words to the author and its
+examples, never posted). Whatever the parse could not call structure is instruction.
 """
 
 from __future__ import annotations
@@ -16,9 +20,9 @@ from perfkit.publish import template_lines as tl
 from perfkit.publish.draft_model import Checkbox
 from perfkit.publish.models import FilledHow, PolicyConflict, TemplatePart
 from perfkit.publish.template_parts import fill_lists, keys, links, roles, words
-from perfkit.publish.template_parts.context import Ctx, Filled, rep, short
+from perfkit.publish.template_parts.context import Ctx, Filled, rep
 from perfkit.publish.template_parts.kinds import Part
-from perfkit.templatetext import norm_heading
+from perfkit.repo.template_text import norm_heading
 
 _AI_VALUE_WHY = (
     "the template asks whether AI was used; answered YES because an agent drafted this description: "
@@ -39,13 +43,16 @@ def fill(
     enforced: set[str],
     source: str,
     is_policy_box: Callable[[str], bool],
+    facts: dict[str, tuple[str, str]] | None = None,
 ) -> Filled:
     ctx = Ctx(parts, res, decisions, placeholder, issue, enforced, source, 0)
+    ctx.facts = facts or {}
     for p in parts:
         if p.kind != "heading":
             ctx.under.setdefault(p.owner, []).append(p)
     heads = {p.id: p for p in parts if p.kind == "heading"}
     _route_list_answers(ctx, heads, res)
+    _route_prompt_answers(ctx, heads, res)
     slots = _slots(parts, heads, res)
     done: set[str] = set()
     for p in parts:
@@ -87,6 +94,26 @@ def _route_list_answers(ctx: Ctx, heads: dict[str, Part], res: keys.Resolved) ->
             res.answers[lists[0].id] = res.answers.pop(hid)
 
 
+def _route_prompt_answers(ctx: Ctx, heads: dict[str, Part], res: keys.Resolved) -> None:
+    """An answer keyed by a prompt's id answers the question it sits under (the prompt is its place)."""
+    by_id = {p.id: p for p in ctx.parts}
+    for pid in [k for k in res.answers if k in by_id and by_id[k].kind in ("prompt", "text", "example", "code")]:
+        p = by_id[pid]
+        owner = heads.get(p.owner) if p.owner else None
+        asks = owner.role == "question" if owner else p.role == "question"
+        if p.kind == "code" and not _empty_fence(p):
+            continue
+        if p.kind != "prompt" and not asks:
+            continue
+        key = owner.id if owner else "preamble"
+        value = res.answers.pop(pid)
+        if key in res.answers and isinstance(value, str) and isinstance(res.answers[key], str):
+            res.answers[key] = f"{str(res.answers[key]).strip()}\n\n{value.strip()}".strip()
+        else:
+            res.answers[key] = value
+        res.key_of.setdefault(key, res.key_of.get(pid, pid))
+
+
 def _preamble_role(parts: list[Part], p: Part) -> str | None:
     return p.role if p.kind == "prompt" else None
 
@@ -105,7 +132,8 @@ def _slots(parts: list[Part], heads: dict[str, Part], res: keys.Resolved) -> dic
         )
         if not asks or key in slots and not (p.kind == "code" and _empty_fence(p)):
             continue
-        if p.kind == "prompt" or (p.kind == "code" and _empty_fence(p)):
+        place = p.kind == "prompt" or (p.kind in ("text", "example") and roles.asks(p))
+        if place or (p.kind == "code" and _empty_fence(p)):
             if owner is None and p.role == "covered" and key not in res.answers:
                 continue
             slots[key] = p.id
@@ -128,35 +156,53 @@ def _needs_placeholder(h: Part, under: list[Part]) -> bool:
     return not any(p.kind in ("link", "ai-value") for p in under)
 
 
+def _head_rep(
+    ctx: Ctx,
+    h: Part,
+    filled: FilledHow,
+    value: str | None,
+    why: str,
+    source: str | None = None,
+    facts: list[str] | None = None,
+) -> TemplatePart:
+    t = rep(ctx, h, None, filled, value, why, source, facts)
+    t.role = h.role
+    t.prompt = roles.prompts_of(h, ctx.under.get(h.id, [])) or None
+    return t
+
+
 def _heading(ctx: Ctx, h: Part, slots: dict[str, str]) -> None:
     title = h.title or ""
     under = ctx.under.get(h.id, [])
-    prompt = roles.prompts_of(h, under) or None
-    base = dict(id=h.id, kind="heading", role=h.role, line=ctx.line(h), template=short(h.text), prompt=prompt)
     if h.role == "covered":
-        pointer = roles.covered_by(title) or roles.SUMMARY_POINTER
-        if title in ctx.enforced and norm_heading(title) not in _OURS:
-            lines = [
-                f"{h.lines[0].split(':')[0]}:" if h.style == "label" and ":" in h.lines[0] else ln for ln in h.lines
-            ]
-            if h.style == "label":
-                lines = [_label_only(h)]
-            ctx.emit(h, lines)
-            ctx.block([f"See {pointer} above."])
-            ctx.kept.append(title)
+        pointer = roles.covered_by(title) or (roles.RESULT_POINTER if h.meaning == "results" else roles.SUMMARY_POINTER)
+        if norm_heading(title) in _OURS:
+            ctx.skipped.append((title, ctx.line(h), f"{h.role_why}: our own heading of that name is there"))
+            if h.id in ctx.res.answers:
+                ctx.res.unused_answers.append(h.id)
             ctx.report.append(
-                TemplatePart(
-                    **base,
-                    filled="pointer",
-                    value=f"See {pointer} above.",
-                    why=f"{h.role_why}; kept because the repo's checks look for this heading in the PR body",
-                )
+                _head_rep(ctx, h, "dropped", None, f"{h.role_why}; our own '{title}' heading stands for it")
             )
             return
-        ctx.skipped.append((title, ctx.line(h), h.role_why))
-        if h.id in ctx.res.answers:
-            ctx.res.unused_answers.append(h.id)
-        ctx.report.append(TemplatePart(**base, filled="dropped", why=f"{h.role_why}; its prompts go with it"))
+        lines = [_label_only(h)] if h.style == "label" else list(h.lines)
+        ctx.emit(h, lines)
+        ctx.kept.append(title)
+        answer = ctx.res.answers.get(h.id)
+        if answer is not None:
+            text = answer if isinstance(answer, str) else "\n".join(f"- {v}" for v in answer)
+            if text.strip():
+                ctx.block(text.strip().split("\n"))
+            how: FilledHow = "answer" if text.strip() else "removed"
+            ctx.report.append(_head_rep(ctx, h, how, text.strip() or None, "draft.template_answers", "draft"))
+            return
+        said = f"See {pointer} above."
+        ctx.block([said])
+        checked = "; the repo's checks look for this heading in the PR body" if title in ctx.enforced else ""
+        ctx.report.append(
+            _head_rep(
+                ctx, h, "pointer", said, f"{h.role_why}: the heading stays, pointing to our part{checked}", "ours"
+            )
+        )
         return
     ctx.kept.append(title)
     if h.role == "process" and h.id in ctx.res.answers:
@@ -176,16 +222,16 @@ def _heading(ctx: Ctx, h: Part, slots: dict[str, str]) -> None:
     else:
         ctx.emit(h, list(h.lines))
     if slots.get(h.id) == h.id:
-        value, filled, why = _answer_value(ctx, h, h.id, under)
-        if value is not None:
+        value, filled, why, source, facts = _answer_value(ctx, h, h.id, under)
+        if value:
             ctx.block(value.split("\n"))
-        ctx.report.append(TemplatePart(**base, filled=filled, value=short(value) if value else None, why=why))
+        ctx.report.append(_head_rep(ctx, h, filled, value, why, source, facts))
         return
-    how: FilledHow = "link" if h.inline_kind == "link" else "kept"
+    how = "link" if h.inline_kind == "link" else "kept"
     note = h.role_why
     if h.role == "question" and slots.get(h.id):
         how, note = "kept", "its answer replaces the prompt below it (see the prompt part)"
-    ctx.report.append(TemplatePart(**base, filled=how, why=note))
+    ctx.report.append(_head_rep(ctx, h, how, None, note))
 
 
 def _label_head(h: Part) -> str:
@@ -202,44 +248,135 @@ def _label_only(h: Part) -> str:
     return ln[:cut].rstrip() if cut > 0 else ln.rstrip()
 
 
-def _answer_value(ctx: Ctx, h: Part | None, key: str, under: list[Part]) -> tuple[str | None, FilledHow, str]:
-    """(text to put, filled, why) for a question or an answered heading."""
+def _answer_value(
+    ctx: Ctx, h: Part | None, key: str, under: list[Part]
+) -> tuple[str | None, FilledHow, str, str | None, list[str]]:
+    """(text to put, filled, why, source, facts) for a question or an answered heading."""
     value = ctx.res.answers.get(key)
     if value is not None:
         text = value if isinstance(value, str) else "\n".join(f"- {v}" for v in value)
-        return text.strip(), "answer", "draft.template_answers"
+        if not text.strip():
+            return None, "removed", "an empty answer in draft.template_answers: no placeholder", "draft", []
+        return (
+            text.strip(),
+            "answer",
+            "draft.template_answers",
+            f"draft.template_answers['{ctx.res.key_of.get(key, key)}']",
+            [],
+        )
     if h is not None and not _needs_placeholder(h, under):
-        return None, "link", "its issue link is the answer"
-    if h is not None and _ISSUE_TITLE.search(h.title or ""):
-        return f"Related to #{ctx.issue}", "link", "it asks for the issue: the companion issue (draft.issue_number)"
+        return None, "link", "its issue link is the answer", None, []
+    if h is not None and (_ISSUE_TITLE.search(h.title or "") or h.meaning == "related-issues"):
+        return (
+            f"Related to #{ctx.issue}",
+            "link",
+            "it asks for the issue: the companion issue (draft.issue_number)",
+            "draft.issue_number",
+            [],
+        )
+    fact = ctx.facts.get(h.meaning or "") if h is not None else None
+    if fact is not None and h is not None and h.meaning in _FACT_FILLS:
+        return fact[0], "fact", f"it asks for {h.meaning} ({h.meaning_why}): {fact[1]}", fact[1], []
     name = (h.title if h else None) or "the template"
-    return ctx.ph(f"answer '{name}'"), "placeholder", "the template asks the author; the draft has no answer yet"
+    known = [f"{m}: {t[:160]} ({src})" for m, (t, src) in ctx.facts.items() if h is not None and m == h.meaning]
+    return (
+        ctx.ph(f"answer '{name}'"),
+        "placeholder",
+        "the template asks the author; the draft has no answer yet",
+        None,
+        known,
+    )
+
+
+# meanings a fact answers whole, as a heading's answer (tests and user impact need the author's words)
+_FACT_FILLS = {"hardware", "model", "software", "reproduction", "alternatives"}
 
 
 def _answer_at(ctx: Ctx, p: Part, owner: Part | None, key: str) -> None:
     under = ctx.under.get(owner.id if owner else None, [])
-    value, filled, why = _answer_value(ctx, owner, key, under)
+    value, filled, why, source, facts = _answer_value(ctx, owner, key, under)
     if p.kind == "code" and _empty_fence(p):
         ctx.emit(p, [p.lines[0], *(value.split("\n") if value else []), p.lines[-1]])
-        ctx.report.append(rep(ctx, p, owner, filled, value, f"{why}; written inside the template's block"))
+        ctx.report.append(
+            rep(ctx, p, owner, filled, value, f"{why}; written inside the template's block", source, facts)
+        )
         return
-    if value is not None:
+    if value:
         if p.gap and ctx.out and ctx.out[-1].strip():
             ctx.out.append("")
         ctx.block(value.split("\n"))
-    ctx.report.append(rep(ctx, p, owner, "replaced", value, f"the prompt is replaced by the answer ({why})"))
+    how: FilledHow = "removed" if filled == "removed" else "replaced"
+    ctx.report.append(
+        rep(ctx, p, owner, how, value, f"the template's prompt, replaced by the answer ({why})", source, facts)
+    )
+
+
+_KEEP_MARK = re.compile(r"\b(?:do not|don't|please don't|never) (?:remove|delete|edit|change)\b|\bkeep this\b", re.I)
+
+
+def _inside(text: str) -> str:
+    """A comment's words, markers dropped."""
+    return text.replace("<!--", " ").replace("-->", " ")
+
+
+def _own_answer(ctx: Ctx, p: Part, owner: Part | None) -> bool:
+    """The draft answered this very part by its id: its text is replaced by the answer, or removed."""
+    value = ctx.res.answers.get(p.id)
+    if value is None or (p.kind in ("checklist", "options") and not (isinstance(value, str) and not value.strip())):
+        return False
+    ctx.res.answers.pop(p.id)
+    text = (value if isinstance(value, str) else "\n".join(f"- {v}" for v in value)).strip()
+    key = ctx.res.key_of.get(p.id, p.id)
+    if not text:
+        ctx.carry = ctx.carry or p.gap > 0
+        ctx.report.append(
+            rep(ctx, p, owner, "removed", None, f"removed by the empty answer draft.template_answers['{key}']", "draft")
+        )
+        return True
+    ctx.emit(p, text.split("\n"))
+    ctx.report.append(
+        rep(ctx, p, owner, "answer", text, "replaced by the draft's answer", f"draft.template_answers['{key}']")
+    )
+    return True
 
 
 def _part(ctx: Ctx, p: Part, owner: Part | None, role: str | None, is_policy_box: Callable[[str], bool]) -> None:
-    if p.kind == "prompt":
-        if p.hidden and role not in ("question", "covered"):
+    if _own_answer(ctx, p, owner):
+        return
+    if p.kind == "prompt" and p.hidden and role not in ("question", "covered"):
+        keep = (
+            "a marker the template asks to keep"
+            if _KEEP_MARK.search(p.text)
+            else "a note for reviewers, CI or bots"
+            if role == "process" or (not words.is_instruction(_inside(p.text)) and words.is_process(_inside(p.text)))
+            else None
+        )
+        if keep:
             ctx.emit(p, list(p.lines))
-            ctx.report.append(
-                rep(ctx, p, owner, "kept", None, "a comment under a heading that asks nothing: left as it is")
-            )
-        else:
-            ctx.carry = ctx.carry or p.gap > 0 or bool(ctx.out and ctx.out[-1].strip())
-            ctx.report.append(rep(ctx, p, owner, "dropped", None, "template prompt text: replaced, never left in"))
+            ctx.report.append(rep(ctx, p, owner, "kept", None, f"{keep} (invisible on GitHub): kept as written"))
+            return
+    if (p.kind in ("text", "example") and (p.in_details or (role == "process" and p.kind == "text"))) or (
+        p.lead and not p.hidden
+    ):
+        ctx.emit(p, list(p.lines))
+        why = (
+            "belongs to the boxes it leads or explains"
+            if p.lead
+            else "for reviewers, CI or bots"
+            if role == "process"
+            else "the template's collapsed notes"
+        )
+        ctx.report.append(rep(ctx, p, owner, "kept", None, f"{why}: kept as written"))
+        return
+    if p.kind in ("prompt", "text", "example"):
+        ctx.carry = ctx.carry or p.gap > 0 or bool(ctx.out and ctx.out[-1].strip())
+        what = {"example": "the template's example", "text": "the template's words to the author"}.get(
+            p.kind, "the template's instruction"
+        )
+        ctx.report.append(rep(ctx, p, owner, "dropped", None, f"{what}: never posted (answer or remove it by id)"))
+        return
+    if p.kind == "field":
+        _field(ctx, p, owner)
         return
     if p.kind == "link":
         line = links.fill(p.lines[0], ctx.issue)
@@ -270,3 +407,19 @@ def _part(ctx: Ctx, p: Part, owner: Part | None, role: str | None, is_policy_box
         "code": "the template's block, kept",
     }.get(p.kind, "the template's own words, kept")
     ctx.report.append(rep(ctx, p, owner, "kept", None, why))
+
+
+def _field(ctx: Ctx, p: Part, owner: Part | None) -> None:
+    """'Device: <BLANK>': the label kept, the value from the draft's facts by meaning, else a placeholder."""
+    label = words.field_label(p.lines[0]) or p.lines[0].strip()
+    head = p.lines[0][: p.lines[0].index(":") + 1] if ":" in p.lines[0] else p.lines[0]
+    fact = ctx.facts.get(p.meaning or "")
+    if fact is not None and "\n" not in fact[0]:
+        ctx.emit(p, [f"{head} {fact[0]}"])
+        ctx.report.append(rep(ctx, p, owner, "fact", fact[0], f"it asks for {p.meaning} ({p.meaning_why})", fact[1]))
+        return
+    ph = ctx.ph(label)
+    ctx.emit(p, [f"{head} {ph}"])
+    known = [f"{m}: {t[:160]} ({src})" for m, (t, src) in ctx.facts.items() if m == p.meaning]
+    why = f"it asks for {p.meaning}; the draft does not say" if p.meaning else "no meaning read from its label"
+    ctx.report.append(rep(ctx, p, owner, "placeholder", ph, why, None, known))

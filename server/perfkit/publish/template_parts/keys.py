@@ -7,8 +7,11 @@ import re
 from dataclasses import dataclass, field
 
 from perfkit.errors import InputError
+from perfkit.publish import meanings
+from perfkit.publish.models import AnswerUse
+from perfkit.publish.template_parts import words
 from perfkit.publish.template_parts.kinds import Part
-from perfkit.templatetext import norm_heading
+from perfkit.repo.template_text import norm_heading
 
 _ID = re.compile(r"^\s*(p\d+)(?:\.(\d+))?\s*$")
 
@@ -24,6 +27,7 @@ class Resolved:
     unused_answers: list[str] = field(default_factory=list)
     unused_boxes: list[str] = field(default_factory=list)
     key_of: dict[str, str] = field(default_factory=dict)  # part id -> the draft's own key
+    uses: list[AnswerUse] = field(default_factory=list)  # where each answer landed, in the draft's order
 
 
 def _pick(field_name: str, key: str, hits: list[tuple[str, str]], what: str) -> str | None:
@@ -36,22 +40,48 @@ def _pick(field_name: str, key: str, hits: list[tuple[str, str]], what: str) -> 
     return ids[0] if ids else None
 
 
-def _heading(parts: list[Part], key: str, field_name: str) -> str | None:
+def _label(p: Part) -> str:
+    return (p.title or "") if p.kind == "heading" else (words.field_label(p.lines[0]) or "")
+
+
+def _heading(parts: list[Part], key: str, field_name: str) -> tuple[str | None, str]:
+    """(part id, how) for a key: a part id, a heading's or field's label, or a unique part of one."""
     m = _ID.match(key)
     if m and not m.group(2):
         hit = next((p for p in parts if p.id == m.group(1)), None)
-        if hit is None or hit.kind == "heading" or hit.boxes or hit.options:
-            return hit.id if hit else None
-        return hit.owner or "preamble"  # a prompt or block answers for the heading it sits under
+        return (hit.id if hit else None), "id"
     want = norm_heading(key)
     if not want:
-        return None
-    heads = [(p.id, p.title or "") for p in parts if p.kind == "heading"]
+        return None, ""
+    heads = [(p.id, _label(p)) for p in parts if p.kind in ("heading", "field") and _label(p)]
     exact = [(i, t) for i, t in heads if norm_heading(t) == want]
     if exact:
-        return _pick(field_name, key, exact, "headings")
+        return _pick(field_name, key, exact, "headings"), "label"
     part = [(i, t) for i, t in heads if len(want) >= 3 and want in norm_heading(t)]
-    return _pick(field_name, key, part, "headings")
+    return _pick(field_name, key, part, "headings"), "label part"
+
+
+def _by_meaning(parts: list[Part], key: str, taken: set[str]) -> tuple[str | None, list[str]]:
+    """The one open question or field whose meaning is the key's ('Tests' -> 'Test plan'), else candidates."""
+    said = meanings.meaning_of(key)
+    if said is None:
+        return None, []
+    hits = [
+        p
+        for p in parts
+        if p.meaning == said and p.id not in taken and (p.kind == "field" or p.role in ("question", "group"))
+    ]
+    if len(hits) == 1:
+        return hits[0].id, []
+    return None, [f"{p.id}: {_label(p)}" for p in hits]
+
+
+def _candidates(parts: list[Part], key: str) -> list[str]:
+    """Parts a refused key may have meant: those sharing a word with it, else every question."""
+    want = set(norm_heading(key).split())
+    asks = [p for p in parts if (p.kind == "heading" and p.role != "process") or p.kind == "field"]
+    near = [p for p in asks if want & set(norm_heading(_label(p)).split())]
+    return [f"{p.id}: {_label(p)}" for p in (near or asks)][:12]
 
 
 def _box(parts: list[Part], text: str, field_name: str) -> tuple[str, int] | None:
@@ -83,30 +113,102 @@ def _box(parts: list[Part], text: str, field_name: str) -> tuple[str, int] | Non
 
 
 def resolve(parts: list[Part], answers: dict[str, str | list[str]], decisions: list[str]) -> Resolved:
-    """Answers keyed by part id, and the box each decision names (by its index in the draft's list)."""
+    """Answers keyed by part id, and the box each decision names (by its index in the draft's list).
+
+    A key lands by id, by label, by a unique part of a label, or by meaning; a key that lands nowhere
+    is reported with the parts it may have meant. Two keys landing on one part are joined, never one
+    dropped, and both are reported."""
     res = Resolved()
+    by_id = {p.id: p for p in parts}
+    later: list[tuple[str, str | list[str]]] = []
     for key, value in answers.items():
-        pid = (
-            "preamble" if norm_heading(key) == "preamble" else _heading(parts, key, f"draft.template_answers['{key}']")
-        )
-        if pid == "preamble":
-            res.answers["preamble"] = value
+        if norm_heading(key) == "preamble":
+            _land(res, "preamble", key, value, "label", None)
             continue
+        pid, how = _heading(parts, key, f"draft.template_answers['{key}']")
         if pid is None:
-            m = _ID.match(key)
-            pid = m.group(1) if m and any(p.id == m.group(1) and (p.boxes or p.options) for p in parts) else None
-        if pid is None:
-            res.unused_answers.append(key)
-        else:
-            res.answers[pid] = value
-            res.key_of[pid] = key
+            later.append((key, value))
+            continue
+        _land(res, pid, key, value, how, by_id[pid])
+    explicit = set(res.answers)
+    for key, value in later:  # by meaning, only where no key named the part itself
+        pid, near = _by_meaning(parts, key, explicit)
+        if pid is not None:
+            _land(res, pid, key, value, "meaning", by_id[pid])
+            continue
+        res.unused_answers.append(key)
+        said = meanings.meaning_of(key)
+        why = (
+            f"it means '{said}', which {len(near)} parts ask for: name one by id"
+            if near
+            else "it matches no heading, label or field of the template"
+            + (f", and no open part asks for '{said}'" if said else "")
+        )
+        res.uses.append(
+            AnswerUse(
+                key=key,
+                landed=None,
+                how="refused",
+                effect="refused",
+                why=why,
+                candidates=near or _candidates(parts, key),
+            )
+        )
     for j, text in enumerate(decisions):
-        hit = _box(parts, text, f"draft.checkboxes[{j}].text")
+        hit = _box(parts, text, f"draft.checkboxes[{j}].text") or _box_by_meaning(parts, text)
         if hit is None:
             res.unused_boxes.append(text)
         else:
             res.boxes[hit] = j
     return res
+
+
+def _land(res: Resolved, pid: str, key: str, value: str | list[str], how: str, part: Part | None) -> None:
+    heading = (part.title if part is not None and part.kind == "heading" else _label(part) if part else None) or None
+    empty = isinstance(value, str) and not value.strip()
+    if pid in res.answers:
+        first = res.key_of.get(pid, pid)
+        old = res.answers[pid]
+        if isinstance(old, str) and isinstance(value, str):
+            res.answers[pid] = "\n\n".join(x for x in (old.strip(), value.strip()) if x)
+        else:
+            res.answers[pid] = [
+                *([old] if isinstance(old, str) else old),
+                *([value] if isinstance(value, str) else value),
+            ]
+        res.uses.append(
+            AnswerUse(
+                key=key,
+                landed=pid,
+                heading=heading,
+                how=how,
+                effect="joined",
+                why=f"'{first}' answers {pid} too: both answers are placed there, in the draft's order; "
+                "remove one key if one answer is meant",
+            )
+        )
+        return
+    res.answers[pid] = value
+    res.key_of[pid] = key
+    res.uses.append(
+        AnswerUse(
+            key=key,
+            landed=pid,
+            heading=heading,
+            how=how,
+            effect="removed" if empty else "answered",
+            why="an empty answer: the part and its placeholder are removed" if empty else "",
+        )
+    )
+
+
+def _box_by_meaning(parts: list[Part], text: str) -> tuple[str, int] | None:
+    """A reworded box: the one box of the template that makes the same promise ('read the guide')."""
+    said = meanings.box_meaning(text)
+    if said is None or _ID.match(text):
+        return None
+    hits = [(p.id, b.index) for p in parts for b in p.boxes if meanings.box_meaning(b.text) == said]
+    return hits[0] if len(hits) == 1 else None
 
 
 def pick_options(part: Part, value: str | list[str], field_name: str) -> list[int]:

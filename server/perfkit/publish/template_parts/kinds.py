@@ -15,7 +15,9 @@ Kind = Literal[
     "process",  # for reviewers, CI, merge rules, bots: kept verbatim, nothing asked
     "code",  # a fenced block; an empty one is where a question's answer goes
     "details",  # <details>, <summary>, </details> markup
-    "text",  # the template's own words, kept verbatim
+    "field",  # 'Device: <BLANK>', '* GPU:': one-line values, filled from the draft's facts by meaning
+    "example",  # example items: '- Change A', '- *item1*': never posted
+    "text",  # words no other kind claims: read as the template's instruction, never posted
     "cut",  # a line saying a bot removes what follows, and everything after it
 ]
 Role = Literal["question", "process", "covered", "group"]
@@ -50,6 +52,9 @@ class Part:
     boxes: list[Box] = field(default_factory=list)
     options: list[str] = field(default_factory=list)  # for option lists: the values to pick from
     in_details: bool = False
+    lead: bool = False  # a list item that leads the nested boxes under it ('- Patch releases:' over '  - [ ] Yes')
+    meaning: str | None = None  # what the heading, label or field asks for (publish/meanings.py)
+    meaning_why: str = ""
 
     @property
     def text(self) -> str:

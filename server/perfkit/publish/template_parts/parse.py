@@ -14,7 +14,7 @@ import re
 from perfkit.publish import template_lines as tl
 from perfkit.publish.template_parts import links, words
 from perfkit.publish.template_parts.kinds import Box, Kind, Part
-from perfkit.templatetext import BOX_RE, FENCE_RE, norm_heading
+from perfkit.repo.template_text import BOX_RE, FENCE_RE, norm_heading
 
 _ATX_RE = re.compile(r"^\s{0,3}(#{1,6})(?:\s++(.*))?$")
 _SETEXT_RE = re.compile(r"^\s{0,3}(=+|-+)\s*$")
@@ -118,10 +118,26 @@ def _label(line: str) -> tuple[str, str] | None:
     # '**Label**: text', '**Label** *(optional ...)*: fixes #'
     after = re.match(r"^\s*(?:[*_]?\([^\n]{0,300}?\)[*_]?\s*)?:\s*(.*)$", rest)
     if after:
-        return title, after.group(1).strip()
+        said = after.group(1).strip()
+        if _ITEM_RE.match(line) and len(words.strip_comments(said).split()) > 8:
+            return None  # '- **New features**: a linked issue is required ...': a sentence, read by its words
+        return title, said
     if not rest.strip() and len(title) <= 60 and "://" not in title and not words.is_prompt(title):
         return title, ""
     return None
+
+
+def _label_over_prompt(lines: list[str], i: int, prev_blank: bool) -> tuple[str, str] | None:
+    """'**Describe the bug**' alone on its line, after a blank line, over the paragraph that explains it:
+    a label, whatever its words (the paragraph under it is its prompt)."""
+    m = _LABEL_RE.match(lines[i])
+    if not (m and prev_blank and not m.group("rest").strip() and i + 1 < len(lines) and lines[i + 1].strip()):
+        return None
+    title = m.group("title").strip().rstrip(":?").strip()
+    nxt = lines[i + 1]
+    if "://" in title or len(title) > 80 or BOX_RE.match(nxt) or _LABEL_RE.match(nxt) or _ATX_RE.match(nxt):
+        return None
+    return title, ""
 
 
 def _inline_kind(rest: str) -> Kind | None:
@@ -140,10 +156,14 @@ def _inline_kind(rest: str) -> Kind | None:
 
 
 def _classify_block(text: str) -> Kind:
-    """A paragraph or list item outside comments: what it is, from its words."""
+    """A paragraph or list item outside comments: what it is, from its words.
+
+    Closed world: structure (a link line, a process or legal note, an AI-use value) is recognised by
+    its words; a one-line field, an example item and an instruction by theirs; whatever is left is
+    'text', which the fill treats as the template's instruction, never as words to post."""
     visible = words.strip_comments(text).strip()
     first = text.lstrip().split("\n", 1)[0]
-    if links.is_link(first):
+    if links.is_link(first) or (len(text.split("\n")) == 1 and links.find(first)):
         return "link"
     if tl.ai_value(first) is not None:
         return "ai-value"
@@ -159,11 +179,18 @@ def _classify_block(text: str) -> Kind:
         inner = re.sub(r"^\s*\[!\w+\]\s*", "", inner)  # a GitHub alert ('> [!NOTE]') is read by what it says
         if words.is_prompt(inner):
             return "prompt"
-        return "process" if words.is_process(inner) else "text"
-    if words.is_process(visible) and not words.is_bracket(visible):
+        return "process" if words.is_process(inner) or words.is_legal(inner) else "text"
+    lines = [ln for ln in visible.split("\n") if ln.strip()]
+    if all(words.field_label(ln) for ln in lines):
+        return "field"  # 'Device: <BLANK>', '* GPU:': a value for the author to give
+    if words.is_instruction(visible):
+        return "prompt"
+    if words.is_legal(visible) or (words.is_process(visible) and not words.is_bracket(visible)):
         return "process"
-    if words.is_prompt(visible) or all(_FIELD.match(ln) for ln in visible.split("\n")):
-        return "prompt"  # '* Hardware:' with nothing after it is a field for the author to fill
+    if words.is_prompt(visible):
+        return "prompt"
+    if all(words.is_example_item(ln) for ln in lines):
+        return "example"
     return "text"
 
 
@@ -226,7 +253,7 @@ def parse(text: str) -> list[Part]:
             i = _checklist(out, lines, i)
             prev_blank = False
             continue
-        lab = None if out.details else _label(ln)
+        lab = None if out.details else _label(ln) or _label_over_prompt(lines, i, prev_blank)
         if lab:
             title, rest = lab
             out.add(
@@ -244,7 +271,43 @@ def parse(text: str) -> list[Part]:
         i = _block(out, lines, i)
         prev_blank = False
     _options_from_boxes(out.parts)
+    _leads(out.parts)
     return _options_from_bullets(out.parts)
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _leads(parts: list[Part]) -> None:
+    """A list item right over boxes nested under it leads them, and items nested under a box explain it:
+    both are the list's structure, kept with it."""
+    box: Part | None = None
+    for p in parts:
+        if p.kind in ("checklist", "options") and p.boxes:
+            box = p
+            continue
+        if (
+            box is not None
+            and p.gap == 0
+            and p.kind in ("text", "example", "prompt")
+            and not p.hidden
+            and _ITEM_RE.match(p.lines[0])
+            and _indent(p.lines[0]) > _indent(box.lines[-1] if _ITEM_RE.match(box.lines[-1]) else box.lines[0])
+        ):
+            p.lead = True
+            continue
+        box = None
+    for a, b in zip(parts, parts[1:], strict=False):
+        if (
+            a.kind in ("text", "example", "prompt")
+            and not a.hidden
+            and b.kind in ("checklist", "options")
+            and b.gap == 0
+            and _ITEM_RE.match(a.lines[0])
+            and _indent(b.lines[0]) > _indent(a.lines[0])
+        ):
+            a.lead = True
 
 
 def _checklist(out: _Parts, lines: list[str], i: int) -> int:
@@ -295,7 +358,12 @@ def _block(out: _Parts, lines: list[str], i: int) -> int:
     if "<!--" in block[-1] and block[-1].rfind("-->") < block[-1].rfind("<!--"):
         j = _comment_end(lines, j - 1) + 1
         block = lines[i:j]
-    out.add(_classify_block("\n".join(block)), i, block)
+    kind = _classify_block("\n".join(block))
+    if kind == "field" and len(block) > 1:  # one part per field, so each answers by its own id and label
+        for k, ln in enumerate(block):
+            out.add("field", i + k, [ln])
+        return j
+    out.add(kind, i, block)
     return j
 
 

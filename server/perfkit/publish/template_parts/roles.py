@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import re
 
+from perfkit.publish import meanings
 from perfkit.publish.template_parts import words
 from perfkit.publish.template_parts.kinds import Part, Role
-from perfkit.templatetext import norm_heading
+from perfkit.repo.template_text import norm_heading
 
 SUMMARY_POINTER = "Summary"
 RESULT_POINTER = "Speedup Result and Correctness Verification"
@@ -39,6 +40,7 @@ _RESULT = re.compile(
     r"numerical (?:equivalence|accuracy|correctness)|verification(?: results)?|evaluation(?: results)?|"
     r"measurements?)$"
 )
+_OUR_MEANINGS = {"results": RESULT_POINTER}  # 'Experiment results', 'Decode speed': what our results say
 _DESCRIPTION_ASK = re.compile(
     r"\b(?:pr description|description of (?:the|this|your) (?:change|pr)|describe (?:the|this|your) (?:change|pr)|"
     r"summary of (?:the|this|your) change|what this pr does|what (?:the|this) (?:pr|change) does)\b",
@@ -85,6 +87,15 @@ def assign(parts: list[Part]) -> None:
         nxt = heads[n + 1] if n + 1 < len(heads) else None
         parent = nxt is not None and not owned[h.id] and nxt.level > h.level
         h.role, h.role_why = _role(h, owned[h.id], parent)
+        r = meanings.read(("label", h.title or ""), ("prompt", prompts_of(h, owned[h.id])))
+        if r:
+            h.meaning, h.meaning_why = r.meaning, r.evidence
+    for p in parts:
+        if p.kind == "field":
+            label = words.field_label(p.lines[0]) or ""
+            r = meanings.read(("label", label))
+            if r:
+                p.meaning, p.meaning_why = r.meaning, r.evidence
     if preamble and not heads:
         _preamble_role(preamble)
 
@@ -97,15 +108,21 @@ def _role(h: Part, under: list[Part], parent: bool) -> tuple[Role, str]:
     pointer = covered_by(title)
     if pointer:
         return "covered", f"covered by {pointer}"
+    said = meanings.meaning_of(title)
+    if said in _OUR_MEANINGS and not any(p.kind in ("checklist", "options") for p in under):
+        return "covered", f"covered by {_OUR_MEANINGS[said]} (the heading asks for {said})"
     if parent:
         return "group", "holds the headings below it"
     lists = [p for p in under if p.kind in ("checklist", "options")]
-    content = lists + [p for p in under if p.kind in ("text", "details", "process")]
+    content = lists + [p for p in under if p.kind in ("details", "process", "field")]
     content += [p for p in under if p.kind == "code" and not _empty_fence(p)]
     if h.inline_kind == "text":
         return "group", "the label carries the template's own words"
+    asked = [p for p in under if asks(p)]
+    if asked and lists:
+        return "question", "asks the author (its prompt is answered in place) and holds a list, kept below the answer"
     if not lists and content and any(words.asks_to_write(t) for t in _prompts(h, under)):
-        return "question", "asks the author; the template's own words under it stay"
+        return "question", "asks the author; the template's own notes under it stay"
     if content:
         kinds = sorted({p.kind for p in content})
         return "group", "holds " + ", ".join(kinds) + ": each is answered in place"
@@ -114,9 +131,27 @@ def _role(h: Part, under: list[Part], parent: bool) -> tuple[Role, str]:
     return "question", "asks the author"
 
 
+_ABOUT_LIST = re.compile(
+    r"\b(?:box(?:es)?|check(?:ed|list|box\w*)?|tick\w*|mark\w*|select\w*|choose|apply|applies|applicable|"
+    r"items?|options?|the following|below|all that|\[x\])",
+    re.I,
+)
+
+
+def asks(p: Part) -> bool:
+    """A visible prompt, example or instruction asking for words, not one about the list beside it."""
+    if p.in_details or p.lead:
+        return False  # collapsed help and list leads are the template's structure
+    if p.kind == "example":
+        return True
+    if p.kind not in ("prompt", "text") or p.hidden:
+        return False
+    return not _ABOUT_LIST.search(words.strip_comments(p.text))
+
+
 def _prompts(h: Part, under: list[Part]) -> list[str]:
     out = [h.inline] if h.inline_kind == "prompt" else []
-    return out + [p.text for p in under if p.kind == "prompt"]
+    return out + [p.text for p in under if p.kind in ("prompt", "text", "example")]
 
 
 def _empty_fence(p: Part) -> bool:

@@ -89,7 +89,8 @@ def is_prompt(text: str) -> bool:
     """Words asking the author to write something, not words of the template's own."""
     first = next((ln for ln in text.split("\n") if ln.strip()), "")
     return bool(
-        _ASK_START.match(first)
+        is_instruction(text)
+        or _ASK_START.match(first)
         or _BRACKET.match(first)
         or _FILL_IN.search(text)
         or (_QUESTION_END.search(first) and len(first) < 200)
@@ -164,3 +165,67 @@ def comment_options(text: str) -> list[str]:
         m.group(1) for ln in text.split("\n") if (m := _SLASH_OPTION.match(ln.replace("<!--", "").replace("-->", "")))
     ]
     return slash if len(slash) >= 2 else []
+
+
+# words about the template itself, for the author: '[PLEASE REMOVE] ...', 'Thanks for your contribution!
+# The following instructions ...', 'Ex. I am always frustrated when [...]', '<BLANK>'
+_TAG = re.compile(r"^\s*+(?:[-*+]\s++|\d+[.)]\s++)?[*_]*+\[\s*+[A-Z][A-Z _/-]{2,40}\]")
+_INSTRUCTION = re.compile(
+    r"\b(?:instructions?|this template|the template|the following (?:sections?|instructions?|steps?|items?|"
+    r"guidelines?|questions?)|(?:thanks?|thank you)\b[^.!\n]{0,60}\b(?:contribut\w*|pull request|pr|submitting|"
+    r"opening)|clear and concise|please (?:make sure|ensure|be sure|remember|first|open|share|read|fill|describe|"
+    r"provide|add|link|include|reference|note|use|follow|check)\b|make sure (?:to|that|you)|a concise description|"
+    r"ex\.\s|e\.g\.|for example|placeholder|"
+    r"(?:required|optional|mandatory) (?:section|field)|this (?:section|field) is (?:required|optional|mandatory))",
+    re.I,
+)
+_BLANK = re.compile(r"<\s*(?:blank|empty|fill[ _-]?in|todo|tbd|here|\.\.\.|…)\s*>|_{3,}|\.{3,}\s*$|…\s*$", re.I)
+
+
+def is_instruction(text: str) -> bool:
+    """Text about the template or to the author, whatever its shape; never the repo's own statement."""
+    visible = strip_comments(text)
+    first = next((ln for ln in visible.split("\n") if ln.strip()), "")
+    return bool(_TAG.match(first) or _INSTRUCTION.search(visible[:2000]) or _BLANK.search(first))
+
+
+# a legal or licensing note the author agrees to by posting: kept as written
+_LEGAL = re.compile(
+    r"\b(?:licen[sc]e[ds]?|copyright|contributor license agreement|cla\b|dco\b|developer certificate|"
+    r"by (?:submitting|opening|contributing|sending)|i (?:agree|certify|confirm that)|terms of|"
+    r"intellectual property|signed[- ]off[- ]by)",
+    re.I,
+)
+
+
+def is_legal(text: str) -> bool:
+    return bool(_LEGAL.search(text[:2000]))
+
+
+# an example item: '- Change A', '- *item1*', '- ...', '1. Foo', '- Item 2', '- xxx'
+_EXAMPLE = re.compile(
+    r"^\s*+(?:[-*+]|\d+[.)])\s++[*_`]*+\s*+(?:\.{2,}|…|x{2,}|etc\.?|(?:[A-Za-z]+[ _-]?(?:[A-Z]|\d{1,2}|\.\.\.))|"
+    r"(?:item|change|feature|fix|step|thing|point|example|foo|bar|baz|todo|tbd)s?[ _-]?\w{0,2})\s*+[*_`]*+\s*+$",
+    re.I,
+)
+
+
+def is_example_item(line: str) -> bool:
+    return bool(_EXAMPLE.match(line))
+
+
+# a field to fill on one line: 'Device:', 'Model used: <BLANK>', '* GPU: [e.g. A100]', 'Decode speed: ___'
+_FIELD_LINE = re.compile(
+    r"^\s*+(?:[-*+]\s++)?(?:\*\*|__)?(?P<label>[A-Za-z][\w ()/.+-]{0,60}?)(?:\*\*|__)?\s*+:\s*+(?:\*\*|__)?\s*+"
+    r"(?P<value>|<[^<>\n]{0,80}>|\[[^\]\n]{0,120}\]|\([^)\n]{0,120}\)|_{2,}|\.{2,}|…|x{2,}|n/?a|\?+|"
+    r"(?:e\.g\.|ex\.|eg)[^\n]{0,120}|<!--.*?-->)\s*+$",
+    re.I,
+)
+
+
+def field_label(line: str) -> str | None:
+    """The label of a one-line field left for the author to fill, or None."""
+    m = _FIELD_LINE.match(line)
+    if not m or len(m.group("label").split()) > 8:
+        return None
+    return m.group("label").strip()

@@ -1,0 +1,342 @@
+"""CLI adapter: `perfkit <tool-name> ARGS [--json]`, generated from the same ToolSpecs as MCP.
+
+Required parameters are positional in the function's order, optional ones are --options; the
+arguments are validated by pydantic exactly as the MCP server validates them. Exit codes: 0 ok,
+2 bad input (one line on stderr), 1 any other failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import os
+import re
+import sys
+import types
+import typing
+from typing import Any, Literal
+
+from pydantic import ValidationError, create_model
+
+from perfkit import __version__
+from perfkit.cli.terms import cli_error, cli_text, tool_words
+from perfkit.errors import InputError, ToolFailure
+from perfkit.tools.spec import ToolSpec
+
+EXIT_OK, EXIT_FAILURE, EXIT_BAD_INPUT = 0, 1, 2
+
+
+def _unwrap(annotation: Any) -> tuple[Any, str]:
+    """The bare type and the Field description of an Annotated parameter."""
+    description = ""
+    if typing.get_origin(annotation) is typing.Annotated:
+        base, *meta = typing.get_args(annotation)
+        for m in meta:
+            description = getattr(m, "description", None) or description
+        return base, description
+    return annotation, description
+
+
+def _non_none(tp: Any) -> list[Any]:
+    if typing.get_origin(tp) in (typing.Union, types.UnionType):
+        return [a for a in typing.get_args(tp) if a is not type(None)]
+    return [tp]
+
+
+def _is(tp: Any, kind: type) -> bool:
+    return any(a is kind or typing.get_origin(a) is kind for a in _non_none(tp))
+
+
+_PATH_NAMES = {"repo", "path", "paths", "run_cwd", "submodule"}
+_REV_NAMES = {"good", "bad", "base", "head", "commit"}
+_COMMAND_NAMES = {"run", "install", "install_submodule"}
+
+
+def metavar(name: str, tp: Any) -> str:
+    """The placeholder a user reads in --help, from the parameter's type and name (never a bare VALUE)."""
+    kinds = _non_none(tp)
+    lit = [a for a in kinds if typing.get_origin(a) is Literal]
+    if lit:
+        return "{" + ",".join(str(c) for c in typing.get_args(lit[0])) + "}"
+    if any(a is dict or typing.get_origin(a) is dict for a in kinds):
+        return "JSON|PATH" if _is(tp, str) else "JSON"
+    if _is(tp, bool):
+        return "BOOL"
+    if _is(tp, int):
+        return "N"
+    if _is(tp, float):
+        return "SECONDS" if name.endswith("_s") else "NUMBER"
+    if name in _PATH_NAMES or name.endswith("_dir") or name.endswith("_dirs"):
+        return "PATH"
+    if name in _REV_NAMES:
+        return "REV"
+    if name in _COMMAND_NAMES:
+        return "COMMAND"
+    if name.endswith("_pattern"):
+        return "REGEX"
+    if name == "subdirs":
+        return "SUBDIR"
+    return "TEXT"
+
+
+def _default_text(default: Any) -> str:
+    if isinstance(default, list):
+        return ", ".join(map(str, default))
+    if isinstance(default, bool):
+        return "on" if default else "off"
+    return str(default)
+
+
+def option_help(description: str, default: Any) -> str:
+    """The description with the default stated once: appended only when the text does not give it."""
+    text = description.strip()
+    if default not in (None, inspect.Parameter.empty) and not re.search(r"\bdefault\b", text, re.IGNORECASE):
+        text = f"{text.rstrip('.')}. Default: {_default_text(default)}."
+    return text.replace("%", "%%")
+
+
+def _add_param(parser: argparse.ArgumentParser, p: inspect.Parameter, spec: ToolSpec, specs: list[ToolSpec]) -> None:
+    tp, desc = _unwrap(p.annotation)
+    desc = cli_text(spec.cli.params.get(p.name, desc), spec, specs)
+    name = metavar(p.name, tp)
+    # choices are checked by pydantic, like every other value, so a wrong one is a one-line error too
+    if p.default is inspect.Parameter.empty:
+        parser.add_argument(p.name, metavar=p.name.upper(), help=option_help(desc, p.default))
+        return
+    flag = "--" + p.name.replace("_", "-")
+    help_text = option_help(desc, p.default)
+    if _is(tp, bool) and not _is(tp, str):
+        parser.add_argument(flag, dest=p.name, action=argparse.BooleanOptionalAction, default=None, help=help_text)
+    elif _is(tp, list) and not _is(tp, str):
+        parser.add_argument(
+            flag,
+            dest=p.name,
+            action="append",
+            default=None,
+            metavar=name,
+            help=f"{help_text} Repeat {flag} for several.",
+        )
+    else:
+        parser.add_argument(flag, dest=p.name, default=None, metavar=name, help=help_text)
+
+
+def _coerce(tp: Any, value: Any) -> Any:
+    """JSON for structured parameters (dicts, models); strings stay strings for pydantic to convert.
+
+    A list option is given by repeating its flag; one value written as a JSON list (`--devices '["0", "1"]'`,
+    the form the MCP description shows) is read as that list rather than as one odd name.
+    """
+    if isinstance(value, list) and len(value) == 1 and isinstance(value[0], str) and value[0].lstrip()[:1] == "[":
+        try:
+            items = json.loads(value[0])
+        except json.JSONDecodeError:
+            return value
+        return [str(v) for v in items] if isinstance(items, list) else value
+    if isinstance(value, str) and any(_is(tp, k) for k in (dict,)) and value.lstrip()[:1] in "{[":
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            return value
+    return value
+
+
+def _validate(spec: ToolSpec, raw: dict[str, Any]) -> dict[str, Any]:
+    params = spec.parameters()
+    fields = {p.name: (p.annotation, ... if p.default is inspect.Parameter.empty else p.default) for p in params}
+    model = create_model(f"{spec.name}_args", **fields)  # type: ignore[call-overload]
+    given = {p.name: _coerce(_unwrap(p.annotation)[0], raw[p.name]) for p in params if raw.get(p.name) is not None}
+    try:
+        validated = model.model_validate(given)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = ".".join(str(x) for x in err["loc"]) or "arguments"
+        raise InputError(field, err["msg"].lower(), "see `perfkit " + spec.cli_name + " --help`") from None
+    return {p.name: getattr(validated, p.name) for p in params}
+
+
+def cli_words(text: str, specs: list[ToolSpec]) -> str:
+    """A message written with MCP tool names, reworded for a shell user: `bisect_run` -> `perfkit bisect-run`.
+
+    Core messages name the tools as an agent calls them; only this adapter knows the user is at a shell.
+    A name inside a path, a longer identifier or code (a call, an assignment) is left alone.
+    """
+    return tool_words(text, specs)
+
+
+def _render(result: Any) -> str:
+    from perfkit.guards.list_caps import omitted_note
+
+    if hasattr(result, "human"):
+        note = omitted_note(result)
+        return str(result.human()) + (f"\n{note}" if note else "")
+    return json.dumps(result.model_dump(mode="json"), indent=2)
+
+
+def _run_tool(spec: ToolSpec, ns: argparse.Namespace, specs: list[ToolSpec]) -> int:
+    from perfkit.cli.progressbar import ProgressBar
+
+    bar = ProgressBar() if spec.wants_progress and not ns.quiet else None
+    try:
+        args = _validate(spec, vars(ns))
+        result = spec.call(args, _Reworded(bar, specs) if bar else None)
+    finally:
+        if bar:
+            bar.close()
+    if ns.json:
+        sys.stdout.write(result.model_dump_json(indent=2) + "\n")
+    else:
+        sys.stdout.write(cli_words(_render(result), specs) + "\n")
+    code = getattr(result, "cli_exit_code", None)  # a result may say its answer is not a success
+    return int(code()) if callable(code) else EXIT_OK
+
+
+class _Reworded:
+    """Progress messages pass through cli_words on their way to the bar."""
+
+    def __init__(self, bar: Any, specs: list[ToolSpec]) -> None:
+        self.bar, self.specs = bar, specs
+
+    def __call__(self, done: float, total: float | None = None, message: str | None = None) -> None:
+        self.bar(done, total, cli_words(message, self.specs) if message else message)
+
+
+SERVE_HELP = "run the MCP server on stdio (what MCP clients start)"
+SERVE_DESCRIPTION = (
+    "Run perfkit's MCP server on stdin/stdout until the client closes it. Claude Code starts it through the\n"
+    "plugin's launcher; other clients run `perfkit serve` (see the README). Logs go to stderr.\n\n"
+    "Examples:\n"
+    "  perfkit serve                      # what an MCP client's server entry runs\n"
+    "  npx @modelcontextprotocol/inspector perfkit serve   # try the tools in the MCP Inspector"
+)
+
+
+def _examples(spec: ToolSpec) -> str | None:
+    """The Examples section of a command's --help."""
+    if not spec.cli.examples:
+        return None
+    return "Examples:\n" + "".join(f"  {line}\n" for line in spec.cli.examples).replace("%", "%%")
+
+
+def _summary(spec: ToolSpec) -> str:
+    """One short line for the top-level list: the tool's title, else its first sentence."""
+    line = spec.title or spec.description.split(". ")[0].replace("\n", " ")
+    return (line[0].lower() + line[1:]).replace("%", "%%")
+
+
+def _raw(text: str) -> str:
+    """argparse %-formats a description only when it names %(prog); keep a literal '%' literal."""
+    return text.replace("%", "%%") if "%(" in text else text
+
+
+class _OneLineEach(argparse.HelpFormatter):
+    """Room for the longest command name, so each command's summary stays on the name's own line.
+
+    argparse measures sub-commands two columns short of where it prints them; widen by that much.
+    """
+
+    def add_argument(self, action: argparse.Action) -> None:
+        super().add_argument(action)
+        if isinstance(action, argparse._SubParsersAction):
+            longest = max((len(name) for name in action.choices), default=0)
+            self._action_max_length = max(self._action_max_length, longest + 6)
+
+
+def build_parser(specs: list[ToolSpec]) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="perfkit",
+        formatter_class=_OneLineEach,
+        description="Publish performance campaigns and bisect precision regressions.",
+        epilog="`perfkit COMMAND --help` describes a command, with examples. Every tool command accepts --json "
+        "to print the tool's structured result exactly as MCP returns it.",
+    )
+    parser.add_argument("--version", action="version", version=f"perfkit {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.add_parser(
+        "serve", help=SERVE_HELP, description=SERVE_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    for name, (fn, help_text, description) in _extra_commands().items():
+        extra = sub.add_parser(
+            name, help=help_text, description=description, formatter_class=argparse.RawDescriptionHelpFormatter
+        )
+        fn(extra)
+    for spec in specs:
+        p = sub.add_parser(
+            spec.cli_name,
+            help=_summary(spec),
+            description=_raw(cli_text(spec.cli.description or spec.description, spec, specs)),
+            epilog=_examples(spec),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        for param in spec.parameters():
+            _add_param(p, param, spec, specs)
+        p.add_argument("--json", action="store_true", help="print the structured result as JSON")
+        if spec.wants_progress:
+            p.add_argument("--quiet", action="store_true", help="no progress bar")
+        p.set_defaults(_spec=spec, quiet=False)
+    return parser
+
+
+def _extra_commands() -> dict[str, tuple[Any, str, str]]:
+    """Commands that are not MCP tools (the demo); each registers its own arguments."""
+    try:
+        from perfkit.cli.demo.command import COMMAND
+    except ImportError:
+        return {}
+    return {COMMAND.name: (COMMAND.configure, COMMAND.help, COMMAND.description)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    from perfkit.registry import all_tools
+
+    if (sys.argv[1:] if argv is None else argv) == ["serve"]:  # before the parsers: they import every tool
+        from perfkit.mcp_server.server import serve
+
+        serve()
+        return EXIT_OK
+    specs = all_tools()
+    parser = build_parser(specs)
+    args = sys.argv[1:] if argv is None else argv
+    from perfkit.cli.hints import extra_arguments_hint, unknown_command_hint
+
+    hint = unknown_command_hint(args, parser)
+    if hint:
+        print(f"perfkit: error: {hint}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    ns, extras = parser.parse_known_args(args)
+    if extras:
+        print(f"perfkit: error: {extra_arguments_hint(args, extras, ns, parser)}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if ns.command is None:
+        parser.print_help()
+        return EXIT_BAD_INPUT
+    if ns.command == "serve":
+        from perfkit.mcp_server.server import serve
+
+        serve()
+        return EXIT_OK
+    try:
+        if hasattr(ns, "_spec"):
+            return _run_tool(ns._spec, ns, specs)
+        return int(ns._run(ns))
+    except InputError as exc:
+        print(f"perfkit: error: {cli_error(exc, getattr(ns, '_spec', None), specs)}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except ToolFailure as exc:
+        print(f"perfkit: failed: {cli_text(str(exc), getattr(ns, '_spec', None), specs)}", file=sys.stderr)
+        return EXIT_FAILURE
+    except KeyboardInterrupt:
+        print("perfkit: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # a bug: one line for users, the traceback on request
+        if os.environ.get("PERFKIT_DEBUG"):
+            raise
+        print(
+            f"perfkit: internal error: {type(exc).__name__}: {exc} (set PERFKIT_DEBUG=1 for the traceback)",
+            file=sys.stderr,
+        )
+        return EXIT_FAILURE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,230 @@
+"""What an adapter needs to know about a tool, declared once next to the core function.
+
+Both adapters (MCP and CLI) are generated from these records, so a parameter, its description
+or a safety hint cannot differ between them.
+"""
+
+from __future__ import annotations
+
+import errno
+import inspect
+import logging
+import math
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar
+
+from pydantic import BaseModel
+
+from perfkit.errors import InputError, ToolFailure
+from perfkit.guards import limits
+from perfkit.guards.list_caps import cap_lists
+
+log = logging.getLogger("perfkit")
+M = TypeVar("M", bound=BaseModel)
+
+DEADLINE_S = 300.0  # an analysis call that has not answered by then is stuck on something hostile
+DEADLINE_ENV = "PERFKIT_CALL_DEADLINE_S"  # a shorter deadline, for a client that wants answers sooner
+
+
+def call_deadline(spec_deadline: float | None) -> float | None:
+    """The deadline an MCP call of this tool gets: the tool's own, or the environment's if shorter."""
+    if spec_deadline is None:
+        return None
+    try:
+        wanted = float(os.environ.get(DEADLINE_ENV, "") or spec_deadline)
+    except ValueError:
+        wanted = spec_deadline
+    return min(spec_deadline, wanted) if wanted > 0 else spec_deadline
+
+
+class Progress(Protocol):
+    """Progress sink: the MCP adapter forwards to notifications, the CLI draws a bar."""
+
+    def __call__(self, done: float, total: float | None = None, message: str | None = None) -> None: ...
+
+
+def no_progress(done: float, total: float | None = None, message: str | None = None) -> None:
+    """Default sink for callers that do not watch progress."""
+
+
+@dataclass(frozen=True)
+class CliText:
+    """What a person at a shell reads where the agent's text does not fit them.
+
+    The MCP descriptions (docstring, Field descriptions) speak to an agent. The CLI help renders the
+    same texts in its own words (cli_render), and takes these instead where the words alone are not
+    enough: `params` replaces one parameter's help line, `description` the command's description.
+    `examples` are whole command lines, a comment after `#` saying what each shows.
+    """
+
+    examples: tuple[str, ...] = ()
+    params: Mapping[str, str] = field(default_factory=dict)
+    description: str | None = None
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One tool: its core function, its name on both surfaces, and truthful behaviour hints."""
+
+    func: Callable[..., BaseModel]
+    read_only: bool
+    destructive: bool = False
+    idempotent: bool = True
+    open_world: bool = False
+    title: str | None = None
+    name: str = field(default="")
+    cli: CliText = field(default_factory=CliText)
+    # Seconds an MCP call may take before it is answered with an error and its thread abandoned.
+    # None for the bisect tools: they stop on their own step timeouts and cancellation, and a
+    # thread abandoned mid-step would leave a worktree and an environment half changed.
+    deadline_s: float | None = DEADLINE_S
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            object.__setattr__(self, "name", self.func.__name__)
+
+    @property
+    def cli_name(self) -> str:
+        return self.name.replace("_", "-")
+
+    @property
+    def description(self) -> str:
+        return inspect.cleandoc(self.func.__doc__ or "")
+
+    @property
+    def wants_progress(self) -> bool:
+        return "progress" in inspect.signature(self.func).parameters
+
+    def parameters(self) -> list[inspect.Parameter]:
+        """The user-facing parameters, without the progress sink."""
+        sig = inspect.signature(self.func, eval_str=True)
+        return [p for p in sig.parameters.values() if p.name != "progress"]
+
+    def return_type(self) -> type[BaseModel]:
+        annotation: type[BaseModel] = inspect.signature(self.func, eval_str=True).return_annotation
+        return annotation
+
+    def call(self, arguments: dict[str, Any], progress: Progress | None = None) -> BaseModel:
+        """Run the tool; whatever escapes it is an InputError or a one-line ToolFailure naming the tool."""
+        for name, value in arguments.items():
+            _check_argument(name, value)
+        try:
+            if self.wants_progress:
+                result = self.func(**arguments, progress=progress or no_progress)
+            else:
+                result = self.func(**arguments)
+        except (InputError, ToolFailure):
+            raise
+        except OSError as exc:
+            field = _too_long(exc, arguments)
+            if field is None:
+                raise self._last_net(exc) from None
+            raise InputError(
+                field, "names a path or value longer than this system allows", "pass a shorter one"
+            ) from None
+        except Exception as exc:  # the last net: a bug, said in one line; the traceback goes to the log
+            raise self._last_net(exc) from None
+        result = displayable_result(result)  # the last net: a name kept byte for byte must not reach JSON
+        result = cap_lists(result)  # every list bounded, what was cut counted in the result's `omitted`
+        where = _non_finite(result.model_dump(mode="python"), "")
+        if where is not None:
+            log.error("%s returned a non-finite number at %s", self.name, where)
+            raise ToolFailure(
+                f"{self.name} computed a number that is not finite ({where}); please report it with the inputs"
+            )
+        return result
+
+    def _last_net(self, exc: Exception) -> ToolFailure:
+        if os.environ.get("PERFKIT_DEBUG"):
+            raise exc
+        if log.hasHandlers():  # the server logs to stderr; the CLI says how to get the traceback
+            log.error("%s raised %s", self.name, type(exc).__name__, exc_info=exc)
+        detail = str(exc).strip().splitlines()
+        text = f": {detail[0][:200]}" if detail else ""
+        return ToolFailure(
+            f"an unexpected {type(exc).__name__}{text} in {self.name}; please report it "
+            "(the server's stderr, or PERFKIT_DEBUG=1 on the command line, shows the traceback)"
+        )
+
+
+def _check_argument(name: str, value: Any, depth: int = 0) -> None:
+    """Strings no longer than limits.MAX_INLINE_CHARS and valid Unicode, in lists and dicts too."""
+    if isinstance(value, str):
+        limits.check_text(value, name, limits.MAX_INLINE_CHARS, "pass a shorter value, or a file path")
+    elif depth > limits.MAX_JSON_DEPTH:
+        raise InputError(name, f"nests more than {limits.MAX_JSON_DEPTH} levels deep", "pass a flatter value")
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _check_argument(name, k, depth + 1)
+            _check_argument(name, v, depth + 1)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            _check_argument(name, v, depth + 1)
+
+
+def displayable_result(result: M) -> M:
+    """result, rebuilt with non-UTF-8 bytes of its strings written as \\xNN when it holds any."""
+    dumped = result.model_dump(mode="python")
+    if not _has_surrogates(dumped):
+        return result
+    return type(result).model_validate(_displayable(dumped))
+
+
+def _has_surrogates(value: Any) -> bool:
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+            return False
+        except UnicodeEncodeError:
+            return True
+    if isinstance(value, dict):
+        return any(_has_surrogates(k) or _has_surrogates(v) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return any(_has_surrogates(v) for v in value)
+    return False
+
+
+def _displayable(value: Any) -> Any:
+    """Every string with its non-UTF-8 bytes written as \\xNN, as git writes such names when it quotes them."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+            return value
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    if isinstance(value, dict):
+        return {_displayable(k): _displayable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_displayable(v) for v in value]
+    return value
+
+
+def _non_finite(value: Any, where: str) -> str | None:
+    """Path of the first inf or NaN in a dumped result: JSON has no such number and clients reject it."""
+    if isinstance(value, float):
+        return None if math.isfinite(value) else where or "result"
+    if isinstance(value, dict):
+        items: Any = value.items()
+    elif isinstance(value, (list, tuple)):
+        items = enumerate(value)
+    else:
+        return None
+    for k, v in items:
+        found = _non_finite(v, f"{where}.{k}" if where else str(k))
+        if found is not None:
+            return found
+    return None
+
+
+def _too_long(exc: OSError, arguments: dict[str, Any]) -> str | None:
+    """The argument behind 'file name too long' or 'argument list too long': the caller can fix those."""
+    if exc.errno not in (errno.ENAMETOOLONG, errno.E2BIG):
+        return None
+    longest, name_of = 0, None
+    for name, value in arguments.items():
+        for v in value if isinstance(value, list) else [value]:
+            if isinstance(v, str) and len(v) > longest:
+                longest, name_of = len(v), name
+    return name_of
