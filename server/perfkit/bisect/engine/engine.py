@@ -122,8 +122,8 @@ class Engine:
         rec.checkout_changed = stop
         evidence = "; ".join(stop)
         own = (
-            "perfkit ran git in that step only in its own worktree, each command after proving that its git folder "
-            "was the one perfkit made"
+            "perfkit's git commands in that step wrote only to its own worktree, each after proving that the "
+            "worktree's git folder was the one perfkit made (in your checkout they only read)"
         )
         self.st.notes.append(
             f"your checkout changed while step {n} ran: {evidence}. The bisect stopped: {own}, so the step's "
