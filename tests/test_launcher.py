@@ -233,3 +233,20 @@ def test_builds_its_own_environment_once(tmp_path):
     assert (data / "venv.install.log").read_text() == log
     assert "Connected" in mcp_list(env, tmp_path, timeout=120)
     assert inspector_tools(env, tmp_path) == served_names()
+
+
+@pytest.mark.parametrize("value", ["share", "./share", "{checkout}/a-file"], ids=["relative", "dot-relative", "a-file"])
+def test_an_xdg_data_home_that_is_relative_or_a_file_is_ignored(tmp_path, value):
+    """The XDG spec says a relative XDG_DATA_HOME is to be ignored: started in the user's checkout, the launcher
+    must not build its environment there. A value naming a file is ignored too."""
+    pydir = bin_dir(tmp_path / "py", {"python3": base_python()})
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    (checkout / "a-file").write_text("not a folder\n")
+    env = clean_env(tmp_path, [pydir, tools(tmp_path)], XDG_DATA_HOME=value.format(checkout=checkout))
+    proc = subprocess.run(
+        [str(LAUNCHER), "--version"], env=env, cwd=checkout, capture_output=True, text=True, timeout=60
+    )
+    venv = Path(env["HOME"]) / ".local" / "share" / "perfkit" / "venv"
+    assert proc.returncode == 0 and f"its own environment {venv}, not built yet" in proc.stdout, proc.stdout
+    assert sorted(p.name for p in checkout.iterdir()) == ["a-file"]

@@ -163,6 +163,8 @@ def test_a_warm_start_lists_tools_without_importing_them(tmp_path):
     loaded = set(ast.literal_eval(warm[1]))
     assert loaded <= {
         "perfkit.errors",
+        "perfkit.guards",
+        "perfkit.guards.private_dirs",
         "perfkit.registry",
         "perfkit.mcp_server",
         "perfkit.mcp_server.server",

@@ -142,6 +142,12 @@ class StepRecord(BaseModel):
         description="what changed in the user's checkout while this step ran (HEAD, refs, stash, index, submodule "
         "HEAD); the bisect stopped on it",
     )
+    worktree_rebuilt: list[str] = Field(
+        default_factory=list,
+        description="perfkit's worktree or its submodule clone no longer led to the git folder perfkit made for "
+        "it before this step (a command rewrote .git or set core.worktree): what perfkit saw; it ran no git "
+        "command there and made the worktree again",
+    )
 
 
 class PointEvidence(BaseModel):

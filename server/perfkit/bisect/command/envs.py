@@ -24,6 +24,7 @@ from pathlib import Path
 from perfkit.bisect.models import BisectSettings
 from perfkit.bisect.state import confine
 from perfkit.errors import ToolFailure
+from perfkit.guards import private_dirs
 
 _USER_PTH = "zzz-perfkit-user-env.pth"  # processed last, so the worker's own installs win
 _SITE = "import site, sys; print('\\n'.join(site.getsitepackages() + [site.getusersitepackages()]))"
@@ -60,7 +61,7 @@ class WorkerEnv:
     def _create(self) -> None:
         user = interpreter(self.settings)
         confine.remove(self.folder.parent, self.folder)  # a half-made environment from a killed call
-        self.folder.parent.mkdir(parents=True, exist_ok=True)
+        private_dirs.make_dir(self.folder.parent)
         _call([user, "-m", "venv", "--without-pip", "--system-site-packages", str(self.folder)], "create")
         sites = [s for s in _call([user, "-c", _SITE], "inspect").splitlines() if s.strip()]
         purelib = Path(_call([str(self.folder / "bin" / "python"), "-c", _PURELIB], "inspect").strip())

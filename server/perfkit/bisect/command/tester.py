@@ -48,6 +48,7 @@ class PointResult:
     prepared: bool = False  # its installs ran ahead, while the previous round ran
     commands: int = 0  # install commands this test ran
     ahead_commands: int = 0  # install commands run ahead for it, when prepared
+    rebuilt: list[str] = field(default_factory=list)  # perfkit's worktree was not its own: what it saw and did
 
 
 def command_env(
@@ -106,6 +107,7 @@ class PointTester:
         self.check_stop: Callable[[], None] = shutdown.check  # raises to stop the command running
         self.before_run: Callable[[Point], None] = lambda _p: None  # a device slot checks affinity here
         self.install_commands = 0  # install commands started by this tester, ever (tests and builds ahead)
+        self.rebuilt: list[str] = []  # worktree rebuilds not yet reported with a test (a build ahead found some)
 
     def test(self, point: Point, step: int, log: runner.Log, tick: Tick) -> PointResult:
         start = self.install_commands
@@ -114,6 +116,7 @@ class PointTester:
             return self._test(point, step, log, tick, result)
         finally:
             result.commands = self.install_commands - start
+            result.rebuilt, self.rebuilt = self.rebuilt, []
 
     def _test(self, point: Point, step: int, log: runner.Log, tick: Tick, result: PointResult) -> PointResult:
         failed = self._ready(point, step, log, tick, result)
@@ -159,6 +162,10 @@ class PointTester:
             if "submodule" in self.checkout.created:
                 self.build.submodule = None
             self.checkout.created.clear()
+            for seen in self.checkout.rebuilt:
+                log.note(f"[perfkit: {seen}]\n")
+            self.rebuilt += self.checkout.rebuilt
+            self.checkout.rebuilt.clear()
         wt, sub_dir = self.checkout.path, self.checkout.sub_dir if point.submodule else None
         env = command_env(self.bisect_id, wt, sub_dir, point, step) | self.extra_env
         return self._installs(point, wt, sub_dir, env, log, tick, result.installed)

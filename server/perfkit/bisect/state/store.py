@@ -125,7 +125,7 @@ def write_atomic(path: Path, data: str, durable: bool = True) -> None:
             os.unlink(tmp)  # a leftover of a killed process with our pid, or a planted link: never followed
         except FileNotFoundError:
             pass
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)  # the user's alone
         try:
             view = memoryview(data.encode("utf-8"))
             while view:

@@ -42,6 +42,7 @@ from perfkit.bisect.workers.devices import ray_folder, remove_local_folders, wor
 from perfkit.bisect.workers.pool import Job, OnDone, Tick
 from perfkit.bisect.workers.slot import device_settings
 from perfkit.errors import ToolFailure
+from perfkit.guards import private_dirs
 from perfkit.repo import gitrepo
 
 # scp-like "host@name:path": the first '@' past the first character is the only one worth trying.
@@ -70,7 +71,7 @@ class DeviceActor:
         if self.tester is not None:
             return self.tester
         repo, sub_store = self.base / "repo.git", self.base / "sub.git"
-        self.base.mkdir(parents=True, exist_ok=True)
+        private_dirs.make_dir(self.base)
         if not (repo / "HEAD").exists():
             gitrepo.git(self.base, "clone", "--quiet", "--bare", "--", self.repo_src, str(repo))
         sub_path = self.settings.submodule
@@ -254,8 +255,9 @@ def _result(out: dict[str, Any]) -> PointResult:
 
 def _write_log(path: Path, data: bytes) -> None:
     try:
-        path.parent.mkdir(exist_ok=True)
-        path.write_bytes(data)
+        private_dirs.make_dir(path.parent)
+        with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600), "wb") as f:
+            f.write(data)
     except OSError:
         pass  # the verdict stands without its log
 
