@@ -114,6 +114,18 @@ class SubmoduleCulprit(CommitRef):
     superproject: str = Field(description="superproject commit the submodule commits were tested with")
 
 
+class TestedPackage(BaseModel):
+    """One package an install put in from the checkout under test, as the step's run imports it."""
+
+    package: str = Field(description="distribution name")
+    version: str
+    module: str = Field(description="top-level import name")
+    path: str = Field(description="where the import resolves: a folder of the checkout, or the copy installed")
+    commit: str | None = Field(description="the commit that path holds (for a copy: the commit it was installed from)")
+    editable: bool
+    source: str = Field(description="the checkout folder it was installed from")
+
+
 class StepRecord(BaseModel):
     n: int
     phase: str
@@ -136,6 +148,10 @@ class StepRecord(BaseModel):
     remembered: bool = Field(default=False, description="verdict taken from the verdict memory, not run again")
     prepared: bool = Field(
         default=False, description="installed ahead, while the previous round ran (build_ahead): no install waited"
+    )
+    tested: list[TestedPackage] = Field(
+        default_factory=list,
+        description="every package the installs put in from the checkout: where the run imports it, the commit there",
     )
     checkout_changed: list[str] = Field(
         default_factory=list,

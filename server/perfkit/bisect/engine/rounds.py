@@ -368,7 +368,7 @@ class Rounds:
             n=job.n, phase=p.phase, superproject=p.superproject, submodule=p.submodule, short=label[0],
             subject=label[1], verdict=c.verdict, reason=c.reason, metric=c.metric, exit_code=res.exit_code,
             installed=list(res.installed), duration_s=seconds, log=str(job.log), ran=res.ran, device=device, round=r,
-            prepared=res.prepared,
+            prepared=res.prepared, tested=res.tested,
         )  # fmt: skip
         st.installs += res.commands
         if res.prepared:  # its installs ran ahead: counted there, not saved

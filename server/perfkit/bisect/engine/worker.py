@@ -100,4 +100,5 @@ class LocalWorker:
             duration_s=round(time.monotonic() - started, 3),
             log=str(log.path),
             ran=result.ran,
+            tested=result.tested,
         )
