@@ -138,9 +138,7 @@ dynamic = ["version"]
 """
 
 # the check a user would write: the error of pkg's sum against the exact value
-CHECK = (
-    "import pkg; e = abs(pkg.total([0.1] * 10) - 1.0); print(f'max_abs_err={e:.3g}', 'FAIL' if e > 0 else 'PASS')"
-)
+CHECK = "import pkg; e = abs(pkg.total([0.1] * 10) - 1.0); print(f'max_abs_err={e:.3g}', 'FAIL' if e > 0 else 'PASS')"
 GOOD = "import math\n\n\ndef total(xs):\n    return math.fsum(xs)\n"
 BAD = "def total(xs):\n    s = 0.0\n    for x in xs:\n        s += x\n    return s\n"
 

@@ -243,7 +243,8 @@ def settle(eng: Engine) -> Point | None:
         if q is None:
             return None
         # under noise the planner reads every run of an end from the steps and may ask for it again
-        rerun = noise_on(st.settings) or noise_plan.end_needs_rerun(st, q.phase)
+        # a split test the planner asks for again needs another run: it decides from all of them
+        rerun = noise_on(st.settings) or noise_plan.end_needs_rerun(st, q.phase) or q.phase.startswith("split_")
         known = _answered(st, q) if q.phase not in LINEAR and not rerun else None
         if known is None:
             n = next_n(st)
