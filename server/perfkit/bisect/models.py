@@ -198,6 +198,14 @@ class BisectStatus(ListsCapped):
     candidates: list[CommitRef] = Field(
         default_factory=list, description="when skips surround the culprit: every commit it may be"
     )
+    sideways_base: str | None = Field(
+        default=None, description="a pointer moved sideways: the merge base level 2 searched from"
+    )
+    dropped: list[CommitRef] = Field(
+        default_factory=list,
+        description="a pointer moved sideways: the submodule commits only the old side has (the move dropped them)",
+    )
+    dropped_count: int = Field(default=0, description="how many commits the sideways move dropped (dropped may be cut)")
     candidates_in: str | None = Field(
         default=None, description="'superproject' or the submodule path the candidates are in"
     )
@@ -248,6 +256,10 @@ class BisectStatus(ListsCapped):
             lines.append(f"  {s.path} {role}  {s.short} {quoted(s.subject)} ({s.author}, {s.date})")
         for cand in self.candidates:
             lines.append(f"  candidate  {cand.short} {quoted(cand.subject)}")
+        if self.dropped_count:
+            shown = ", ".join(d.short for d in self.dropped[:10])
+            more = f" and {self.dropped_count - 10} more" if self.dropped_count > 10 else ""
+            lines.append(f"  dropped    {self.dropped_count} commits only the old side has: {shown}{more}")
         if self.steps:
             lines.append("  steps:")
             for rec in self.steps:  # a skip's cause is in its log: say where

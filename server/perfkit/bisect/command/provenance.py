@@ -24,6 +24,7 @@ import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from urllib.parse import quote
 
 from perfkit.bisect.models import TestedPackage
 from perfkit.errors import ToolFailure
@@ -126,6 +127,61 @@ def interpreter(env: Mapping[str, str], python: str | None) -> str | None:
 
 Found = list[dict[str, object]]
 Folders = Sequence[tuple[Path, str | None]]
+
+
+_PATH = "import json, sys; print(json.dumps(sys.path))"
+_PATH_KEYS = ("PYTHONPATH", "PYTHONHOME", "PYTHONNOUSERSITE", "PYTHONUSERBASE", "VIRTUAL_ENV")
+_paths: dict[tuple[str, ...], list[str]] = {}
+
+
+def import_path(python: str, env: Mapping[str, str]) -> list[str]:
+    """The interpreter's sys.path in this environment, asked once per interpreter and environment."""
+    key = (python, *(env.get(k, "") for k in _PATH_KEYS))
+    if key not in _paths:
+        try:
+            res = subprocess.run(
+                [python, "-c", _PATH], capture_output=True, text=True, timeout=120, env=dict(env), cwd="/",
+                stdin=subprocess.DEVNULL,
+            )  # fmt: skip
+            found = json.loads(res.stdout) if res.returncode == 0 else []
+        except (OSError, subprocess.TimeoutExpired, json.JSONDecodeError):
+            found = []
+        _paths[key] = [p for p in found if isinstance(p, str) and p]
+    return _paths[key]
+
+
+def worth_probing(path: Sequence[str], roots: Sequence[Path]) -> bool:
+    """Whether anything on the import path names the checkout: package metadata recording an install from it,
+    a .pth or .egg-link file pointing into it, or a folder of it on the path. Reading these files costs
+    milliseconds; the probe costs an interpreter start, so it runs only when this says yes (or the path is
+    unknown)."""
+    if not path:
+        return True
+    names = {str(os.path.realpath(r)) for r in roots}
+    names |= {quote(n) for n in names}
+    for folder in path:
+        real = os.path.realpath(folder)
+        if any(real == n or real.startswith(n.rstrip(os.sep) + os.sep) for n in names):
+            return True
+        try:
+            entries = os.listdir(real)
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.endswith(".dist-info"):
+                target = os.path.join(real, entry, "direct_url.json")
+            elif entry.endswith((".pth", ".egg-link")):
+                target = os.path.join(real, entry)
+            else:
+                continue
+            try:
+                with open(target, encoding="utf-8", errors="replace") as fh:
+                    text = fh.read(1 << 16)
+            except OSError:
+                continue
+            if any(n in text for n in names):
+                return True
+    return False
 
 
 def probe(python: str, env: Mapping[str, str], roots: Sequence[Path], timeout: float = 300.0) -> Found:

@@ -150,6 +150,8 @@ class PointTester:
             return []
         wt, sub_dir = self.checkout.path, self.checkout.sub_dir if point.submodule else None
         roots = [r for r in (sub_dir, wt) if r is not None]
+        if not provenance.worth_probing(provenance.import_path(python, env), roots):
+            return []  # nothing on the import path was installed from the checkout
         heads = [(r, self._head(r)) for r in roots]
         built = [(r, c) for r, c in ((sub_dir, self.build.submodule), (wt, self.build.superproject)) if r is not None]
         try:
