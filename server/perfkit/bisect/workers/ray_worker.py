@@ -145,6 +145,7 @@ class RayPool:
         ray_preflight.check_resources(s.ray_resource, n, self.started_ray)
         self.st, self.save = st, save
         self.lost = False
+        self.finished = 0  # tasks the actors finished: actors dying before the first one may be a refused token
         repo_src = s.ray_repo or str(repo)
         sub_src = str(sub_source or "")
         if s.ray_repo and _URL.match(s.ray_repo) and s.submodule:
@@ -200,12 +201,13 @@ class RayPool:
                     if out.get("shadowed"):
                         raise provenance.ShadowedImport(f"on device {self.names[k]}: {out['shadowed']}")
                     count += 1
+                    self.finished += 1
                     on_done(job, self.names[k], _result(out), round(time.monotonic() - started, 3))
                 tick(count, len(jobs))
         except (ray.exceptions.RayError, ConnectionError) as exc:
             self.lost = True
             self._stop(pending)
-            raise ray_preflight.lost(exc, len(self.st.steps)) from None
+            raise ray_preflight.lost(exc, len(self.st.steps), first_task=self.finished == 0) from None
         except BaseException:
             self._stop(pending)
             raise
