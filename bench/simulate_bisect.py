@@ -45,6 +45,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "server"))
+sys.path.insert(0, str(ROOT / "bench"))
 
 from perfkit.bisect.search.bisection import Bisection, Decision, Mark, by_distance, expected_tests  # noqa: E402
 from perfkit.bisect.search.noisy import (  # noqa: E402
@@ -54,6 +55,7 @@ from perfkit.bisect.search.noisy import (  # noqa: E402
     _Counts,
     posterior,
 )
+from wilson import wilson  # noqa: E402
 
 FIXTURE = Path(os.environ.get("PERFKIT_PYPTO_FIXTURE", ROOT / "tests" / "fixtures" / "pypto-history"))
 ADD = "9ac2b906691bf082e8da34c6053a00f54df0a0a3"
@@ -227,16 +229,6 @@ def today_with_skips(w: World) -> Answer:
 
 
 # ---- cells ----------------------------------------------------------------------------------------
-
-
-def wilson(right: int, total: int, z: float = 1.96) -> tuple[float, float]:
-    """The 95% interval of a success rate (Wilson's score interval: sound near 100%, unlike p +- 2 se)."""
-    if not total:
-        return 0.0, 1.0
-    p = right / total
-    mid = (p + z * z / (2 * total)) / (1 + z * z / total)
-    half = z * math.sqrt(p * (1 - p) / total + z * z / (4 * total * total)) / (1 + z * z / total)
-    return max(0.0, mid - half), min(1.0, mid + half)
 
 
 @dataclass
