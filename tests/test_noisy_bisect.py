@@ -282,3 +282,30 @@ def test_storm_and_grouped_reasons():
     groups = skip_policy.group_reasons([("a", "x1"), ("b", "x2"), ("a", "x3")])
     assert [(g.reason, g.count, g.points) for g in groups] == [("a", 2, ["x1", "x3"]), ("b", 1, ["x2"])]
     assert skip_policy.default_budget(1) == 4 and skip_policy.default_budget(852) == 20
+
+
+def test_the_installed_member_of_the_pair_is_confirmed_first():
+    """At level 2 every submodule commit needs its own install: the confirmation starts with the member
+    halving ran last (installed, no install) and then takes each member's runs together, so it costs
+    one or two installs, not one per run."""
+    n = 26
+    installs = []
+    for k in range(n):
+        marks: dict[int, list[str]] = {}
+        installed, count, first = None, 0, None
+        while True:
+            cheap = None if installed is None else (lambda i, x=installed: i == x)
+            d = Adaptive().decide(n, marks, cheap)
+            if not d.test:
+                break
+            i = d.test[0]
+            if d.confirming and first is None:
+                first = (i, installed)
+            count += d.confirming and i != installed
+            installed = i
+            marks.setdefault(i, []).append("new" if i >= k else "old")
+        assert d.found == k
+        if first is not None and first[1] in (k, k - 1):
+            assert first[0] == first[1], (k, first)  # the installed member first
+        installs.append(count)
+    assert max(installs) <= 3 and sum(installs) / len(installs) <= 2

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from perfkit.bisect.search import skip_policy
-from perfkit.bisect.search.bisection import Bisection, Decision, Marks, Stop, settled, verdicts
+from perfkit.bisect.search.bisection import Bisection, Decision, Mark, Marks, Stop, settled, verdicts
 from perfkit.bisect.search.rate_prior import DEFAULT_PRIOR, RatePrior
 
 _FLOOR = 1e-4
@@ -493,10 +493,16 @@ class Adaptive:
         if d.found is None:
             return d
         pair = [d.found, d.found - 1]
-        sure = self.fallback.decide(n, marks, cheap, group, among=pair)
+        # the member whose build is installed (the one halving ran last) is confirmed first: no install
+        first = [i for i in pair if cheap is not None and cheap(i) and len(_judged(marks.get(i))) == 1]
+        sure = self.fallback.decide(n, marks, cheap, group, among=first or pair)
         if not sure.test:
             return replace(sure, noisy=False)
         return replace(sure, test=[*sure.test, *(i for i in pair if i not in sure.test)], noisy=False, confirming=True)
+
+
+def _judged(mark: Mark | Sequence[Mark] | None) -> list[Mark]:
+    return [] if mark is None else [v for v in verdicts(mark) if v != "skip"]
 
 
 CONFIRM_RUNS = 4  # what the default's confirmation costs a deterministic check, per search, most of the time
