@@ -165,7 +165,7 @@ def replay(repo: Path) -> tuple[float, float, float, float]:
 
 
 def fast_import(path: Path, commits: list[tuple[str, dict[str, str], dict[str, str]]]) -> list[str]:
-    from perfkit.demo.fastimport import Commit, write_history
+    from perfkit.cli.demo.fastimport import Commit, write_history
 
     history = [Commit(msg, dict(files), links, author="b <b@example.com>") for msg, files, links in commits]
     return write_history(path, history, start_time=1_700_000_000, step=1)

@@ -46,7 +46,7 @@ def git(repo: Path, *args: str, input: bytes | None = None) -> str:
 
 def generate(path: Path, commits: int, files: int = 40, lines: int = 200, seed: int = 7) -> tuple[str, str, int]:
     """A linear-plus-merges history by fast-import; returns (base, head, hunks deleted by head)."""
-    from perfkit.demo.fastimport import Commit, write_history
+    from perfkit.cli.demo.fastimport import Commit, write_history
 
     rng = random.Random(seed)
     content = {f"src/mod_{i:02d}.py": [f"v_{i}_{j} = compute({i}, {j}, 0)" for j in range(lines)] for i in range(files)}

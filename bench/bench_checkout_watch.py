@@ -18,8 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from perfkit import gitrepo
 from perfkit.bisect.command import watch
+from perfkit.repo import gitrepo
 
 ENV = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")} | {"GIT_CONFIG_NOSYSTEM": "1"}
 

@@ -1,7 +1,7 @@
 """MCP cold start: process spawn to the answer of tools/list, perfkit against a bare MCPServer.
 
 Both servers are started alternately in one run, so machine noise hits both; the ratio of the
-medians is the figure to read. perfkit answers tools/list from its cached list (perfkit.toolcache),
+medians is the figure to read. perfkit answers tools/list from its cached list (perfkit.mcp_server.tool_list_cache),
 written by the first start after an install or a code change; that first start is measured too,
 with an empty cache folder each time. Usage: python bench/bench_cold_start.py [--repeat N]
 """

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 import yaml
-from perfkit import safe_yaml
+from perfkit.guards import safe_yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 

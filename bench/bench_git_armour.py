@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from perfkit import gitrepo
+from perfkit.repo import gitrepo
 
 
 def _repo(root: Path) -> Path:

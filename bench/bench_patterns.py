@@ -18,7 +18,7 @@ from collections.abc import Callable
 from perfkit.changes import recipes
 from perfkit.lint import markdown
 from perfkit.publish import template_lines
-from perfkit.templatetext import BOX_RE
+from perfkit.repo.template_text import BOX_RE
 
 OLD_JSON = re.compile(r"\"([A-Za-z_][\w.\-]*)\"\s*:\s*([^,{\[]+?|\{|\[)\s*,?\s*$")
 OLD_PARAM = re.compile(

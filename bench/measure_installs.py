@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "server"))
 
 from perfkit.bisect.tool import bisect_reset, bisect_run, bisect_start  # noqa: E402
-from perfkit.demo.fastimport import Commit, write_history  # noqa: E402
+from perfkit.cli.demo.fastimport import Commit, write_history  # noqa: E402
 
 CHECK = """
 src="$PERFKIT_CHECKOUT/src/codegen.py"; k="$PERFKIT_SUBMODULE/kernel.cpp"

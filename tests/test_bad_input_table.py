@@ -34,8 +34,8 @@ from helpers.cli_audit import mcp_words
 from helpers.gitbuild import Repo
 from helpers.tree import changes, tree
 from mcp import Client
+from perfkit.mcp_server.server import build_server
 from perfkit.registry import all_tools
-from perfkit.server import build_server
 
 ROOT = Path(__file__).resolve().parents[1]
 SPECS = {s.name: s for s in all_tools()}

@@ -32,7 +32,7 @@ def _cancel_mid_run(b: Bench, then: str, call_name: str = "bisect_run") -> tuple
     """bisect_run cancelled while step 4's run is parked, then `then` through the same client session:
     (seconds from the cancel until the parked command was gone, the structured answer of `then`)."""
     from mcp import Client
-    from perfkit.server import build_server
+    from perfkit.mcp_server.server import build_server
 
     async def go() -> tuple[float, dict]:
         async with Client(build_server(), mode="legacy") as c:

@@ -82,7 +82,7 @@ def test_a_step_that_changes_the_users_checkout_stops_the_bisect_with_the_eviden
 
 def test_the_stop_is_one_line_on_the_cli_and_an_error_over_mcp(tmp_path):
     from mcp import Client
-    from perfkit.server import build_server
+    from perfkit.mcp_server.server import build_server
 
     p = build(tmp_path, ["", ""], PLAN)
     bisect_start(p.path, p.c["add"], run=once(p, f"{GIT} commit -q --allow-empty -m x"))

@@ -37,7 +37,7 @@ def perfkit(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str
 def mcp_call(name: str, args: dict[str, object]) -> tuple[bool, str, dict[str, object] | None]:
     """(is_error, first text, structured result) of one call through the real MCP client and server."""
     from mcp import Client
-    from perfkit.server import build_server
+    from perfkit.mcp_server.server import build_server
 
     async def go() -> tuple[bool, str, dict[str, object] | None]:
         async with Client(build_server(), mode="legacy") as c:

@@ -18,7 +18,7 @@ def perfkit(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
 
 def test_mcp_progress_and_same_model_as_cli(tmp_path):
     from mcp import Client
-    from perfkit.server import build_server
+    from perfkit.mcp_server.server import build_server
 
     p = build(tmp_path, [""] * 6 + ["BROKEN"] * 4, [("src", "")] * 3 + [("ptr", 9, "bump")] + [("src", "")] * 2)
     before = snapshot(p.sup.path)

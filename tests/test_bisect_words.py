@@ -9,10 +9,10 @@ import sys
 
 import pytest
 from helpers.bisect_project import build
-from perfkit import gitrepo
 from perfkit.bisect.models import EXIT_NO_SINGLE_CULPRIT
 from perfkit.bisect.state import store as statefile
 from perfkit.bisect.tool import bisect_reset, bisect_run, bisect_start, bisect_status
+from perfkit.repo import gitrepo
 
 
 def perfkit(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:

@@ -270,7 +270,7 @@ def test_shallow_clone_flags_boundary(history, tmp_path):
 def test_mcp_and_cli_agree(history):
     repo, s = history
     from mcp import Client
-    from perfkit.server import build_server
+    from perfkit.mcp_server.server import build_server
 
     args = {"repo": str(repo.path), "base": s["base"], "head": "perf", "paths": ["src", "tests"]}
 

@@ -312,7 +312,7 @@ def test_shallow_clone_flags_missing_history(campaign, tmp_path):
 def test_mcp_and_cli_agree(campaign):
     repo, s = campaign
     from mcp import Client
-    from perfkit.server import build_server
+    from perfkit.mcp_server.server import build_server
 
     args = {"repo": str(repo.path), "base": s["base"], "head": "perf"}
 

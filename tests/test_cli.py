@@ -55,7 +55,7 @@ def test_cli_names_commands_where_mcp_names_tools(tmp_path):
     from helpers.bisect_project import build
     from mcp import Client
     from perfkit.bisect.tool import bisect_reset
-    from perfkit.server import build_server
+    from perfkit.mcp_server.server import build_server
 
     p = build(tmp_path, [""] * 3, [("src", "")] * 3 + [("src", "BUG", "bug")])
     args = ["bisect-start", p.path, p.c["add"], "--run", p.run_cmd()]
@@ -84,7 +84,7 @@ def test_progress_bar_never_counts_backwards():
     import io
     import re
 
-    from perfkit.progressbar import ProgressBar
+    from perfkit.cli.progressbar import ProgressBar
 
     out = io.StringIO()
     bar = ProgressBar(stream=out, width=20)
@@ -102,7 +102,7 @@ def test_progress_on_a_non_terminal_writes_one_line_per_step():
     """Heartbeats (same step, seconds ticking) redraw a terminal but add no line to a log file."""
     import io
 
-    from perfkit.progressbar import ProgressBar
+    from perfkit.cli.progressbar import ProgressBar
 
     out = io.StringIO()
     bar = ProgressBar(stream=out, width=20)

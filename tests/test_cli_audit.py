@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 from helpers.cli_audit import mcp_words
 from helpers.gitbuild import Repo
-from perfkit.cli import build_parser
-from perfkit.cli_render import cli_error, cli_text
+from perfkit.cli.commands import build_parser
+from perfkit.cli.terms import cli_error, cli_text
 from perfkit.errors import InputError
 from perfkit.registry import all_tools
 

@@ -13,7 +13,7 @@ import subprocess
 import sys
 
 import pytest
-from perfkit.cli import build_parser, cli_words, main, metavar, option_help
+from perfkit.cli.commands import build_parser, cli_words, main, metavar, option_help
 from perfkit.registry import all_tools
 
 SPECS = all_tools()

@@ -317,7 +317,7 @@ def test_bad_input(superproject, tmp_path):
 
 def test_mcp_cli_and_core_agree(superproject):
     from mcp import Client
-    from perfkit.server import build_server
+    from perfkit.mcp_server.server import build_server
 
     sup, _, s = superproject
     core = evaluate_culprit(str(sup.path), s["mixed"]).model_dump(mode="json")

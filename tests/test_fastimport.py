@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from helpers.gitbuild import run_git
-from perfkit.demo.fastimport import Commit, write_history
+from perfkit.cli.demo.fastimport import Commit, write_history
 
 
 def test_bytes_modes_deletes_links_and_merges_read_back(tmp_path):

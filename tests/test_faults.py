@@ -278,7 +278,7 @@ class RawServer:
 def _mcp(name: str, args: dict) -> dict:
     import anyio
     from mcp import Client
-    from perfkit.server import build_server
+    from perfkit.mcp_server.server import build_server
 
     async def go():
         async with Client(build_server(), mode="legacy") as c:
@@ -625,7 +625,7 @@ def test_two_bisects_of_one_repository_at_once(bench):
 def _mcp_error(name: str, args: dict) -> str:
     import anyio
     from mcp import Client
-    from perfkit.server import build_server
+    from perfkit.mcp_server.server import build_server
 
     async def go():
         async with Client(build_server(), mode="legacy") as c:

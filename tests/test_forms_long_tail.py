@@ -396,7 +396,7 @@ def test_a_markdown_template_s_repeated_headings_get_their_own_ids(tmp_path):
 
 def test_fields_are_answered_by_id_over_mcp(tmp_path):
     from mcp import Client
-    from perfkit.server import build_server
+    from perfkit.mcp_server.server import build_server
 
     repo = make_repo(tmp_path / "repo", shapes("ep_perf.yml", "regression.yml", "flaky_test.yml"))
     draft = with_issue(form_answers={"os-version": "Ubuntu 22.04", "rt-version": "1.19.2", "quantized": "No"})

@@ -380,7 +380,7 @@ YAML_BITS = [
 @SETTINGS
 @given(st.lists(st.one_of(st.sampled_from(YAML_BITS), st.text(max_size=15)), max_size=14))
 def test_yaml_reader_and_issue_forms_never_crash(lines):
-    from perfkit import safe_yaml
+    from perfkit.guards import safe_yaml
     from perfkit.publish.forms import parse
 
     text = "\n".join(lines)
@@ -671,7 +671,7 @@ def _nested(depth: int, inner: str, kinds: str) -> str:
     inner=st.sampled_from(['"x"', "1.5", "1e999", "-1e999", "NaN", '"\\ud800"', '"\\udfff x"', "true", "null"]),
 )
 def test_json_records_within_limits_parse_and_beyond_them_are_named(depth, kinds, digits, inner):
-    from perfkit import limits
+    from perfkit.guards import limits
 
     number = "7" * digits
     text = _nested(depth, f"[{inner}, {number}]", kinds)
@@ -698,7 +698,7 @@ def test_json_records_within_limits_parse_and_beyond_them_are_named(depth, kinds
 @FEW
 @given(size=st.integers(0, 2048), limit=st.integers(1, 2048), nul=st.booleans(), bad_utf8=st.booleans())
 def test_file_reader_keeps_its_size_limit_exactly(size, limit, nul, bad_utf8):
-    from perfkit import limits
+    from perfkit.guards import limits
 
     data = bytearray(b"a" * size)
     if size and nul:
@@ -720,7 +720,7 @@ def test_file_reader_keeps_its_size_limit_exactly(size, limit, nul, bad_utf8):
 @SETTINGS
 @given(value=st.one_of(st.text(max_size=50), st.text(alphabet="ab\ud800\x00", max_size=10)), extra=st.integers(0, 3))
 def test_inline_text_limit_and_validity(value, extra):
-    from perfkit import limits
+    from perfkit.guards import limits
 
     text = value * (extra + 1)
     limit = 40
@@ -736,7 +736,7 @@ def test_inline_text_limit_and_validity(value, extra):
 @given(rev=st.one_of(st.text(max_size=40), st.integers(1020, 1030).map(lambda n: "a" * n)))
 def test_revisions_of_any_text_or_length_are_a_commit_or_an_input_error(rev, tmp_path_factory):
     from helpers.gitbuild import Repo
-    from perfkit import gitrepo
+    from perfkit.repo import gitrepo
 
     global _FUZZ_REPO
     if "_FUZZ_REPO" not in globals():

@@ -21,10 +21,10 @@ import pytest
 from helpers.gitbuild import Repo, run_git
 from helpers.procs import perfkit
 from mcp import Client
-from perfkit.listcap import MAX_LIST_ITEMS, ListsCapped, cap_lists
+from perfkit.guards.list_caps import MAX_LIST_ITEMS, ListsCapped, cap_lists
+from perfkit.mcp_server.request_lines import MAX_REQUEST_LINE_BYTES, TOO_LARGE_METHOD, BoundedLines
+from perfkit.mcp_server.server import build_server
 from perfkit.registry import all_tools
-from perfkit.server import build_server
-from perfkit.stdio_lines import MAX_REQUEST_LINE_BYTES, TOO_LARGE_METHOD, BoundedLines
 from pydantic import BaseModel
 
 

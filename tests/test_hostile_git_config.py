@@ -244,7 +244,7 @@ def test_no_tool_runs_a_program_the_repository_config_names(world):
 
 
 def test_no_program_runs_through_mcp_either(world):
-    from perfkit.server import build_server
+    from perfkit.mcp_server.server import build_server
 
     async def go():
         async with Client(build_server(), mode="legacy") as client:
@@ -259,7 +259,7 @@ def test_no_program_runs_through_mcp_either(world):
 
 
 def test_keys_that_arrive_through_an_include_are_overridden_too(world):
-    from perfkit import gitrepo
+    from perfkit.repo import gitrepo
 
     args = gitrepo.armour(world.repo)
     for key in (
@@ -290,7 +290,7 @@ def test_keys_that_arrive_through_an_include_are_overridden_too(world):
 )
 def test_each_program_stays_off_even_when_a_command_asks_for_it(world, args):
     """Each layer of the armour alone, not only the flags perfkit's own commands pass."""
-    from perfkit import gitrepo
+    from perfkit.repo import gitrepo
 
     world.clear()
     gitrepo.git(world.repo, *args, check=False, timeout=60)

@@ -39,7 +39,7 @@ def _rows(runs: int, steps: int, base: float, pr: float, jitter: float = 0.0) ->
 
 
 def _mcp(calls: list[tuple[str, dict]]) -> list:
-    from perfkit.server import build_server
+    from perfkit.mcp_server.server import build_server
 
     async def go():
         out = []
@@ -252,8 +252,8 @@ def test_an_unexpected_exception_is_one_line_naming_the_tool_and_the_kind(capfd)
     import logging
 
     from helpers.broken_tools import broken_tool
-    from perfkit.server import build_server
-    from perfkit.toolspec import ToolSpec
+    from perfkit.mcp_server.server import build_server
+    from perfkit.tools.spec import ToolSpec
 
     spec = ToolSpec(broken_tool, read_only=True)
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, force=True)
@@ -272,7 +272,7 @@ def test_an_unexpected_exception_is_one_line_naming_the_tool_and_the_kind(capfd)
 def test_no_non_finite_number_leaves_a_tool():
     from helpers.broken_tools import infinite_tool
     from perfkit.errors import ToolFailure
-    from perfkit.toolspec import ToolSpec
+    from perfkit.tools.spec import ToolSpec
 
     with pytest.raises(ToolFailure, match=r"not finite \(values\.1\)"):
         ToolSpec(infinite_tool, read_only=True).call({"size": 2})

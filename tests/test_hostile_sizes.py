@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pytest
 from helpers.gitbuild import Repo
-from perfkit import limits
 from perfkit.benchmark.read import read_benchmark
 from perfkit.changes.classify import classify_changes
 from perfkit.culprit.evaluate import evaluate_culprit
 from perfkit.errors import MAX_ERROR_CHARS, InputError, ToolFailure
+from perfkit.guards import limits
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "campaign"

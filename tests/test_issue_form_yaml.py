@@ -15,8 +15,8 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from perfkit import safe_yaml
 from perfkit.errors import InputError
+from perfkit.guards import safe_yaml
 from perfkit.publish.draft import MAX_BYTES, MAX_DEPTH, load_draft
 
 
@@ -123,7 +123,7 @@ def test_deep_draft_over_mcp_is_a_clear_error(tmp_path):
     from pathlib import Path
 
     from mcp import Client
-    from perfkit.server import build_server
+    from perfkit.mcp_server.server import build_server
 
     campaign = Path(__file__).resolve().parents[1] / "examples" / "campaign"
     args = {"campaign_dir": str(campaign), "repo": str(tmp_path), "out_dir": str(tmp_path / "out")}

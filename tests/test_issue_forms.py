@@ -301,7 +301,7 @@ def test_single_template_without_front_matter_at_the_github_folder(tmp_path):
 def render_over_mcp(repo: Repo, out: Path):
     """render_pr through the real MCP client, the example campaign and draft into out; the raw tool result."""
     from mcp import Client
-    from perfkit.server import build_server
+    from perfkit.mcp_server.server import build_server
 
     async def go():
         async with Client(build_server(), mode="legacy") as c:

@@ -6,7 +6,7 @@ import ast
 from pathlib import Path
 
 PKG = Path(__file__).resolve().parents[1] / "server" / "perfkit"
-LOWER = ["lint", "repofiles.py", "templatetext.py", "benchmark/options.py"]
+LOWER = ["lint", "repo/contribution_files.py", "repo/template_text.py", "benchmark/options.py"]
 
 
 def _imports(path: Path) -> set[str]:
@@ -38,5 +38,5 @@ def test_lint_and_the_shared_readers_never_import_publish():
 
 def test_publish_reads_templates_through_the_shared_module():
     render = _imports(PKG / "publish" / "repo_template.py")
-    assert "perfkit.templatetext" in render and "perfkit.repofiles" in render
+    assert "perfkit.repo.template_text" in render and "perfkit.repo.contribution_files" in render
     assert not any(m.startswith("perfkit.lint") for m in render)

@@ -75,7 +75,7 @@ def test_exemptions_are_not_figures(tmp_path):
 
 def test_cli_and_mcp_agree(tmp_path):
     from mcp import Client
-    from perfkit.server import build_server
+    from perfkit.mcp_server.server import build_server
 
     c = make_campaign(tmp_path / "c")
     p = tmp_path / "proposed-issue.md"

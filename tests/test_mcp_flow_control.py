@@ -174,7 +174,7 @@ def test_the_server_exits_within_5_s_of_stdin_closing_whatever_is_in_flight(stuc
 def test_a_stuck_call_reports_the_deadline_it_was_given(tmp_path):
     """The deadline comes from the tool's spec, lowered (never raised) by PERFKIT_CALL_DEADLINE_S."""
     from perfkit.registry import all_tools
-    from perfkit.toolspec import DEADLINE_S, call_deadline
+    from perfkit.tools.spec import DEADLINE_S, call_deadline
 
     specs = {s.name: s for s in all_tools()}
     assert specs["bisect_run"].deadline_s is None and specs["classify_changes"].deadline_s == DEADLINE_S

@@ -11,9 +11,9 @@ import sys
 import anyio
 from mcp import Client, StdioServerParameters, stdio_client
 from mcp.client.session import ClientSession
-from perfkit import toolcache
+from perfkit.mcp_server import tool_list_cache
+from perfkit.mcp_server.server import build_cached_server, build_server
 from perfkit.registry import all_tools
-from perfkit.server import build_cached_server, build_server
 
 
 def _call(coro_fn):
@@ -95,7 +95,7 @@ def test_the_cached_tool_list_is_the_built_one_and_tools_load_on_first_call(tmp_
     first = build_cached_server()  # nothing stored yet: builds the tools and stores the list
     assert first.registered and _listed(first) == built
     stored = list(tmp_path.glob("tools-*.json"))
-    assert [p.name for p in stored] == [f"tools-{toolcache.fingerprint()}.json"]
+    assert [p.name for p in stored] == [f"tools-{tool_list_cache.fingerprint()}.json"]
     assert [t["name"] for t in json.loads(stored[0].read_text())] == [s.name for s in all_tools()]
 
     warm = build_cached_server()
@@ -116,14 +116,16 @@ def test_the_cached_tool_list_is_the_built_one_and_tools_load_on_first_call(tmp_
 
 def test_a_broken_or_foreign_cache_file_is_rebuilt(tmp_path, monkeypatch):
     monkeypatch.setenv("PERFKIT_CACHE_DIR", str(tmp_path))
-    key = toolcache.fingerprint()
+    key = tool_list_cache.fingerprint()
     target = tmp_path / f"tools-{key}.json"
     built = _listed(build_server())
     for bad in ("{not json", json.dumps({"tools": []}), json.dumps([{"name": "x", "inputSchema": 3}])):
         target.write_text(bad)
         server = build_cached_server()
         assert server.registered and _listed(server) == built, bad
-    assert toolcache.load(key) is not None and [t["name"] for t in toolcache.load(key)] == [s.name for s in all_tools()]
+    assert tool_list_cache.load(key) is not None and [t["name"] for t in tool_list_cache.load(key)] == [
+        s.name for s in all_tools()
+    ]
 
 
 def test_the_fingerprint_follows_every_source_file(tmp_path):
@@ -131,14 +133,14 @@ def test_the_fingerprint_follows_every_source_file(tmp_path):
     (pkg / "sub").mkdir(parents=True)
     (pkg / "a.py").write_text("x = 1\n")
     (pkg / "sub" / "b.py").write_text("y = 2\n")
-    first = toolcache.fingerprint(pkg)
-    assert toolcache.fingerprint(pkg) == first
+    first = tool_list_cache.fingerprint(pkg)
+    assert tool_list_cache.fingerprint(pkg) == first
     (pkg / "sub" / "b.py").write_text("y = 22\n")
-    second = toolcache.fingerprint(pkg)
+    second = tool_list_cache.fingerprint(pkg)
     (pkg / "c.py").write_text("")
-    third = toolcache.fingerprint(pkg)
+    third = tool_list_cache.fingerprint(pkg)
     os.utime(pkg / "a.py", ns=(1, 1))
-    assert len({first, second, third, toolcache.fingerprint(pkg)}) == 4
+    assert len({first, second, third, tool_list_cache.fingerprint(pkg)}) == 4
 
 
 def test_a_warm_start_lists_tools_without_importing_them(tmp_path):
@@ -146,7 +148,7 @@ def test_a_warm_start_lists_tools_without_importing_them(tmp_path):
     env = dict(os.environ) | {"PERFKIT_CACHE_DIR": str(tmp_path)}
     probe = (
         "import sys, anyio\n"
-        "from perfkit.server import build_cached_server\n"
+        "from perfkit.mcp_server.server import build_cached_server\n"
         "tools = anyio.run(build_cached_server().list_tools)\n"
         "print(len(tools), sorted(m for m in sys.modules if m.startswith('perfkit.')))\n"
     )
@@ -158,5 +160,10 @@ def test_a_warm_start_lists_tools_without_importing_them(tmp_path):
     assert cold[0] == warm[0] == str(len(all_tools()))
     assert "perfkit.benchmark.models" in cold[1]  # the first start builds the schemas
     loaded = set(ast.literal_eval(warm[1]))
-    assert loaded <= {"perfkit.errors", "perfkit.registry", "perfkit.server", "perfkit.toolcache"}, loaded
-    assert "perfkit.server" in loaded
+    assert loaded <= {
+        "perfkit.errors",
+        "perfkit.registry",
+        "perfkit.mcp_server.server",
+        "perfkit.mcp_server.tool_list_cache",
+    }, loaded
+    assert "perfkit.mcp_server.server" in loaded

@@ -20,8 +20,8 @@ from mcp import Client
 from perfkit.benchmark.read import read_benchmark
 from perfkit.errors import InputError
 from perfkit.lint.lint import lint_wording
+from perfkit.mcp_server.server import build_server
 from perfkit.publish.cells import sig
-from perfkit.server import build_server
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVING = ROOT / "examples" / "serving"
@@ -288,7 +288,7 @@ def test_step_campaign_chart_is_optional_and_from_the_same_summary(tmp_path):
 def test_the_demo_publishes_the_serving_example_too(tmp_path):
     import io
 
-    from perfkit.demo.publish_act import serving_act
+    from perfkit.cli.demo.publish_act import serving_act
 
     out = io.StringIO()
     assert serving_act(tmp_path / "serving", build_target(tmp_path / "repo"), out)

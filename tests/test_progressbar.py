@@ -7,7 +7,7 @@ import re
 
 from helpers.gitbuild import Repo
 from helpers.procs import perfkit
-from perfkit.progressbar import ProgressBar
+from perfkit.cli.progressbar import ProgressBar
 
 
 class Terminal(io.StringIO):

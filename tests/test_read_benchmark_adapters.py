@@ -10,7 +10,7 @@ from pathlib import Path
 import anyio
 from mcp import Client
 from perfkit.benchmark.read import read_benchmark
-from perfkit.server import build_server
+from perfkit.mcp_server.server import build_server
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "campaign"

@@ -461,7 +461,7 @@ def test_draft_file_json_yaml_and_object_agree(tmp_path):
 
 def test_mcp_and_cli_agree(tmp_path):
     from mcp import Client
-    from perfkit.server import build_server
+    from perfkit.mcp_server.server import build_server
 
     campaign = make_campaign(tmp_path / "campaign")
     repo = make_repo(tmp_path / "repo", {".github/PULL_REQUEST_TEMPLATE.md": MAPPED_TEMPLATE})

@@ -402,7 +402,7 @@ def test_answers_and_boxes_by_id_unique_part_and_ambiguity(tmp_path, campaign):
 
 def test_parts_answered_by_id_through_mcp_and_the_cli(tmp_path, campaign):
     from mcp import Client
-    from perfkit.server import build_server
+    from perfkit.mcp_server.server import build_server
 
     res, _, repo = _render(tmp_path, campaign, SHAPES["kind_labels"])
     ids = _ids(res)

@@ -16,8 +16,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from perfkit import repofiles
 from perfkit.publish import repo_notes, title_rule
+from perfkit.repo import contribution_files
 from test_issue_forms import (  # noqa: F401
     DRAFT,
     _campaign_with_its_verify_record,
@@ -38,7 +38,7 @@ def shape(name: str) -> str:
 def read(tmp_path: Path, files: dict[str, str]):
     """(notes, conflicts, title rule) as render_pr reads them, from a real repository."""
     repo = make_repo(tmp_path / "repo", files)
-    got = repofiles.read_repo_files(repo.path)
+    got = contribution_files.read_repo_files(repo.path)
     notes, conflicts = repo_notes.read(got, TEMPLATE if TEMPLATE in files else None, files.get(TEMPLATE, ""))
     rule = title_rule.from_notes([(n.source, n.line, n.text) for n in notes if n.kind == "title-rule"], TEMPLATE)
     return notes, conflicts, rule

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 from helpers.gitbuild import Repo
-from perfkit import repofiles
 from perfkit.errors import InputError
-from perfkit.templatetext import issue_template_lines, pr_template_lines
+from perfkit.repo import contribution_files
+from perfkit.repo.template_text import issue_template_lines, pr_template_lines
 
 PR = "## Why\n\nExplain.\n\n- [ ] Tests added\n"
 
@@ -23,7 +23,7 @@ def _repo(tmp_path: Path, files: dict[str, str | bytes]) -> Repo:
 def test_reads_committed_text_not_the_working_tree(tmp_path):
     r = _repo(tmp_path, {".github/PULL_REQUEST_TEMPLATE.md": PR, "CONTRIBUTING.md": "Sign off commits.\n"})
     r.write(".github/PULL_REQUEST_TEMPLATE.md", "## Edited but not committed\n")
-    files = repofiles.read_repo_files(r.path)
+    files = contribution_files.read_repo_files(r.path)
     assert files.text(".github/PULL_REQUEST_TEMPLATE.md") == PR
     assert files.text("CONTRIBUTING.md") == "Sign off commits.\n"
     assert files.commit == r.head()
@@ -34,10 +34,10 @@ def test_a_chosen_commit_is_read_and_a_bad_one_named(tmp_path):
     r = _repo(tmp_path, {"docs/pull_request_template.md": "## Old\n"})
     old = r.head()
     r.commit("new", {"docs/pull_request_template.md": "## New\n"})
-    assert repofiles.read_repo_files(r.path, old).text("docs/pull_request_template.md") == "## Old\n"
-    assert repofiles.read_repo_files(r.path).text("docs/pull_request_template.md") == "## New\n"
+    assert contribution_files.read_repo_files(r.path, old).text("docs/pull_request_template.md") == "## Old\n"
+    assert contribution_files.read_repo_files(r.path).text("docs/pull_request_template.md") == "## New\n"
     with pytest.raises(InputError) as e:
-        repofiles.read_repo_files(r.path, "--output=/tmp/x")
+        contribution_files.read_repo_files(r.path, "--output=/tmp/x")
     assert e.value.field == "repo_commit"
 
 
@@ -56,7 +56,7 @@ def test_symlinks_to_proc_and_outside_are_refused_and_reported(tmp_path, name):
     other.parent.mkdir(parents=True, exist_ok=True)
     os.symlink(str(secret), other)
     r.commit("links")
-    files = repofiles.read_repo_files(r.path)
+    files = contribution_files.read_repo_files(r.path)
     assert name not in files.texts and ".github/pull_request_template/perf.md" not in files.texts
     assert f"skipped: {name} is a symlink (committed links are not followed)" in files.skipped
     assert any("pull_request_template/perf.md is a symlink" in s for s in files.skipped)
@@ -70,15 +70,15 @@ def test_a_linked_github_folder_is_not_entered(tmp_path):
     r = Repo(tmp_path / "target")
     os.symlink(str(outside), r.path / ".github")
     r.commit("linked folder", {"README.md": "x\n"})
-    files = repofiles.read_repo_files(r.path)
+    files = contribution_files.read_repo_files(r.path)
     assert files.texts == {}
     assert files.skipped == ["skipped: .github is a symlink (committed links are not followed)"]
 
 
 def test_size_cap_skips_and_reports(tmp_path):
-    big = "## Huge\n" + "x" * (repofiles.MAX_FILE_BYTES + 1)
+    big = "## Huge\n" + "x" * (contribution_files.MAX_FILE_BYTES + 1)
     r = _repo(tmp_path, {".github/PULL_REQUEST_TEMPLATE.md": big, "CONTRIBUTING.md": "ok\n"})
-    files = repofiles.read_repo_files(r.path)
+    files = contribution_files.read_repo_files(r.path)
     assert ".github/PULL_REQUEST_TEMPLATE.md" not in files.texts
     assert files.text("CONTRIBUTING.md") == "ok\n"
     assert files.skipped == ["skipped: .github/PULL_REQUEST_TEMPLATE.md is 1.0 MiB, more than the 1 MiB cap"]
@@ -87,7 +87,7 @@ def test_size_cap_skips_and_reports(tmp_path):
 def test_unborn_repo_has_no_files_and_says_so(tmp_path):
     r = Repo(tmp_path / "target")
     r.write(".github/PULL_REQUEST_TEMPLATE.md", PR)
-    files = repofiles.read_repo_files(r.path)
+    files = contribution_files.read_repo_files(r.path)
     assert files.commit is None and files.texts == {}
     assert files.skipped and "no commit" in files.skipped[0]
 
@@ -102,7 +102,7 @@ def test_encodings_and_case_insensitive_names(tmp_path):
             "docs/Contributing.rst": b"Titles: caf\xe9\n",
         },
     )
-    files = repofiles.read_repo_files(r.path)
+    files = contribution_files.read_repo_files(r.path)
     assert files.text(".github/pull_request_template.md") == "## Caf\u00e9\n\nBody\n"
     assert files.text("docs/Contributing.rst") == "Titles: caf\u00e9\n"  # Latin-1 fallback
     lines, heads = pr_template_lines(files)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from helpers.gitbuild import run_git
-from perfkit.demo.fastimport import Commit, write_history
+from perfkit.cli.demo.fastimport import Commit, write_history
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVER = ROOT / "server" / "perfkit"

@@ -45,7 +45,7 @@ def _names(schema: Any, into: set[str]) -> set[str]:
 @pytest.fixture(scope="module")
 def served() -> dict[str, dict[str, Any]]:
     from mcp import Client
-    from perfkit.server import build_server
+    from perfkit.mcp_server.server import build_server
 
     async def listing() -> dict[str, dict[str, Any]]:
         async with Client(build_server(), mode="legacy") as c:
@@ -111,7 +111,7 @@ def test_the_calls_the_issue_names(served):
 
 
 def test_cli_forms_exist():
-    from perfkit.cli import build_parser
+    from perfkit.cli.commands import build_parser
     from perfkit.registry import all_tools
 
     parser = build_parser(all_tools())

@@ -197,7 +197,7 @@ def test_link_lines_and_their_fill(line):
 def test_a_cut_line_keeps_the_rest_out_of_the_parts(tmp_path):
     from helpers.gitbuild import Repo
     from perfkit.publish.repo_template import select
-    from perfkit.repofiles import read_repo_files
+    from perfkit.repo.contribution_files import read_repo_files
 
     text = "## Tests\n\n<!-- what ran -->\n\n---\nAnything below this line will be removed by the bot.\n\n- [ ] x\n"
     r = Repo(tmp_path / "r")

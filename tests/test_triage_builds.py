@@ -178,7 +178,7 @@ def test_bad_input(builds, tmp_path):
 
 def test_mcp_cli_and_core_agree(builds):
     from mcp import Client
-    from perfkit.server import build_server
+    from perfkit.mcp_server.server import build_server
 
     good, bad = builds
     write(bad, "ptoas/k0.pto", "pto.tload %a : f16\n")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the server lists tools from its cache without importing this
-    from perfkit.toolspec import ToolSpec
+    from perfkit.tools.spec import ToolSpec
 
 
 def all_tools() -> list[ToolSpec]:

@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from perfkit.demo.fastimport import Commit, write_history
+from perfkit.cli.demo.fastimport import Commit, write_history
 
 from helpers.gitbuild import Repo, run_git
 

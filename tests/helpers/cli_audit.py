@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 import re
 
-from perfkit.toolspec import ToolSpec
+from perfkit.tools.spec import ToolSpec
 
 AGENT_WORDS = re.compile(r"(?i)\bthe agent\b|\bask the user\b|\bthe user\b|\bagent's\b|\btell the user\b")
 
@@ -30,7 +30,7 @@ def mcp_words(text: str, spec: ToolSpec | None, specs: list[ToolSpec]) -> list[s
 
 def cli_field(field: str, tool: str) -> str:
     """A field as the CLI's errors spell it: --flag for an option, NAME for a positional, others as they are."""
-    from perfkit.cli_render import flag
+    from perfkit.cli.terms import flag
     from perfkit.registry import all_tools
 
     spec = next(s for s in all_tools() if s.name == tool)

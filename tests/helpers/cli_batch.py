@@ -2,7 +2,7 @@
 
 `python -m perfkit.cli` pays about two seconds of imports (pandas) per call; a table of a hundred
 bad inputs would spend minutes importing. This driver imports once, then forks one child per
-command line: the child runs `perfkit.cli.main(argv)` exactly as the console script does, with its
+command line: the child runs `perfkit.cli.commands(argv)` exactly as the console script does, with its
 own stdout and stderr files, its own working directory and exit status, and an uncaught exception
 prints its traceback just as the interpreter would. After each child the driver records what
 changed under the watched folder.
@@ -51,7 +51,7 @@ def _child(argv: list[str], cwd: str, out: int, err: int) -> None:
     os.dup2(err, 2)
     os.chdir(cwd)
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
-    from perfkit.cli import main
+    from perfkit.cli.commands import main
 
     code: int
     try:

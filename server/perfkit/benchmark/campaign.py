@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from pathlib import Path, PurePosixPath
 
-from perfkit import limits
 from perfkit.errors import InputError
+from perfkit.guards import limits
 
 BENCHMARK = "benchmark.csv"
 CANDIDATES = "records/candidates.jsonl"

@@ -11,10 +11,10 @@ import math
 from pathlib import Path
 from typing import Any
 
-from perfkit import limits
 from perfkit.benchmark import campaign
 from perfkit.benchmark.models import Candidate
 from perfkit.errors import InputError
+from perfkit.guards import limits
 
 KNOWN = {
     "sha",

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from perfkit import limits
 from perfkit.errors import InputError
-from perfkit.repotext import quoted
+from perfkit.guards import limits
+from perfkit.guards.outside_text import quoted
 
 if TYPE_CHECKING:
     import pandas as pd  # type: ignore[import-untyped]  # no pandas-stubs in the environment: frames are Any

@@ -36,7 +36,7 @@ class CampaignMetrics(BaseModel):
 
 
 def read_campaign_metrics(root: Path) -> CampaignMetrics | None:
-    from perfkit import limits, safe_yaml
+    from perfkit.guards import limits, safe_yaml
 
     path = campaign.existing(root, METRICS_FILE, METRICS_FILE)
     if path is None:

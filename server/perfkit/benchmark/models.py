@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 
 from perfkit.benchmark.metric_models import MetricComparison
 from perfkit.benchmark.metric_spec import MetricSpec, Uninferred
-from perfkit.listcap import ListsCapped
+from perfkit.guards.list_caps import ListsCapped
 
 
 class Source(BaseModel):

@@ -116,7 +116,7 @@ def _declarations(metrics: list[dict[str, Any] | str] | None) -> list[Any]:
     out = []
     for i, m in enumerate(metrics or []):
         if isinstance(m, str):
-            from perfkit import limits
+            from perfkit.guards import limits
 
             m = limits.load_json(m, f"metrics[{i}]", "give each declaration as a JSON object")
         try:

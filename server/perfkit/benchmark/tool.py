@@ -1,7 +1,7 @@
 """Tool declarations for the benchmark module."""
 
 from perfkit.benchmark.read import read_benchmark
-from perfkit.toolspec import CliText, ToolSpec
+from perfkit.tools.spec import CliText, ToolSpec
 
 CLI = CliText(
     examples=(

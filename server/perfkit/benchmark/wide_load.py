@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from perfkit import limits
 from perfkit.benchmark import campaign
 from perfkit.benchmark.load import ARM, LINE, RUN, _arm_codes, _integers, metric_columns
 from perfkit.errors import InputError
+from perfkit.guards import limits
 
 if TYPE_CHECKING:
     import pandas as pd  # type: ignore[import-untyped]

@@ -5,7 +5,7 @@ The examples run on the folder `perfkit demo` leaves (perfkit-demo/), so each ca
 
 from __future__ import annotations
 
-from perfkit.toolspec import CliText
+from perfkit.tools.spec import CliText
 
 DEMO = "perfkit-demo/bisect/pypto"
 

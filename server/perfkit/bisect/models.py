@@ -6,8 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from perfkit.listcap import ListsCapped
-from perfkit.repotext import RepoName, RepoSubject, quoted
+from perfkit.guards.list_caps import ListsCapped
+from perfkit.guards.outside_text import RepoName, RepoSubject, quoted
 
 Verdict = Literal["good", "bad", "skip"]
 SearchName = Literal["level1", "level2", "find_fix"]  # the linear searches; level2 and find_fix walk the submodule

@@ -14,7 +14,7 @@ from pydantic import Field
 
 from perfkit.bisect import cli_text
 from perfkit.bisect.models import BisectStatus, ResetResult, StartResult, StepResult
-from perfkit.toolspec import Progress, ToolSpec, no_progress
+from perfkit.tools.spec import Progress, ToolSpec, no_progress
 
 RepoArg = Annotated[
     str,

@@ -10,9 +10,9 @@ from typing import Annotated
 
 from pydantic import Field
 
-from perfkit import gitrepo
 from perfkit.changes.models import BlameResult
-from perfkit.toolspec import Progress, no_progress
+from perfkit.repo import gitrepo
+from perfkit.tools.spec import Progress, no_progress
 
 
 def git_blame_removal(

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from perfkit import gitrepo
 from perfkit.changes import history, lookup, recipes
 from perfkit.changes.diff_parse import diff_commits
 from perfkit.changes.hunks import FileCtx, mark_moves
@@ -45,7 +44,8 @@ from perfkit.changes.origins import (
 )
 from perfkit.changes.revrange import Range, open_range
 from perfkit.errors import InputError
-from perfkit.toolspec import Progress
+from perfkit.repo import gitrepo
+from perfkit.tools.spec import Progress
 
 _TEXT_CAP = 40
 _NAME_CAP = 100

@@ -10,9 +10,9 @@ from typing import Annotated
 
 from pydantic import Field
 
-from perfkit import gitrepo
 from perfkit.changes.models import ClassifyResult
-from perfkit.toolspec import Progress, no_progress
+from perfkit.repo import gitrepo
+from perfkit.tools.spec import Progress, no_progress
 
 
 def classify_changes(
@@ -44,11 +44,11 @@ def classify_changes(
     source: other code changes. removal: deleted functions, guards, branches, calls or files;
     blame them with git_blame_removal before claiming they are safe. Moved blocks and renames are
     not removals. The result is a proposal to review, not a verdict. Reads the repository only."""
-    from perfkit import gitrepo
     from perfkit.changes import hunks
     from perfkit.changes.diff_parse import EMPTY_TREE, diff_commits
     from perfkit.changes.models import KINDS, CommitChanges
     from perfkit.changes.revrange import first_parent_commits, open_range
+    from perfkit.repo import gitrepo
 
     r = open_range(repo, base, head)
     globs = hunks.check_globs(recipe_globs)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from perfkit import gitrepo
+from perfkit.repo import gitrepo
 
 MAX_CELLS = 2_000_000  # files x listed commits; above it one shared list serves every file
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from perfkit import gitrepo
 from perfkit.changes import lookup, recipes
 from perfkit.changes.diff_parse import DiffLine, FileDiff, Hunk
 from perfkit.changes.models import ChangeKind, Evidence, FileChanges, FileRole, HunkChange, MovedBlock, RemovalShape
@@ -19,6 +18,7 @@ from perfkit.changes.moved import Run, find_moves
 from perfkit.changes.removal import Net, is_code, judge, net_lines
 from perfkit.changes.revrange import Range
 from perfkit.errors import InputError
+from perfkit.repo import gitrepo
 
 _RECIPE_ROLES = ("launcher", "config", "recipe", "dependency")
 

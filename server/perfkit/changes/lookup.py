@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from perfkit import gitrepo
+from perfkit.repo import gitrepo
 
 _CHUNK = 400
 _KEEP = 5

@@ -6,8 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from perfkit.listcap import ListsCapped
-from perfkit.repotext import RepoName, RepoSubject, quoted
+from perfkit.guards.list_caps import ListsCapped
+from perfkit.guards.outside_text import RepoName, RepoSubject, quoted
 
 ChangeKind = Literal["setting", "default", "source", "removal"]
 KINDS: tuple[ChangeKind, ...] = ("setting", "default", "source", "removal")

@@ -14,13 +14,14 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from perfkit import gitrepo, limits
 from perfkit.changes.diff_parse import DiffLine
 from perfkit.changes.hunks import FileCtx
 from perfkit.changes.models import NameRole, RemovalShape, SkippedFile
 from perfkit.changes.removal import defined_name, is_code, judge, net_lines
 from perfkit.changes.revrange import Range
 from perfkit.errors import InputError
+from perfkit.guards import limits
+from perfkit.repo import gitrepo
 
 _CALL_RE = re.compile(r"(?<![\w$])([A-Za-z_]\w*)\s*\(")
 _ASSIGN_RE = re.compile(r"^\s*(?:self\.)?([A-Za-z_]\w*)\s*(?::[^=]+)?=[^=]")

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from perfkit import gitrepo
 from perfkit.errors import InputError
+from perfkit.repo import gitrepo
 
 
 @dataclass

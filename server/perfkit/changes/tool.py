@@ -2,7 +2,7 @@
 
 from perfkit.changes.blame import git_blame_removal
 from perfkit.changes.classify import classify_changes
-from perfkit.toolspec import CliText, ToolSpec
+from perfkit.tools.spec import CliText, ToolSpec
 
 CLASSIFY = CliText(
     examples=(

@@ -14,9 +14,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from perfkit import gitrepo
 from perfkit.culprit.models import NextAction
 from perfkit.errors import ToolFailure
+from perfkit.repo import gitrepo
 
 # where bisect/state/store.py keeps a bisect (read here as plain data: the culprit tools do not import the bisect)
 STATE = ("perfkit-bisect", "state.json")

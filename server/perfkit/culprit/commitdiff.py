@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from perfkit import gitrepo
 from perfkit.culprit.models import FileChange
+from perfkit.repo import gitrepo
 
 _NUMSTAT = re.compile(r"(?:\d+|-)\t(?:\d+|-)\t")
 _PATCH_START = "\0diff --git "

@@ -8,7 +8,6 @@ from typing import Annotated
 
 from pydantic import Field
 
-from perfkit import gitrepo
 from perfkit.culprit.after_bisect import from_bisect
 from perfkit.culprit.commitdiff import commit_diff
 from perfkit.culprit.highlights import commit_highlights, rank, too_big
@@ -16,6 +15,7 @@ from perfkit.culprit.models import CulpritKind, CulpritReport, FileChange, Submo
 from perfkit.culprit.nextaction import next_action, reading
 from perfkit.culprit.pointer import submodule_move
 from perfkit.errors import InputError, ToolFailure
+from perfkit.repo import gitrepo
 
 
 def _base(repo: Path, parent: str | None) -> str:

@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from perfkit import gitrepo
 from perfkit.culprit.models import Highlight, HighlightCategory
+from perfkit.repo import gitrepo
 
 _WORD_PART = 64
 

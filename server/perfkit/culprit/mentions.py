@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from perfkit import gitrepo
 from perfkit.culprit.models import Mention, MentionRelation
 from perfkit.culprit.objects import commits_in
+from perfkit.repo import gitrepo
 
 _HEX_RE = re.compile(r"(?<![0-9A-Za-z_])[0-9a-f]{7,40}(?![0-9A-Za-z_])")
 _NOISE_RE = re.compile(r"https?://\S++|(?<![\w.+-])[\w.+-]++@[\w-]++(?:\.[\w-]++)+")

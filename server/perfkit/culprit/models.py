@@ -6,8 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from perfkit.listcap import ListsCapped
-from perfkit.repotext import RepoMessage, RepoName, RepoSubject, quoted
+from perfkit.guards.list_caps import ListsCapped
+from perfkit.guards.outside_text import RepoMessage, RepoName, RepoSubject, quoted
 
 CulpritKind = Literal[
     "submodule_bump",

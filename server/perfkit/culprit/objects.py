@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from perfkit import gitrepo
+from perfkit.repo import gitrepo
 
 
 def commits_in(store: Path, ids: list[str]) -> dict[str, str]:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from perfkit import gitrepo
 from perfkit.culprit.mentions import classify_mentions, message_ids
 from perfkit.culprit.models import Direction, SubmoduleMove
 from perfkit.culprit.objects import checkout_store, commits_in
 from perfkit.errors import ToolFailure
+from perfkit.repo import gitrepo
 
 
 def submodule_store(repo: Path, path: str, name: str | None) -> Path | None:

@@ -1,7 +1,7 @@
 """Tool declarations for the culprit module."""
 
 from perfkit.culprit.evaluate import evaluate_culprit
-from perfkit.toolspec import CliText, ToolSpec
+from perfkit.tools.spec import CliText, ToolSpec
 
 CLI = CliText(
     examples=(

@@ -18,7 +18,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from perfkit import campaign_walk
+from perfkit.guards import campaign_walk
 from perfkit.lint.numbers import NUMBER_RE, Figure, unit_of
 
 _TEXT_SUFFIXES = {".md", ".json", ".jsonl", ".csv", ".txt"}

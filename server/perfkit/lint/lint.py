@@ -7,8 +7,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from perfkit import limits
 from perfkit.errors import InputError
+from perfkit.guards import limits
 from perfkit.lint.models import Finding, LintResult
 
 MAX_BYTES = 512 * 1024  # GitHub takes 65,536 characters in a PR or issue body; 8x that is never a draft
@@ -77,13 +77,13 @@ def repo_context(
     repo: str | Path, kind: str, commit: str | None = None
 ) -> tuple[set[str], set[str], list[str], list[str]]:
     """The repo's own template lines (not linted), its headings, its issue-title prefixes, and what was refused."""
-    from perfkit import repofiles, templatetext
+    from perfkit.repo import contribution_files, template_text
 
-    files = repofiles.read_repo_files(Path(repo), commit)
+    files = contribution_files.read_repo_files(Path(repo), commit)
     if kind == "pr":
-        lines, heads = templatetext.pr_template_lines(files)
+        lines, heads = template_text.pr_template_lines(files)
         return lines, heads, [], files.skipped
-    lines, heads, prefixes = templatetext.issue_template_lines(files)
+    lines, heads, prefixes = template_text.issue_template_lines(files)
     return lines, heads, prefixes, files.skipped
 
 
@@ -183,7 +183,7 @@ def lint_wording(
     prefixes: list[str] = []
     repo_skipped: list[str] = []
     if repo is not None:
-        from perfkit import gitrepo
+        from perfkit.repo import gitrepo
 
         top = gitrepo.open_repo(repo)
         repo_lines, allowed, prefixes, repo_skipped = repo_context(top, k, repo_commit)

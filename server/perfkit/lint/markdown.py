@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from perfkit.templatetext import fence_step, norm_heading
+from perfkit.repo.template_text import fence_step, norm_heading
 
 if TYPE_CHECKING:
     from perfkit.lint.numbers import Figure

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from perfkit.listcap import ListsCapped
+from perfkit.guards.list_caps import ListsCapped
 
 
 class Finding(BaseModel):

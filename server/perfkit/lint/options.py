@@ -15,7 +15,7 @@ from perfkit.errors import InputError
 
 
 def _data(draft: dict[str, Any] | str, campaign_dir: str) -> Any:
-    from perfkit.draft_source import read_data  # the same reader and limits as render_pr
+    from perfkit.guards.draft_source import read_data  # the same reader and limits as render_pr
 
     return read_data(draft, campaign_dir)
 

@@ -1,7 +1,7 @@
 """Tool declarations for the lint module."""
 
 from perfkit.lint.lint import lint_wording
-from perfkit.toolspec import CliText, ToolSpec
+from perfkit.tools.spec import CliText, ToolSpec
 
 CLI = CliText(
     examples=(

@@ -17,7 +17,7 @@ from typing import Any
 from perfkit.publish.draft_model import Checkbox
 from perfkit.publish.repo_notes import mentions_ai
 from perfkit.publish.repo_template import RepoTemplate, is_policy_box
-from perfkit.templatetext import BOX_RE, hidden_lines, norm_heading
+from perfkit.repo.template_text import BOX_RE, hidden_lines, norm_heading
 
 _ASKS_USE_RE = re.compile(
     r"\b(?:use[ds]?|usage|using|assist\w*|help\w*|generat\w*|tools?|disclos\w*|declar\w*|involvement|policy)\b", re.I

@@ -1,7 +1,7 @@
 """Validate a draft against the model render_pr fills its slots from.
 
 Reading the text (JSON or bounded YAML, inline or a file, size and depth limits) is
-perfkit.draft_source, shared with lint_wording.
+perfkit.guards.draft_source, shared with lint_wording.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from perfkit.draft_source import FIX as _FIX
-from perfkit.draft_source import MAX_BYTES, MAX_DEPTH, check_depth, read_data
 from perfkit.errors import InputError
+from perfkit.guards.draft_source import FIX as _FIX
+from perfkit.guards.draft_source import MAX_BYTES, MAX_DEPTH, check_depth, read_data
 from perfkit.publish.draft_model import Draft
 
 __all__ = ["MAX_BYTES", "MAX_DEPTH", "load_draft"]

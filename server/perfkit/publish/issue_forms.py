@@ -3,8 +3,8 @@
 The stages live in `perfkit.publish.forms`: `source` finds and reads the files, `parse` turns them
 into forms with PyYAML, `rank` scores them by their words, `roles` and `assign` decide which field
 gets what, and `fill_form` / `fill_markdown` write the body. This module ties them together for
-render_pr. The files come from perfkit.repofiles (git objects at the repo's commit); lint reads
-the same files for the lines it leaves alone (perfkit.templatetext.issue_template_lines).
+render_pr. The files come from perfkit.repo.contribution_files (git objects at the repo's commit); lint reads
+the same files for the lines it leaves alone (perfkit.repo.template_text.issue_template_lines).
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from perfkit import safe_yaml
 from perfkit.errors import InputError
+from perfkit.guards import safe_yaml
 from perfkit.publish.forms import fill_form, fill_markdown, parse, rank, source
 from perfkit.publish.forms.common import Filled, Material
 from perfkit.publish.forms.model import IssueForm, Unreadable
-from perfkit.repofiles import RepoFiles
+from perfkit.repo.contribution_files import RepoFiles
 
 __all__ = ["Choice", "IssueForm", "Material", "fill", "find_forms", "pick"]
 

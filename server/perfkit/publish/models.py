@@ -10,8 +10,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from perfkit.guards.list_caps import ListsCapped
 from perfkit.lint.models import Finding
-from perfkit.listcap import ListsCapped
 
 
 class Placeholder(BaseModel):

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field
 
-from perfkit import campaign_walk
 from perfkit.errors import InputError, ToolFailure
+from perfkit.guards import campaign_walk
 from perfkit.publish.models import IssueFormUse, Placeholder, PolicyConflict, RenderResult, RepoNote, TemplateUse
 from perfkit.publish.outputs import check_out_dir, write_all
 
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from perfkit.publish.merge_template import Merged
     from perfkit.publish.repo_template import RepoTemplate
     from perfkit.publish.title_rule import TitleRule
-    from perfkit.repofiles import RepoFiles
+    from perfkit.repo.contribution_files import RepoFiles
 
 PH = "<{what}>"
 DEFAULT_PREFIX = "[perf]"
@@ -320,7 +320,7 @@ def render_pr(
     Details block, and the companion issue under the repo's best-fitting issue form. Returns both paths and
     titles, the placeholders left, skipped headings, policy conflicts and the lint findings of both files.
     Overwrites those two files; pushes nothing, opens nothing."""
-    from perfkit import gitrepo
+    from perfkit.repo import gitrepo
 
     campaign = Path(campaign_dir).expanduser()
     if not campaign.is_dir():
@@ -388,10 +388,10 @@ class _RepoPart:
 def _repo_part(
     top: Path, d: Draft, pr_template: str | None, issue_form: str | None, commit: str | None = None
 ) -> _RepoPart:
-    from perfkit import repofiles
     from perfkit.publish import ai_disclosure, issue_forms, merge_template, repo_notes, repo_template, title_rule
+    from perfkit.repo import contribution_files
 
-    files = repofiles.read_repo_files(top, commit)
+    files = contribution_files.read_repo_files(top, commit)
     tpl = repo_template.select(files, pr_template)
     enforced = _enforced(top, files.commit, tpl)
     issue = str(d.issue_number) if d.issue_number else None
@@ -519,26 +519,26 @@ def _render_texts(
 
 def _inert(pr_text: str, issue_text: str, part: _RepoPart) -> tuple[str, str]:
     """Mentions, active HTML and script links written as code, hidden characters dropped (publish/inert_text)."""
-    from perfkit import templatetext
     from perfkit.publish.inert_text import make_inert
+    from perfkit.repo import template_text
 
-    pr_lines, _ = templatetext.pr_template_lines(part.files)
-    issue_lines, _, _ = templatetext.issue_template_lines(part.files)
+    pr_lines, _ = template_text.pr_template_lines(part.files)
+    issue_lines, _, _ = template_text.issue_template_lines(part.files)
     return make_inert(pr_text, pr_lines), make_inert(issue_text, issue_lines)
 
 
 def _lint(
     campaign: Path, b: BenchmarkSummary, top: Path, part: _RepoPart, pr_text: str, issue_text: str, job: str | None
 ) -> tuple[list[Finding], list[Finding], list[str]]:
-    from perfkit import templatetext
     from perfkit.lint.figures import FigureSet
     from perfkit.lint.lint import check_size, lint_text
+    from perfkit.repo import template_text
 
     check_size(pr_text, "draft")
     check_size(issue_text, "draft")
     figures = FigureSet.from_campaign(campaign, b)
-    pr_lines, pr_heads = templatetext.pr_template_lines(part.files)
-    f_lines, f_heads, f_prefixes = templatetext.issue_template_lines(part.files)
+    pr_lines, pr_heads = template_text.pr_template_lines(part.files)
+    f_lines, f_heads, f_prefixes = template_text.issue_template_lines(part.files)
     lint_pr, _, skipped = lint_text(pr_text, "pr", figures, pr_lines, pr_heads, job=job)
     lint_issue, _, _ = lint_text(issue_text, "issue", figures, f_lines, f_heads, f_prefixes, job=job)
     return lint_pr, lint_issue, skipped

@@ -24,8 +24,8 @@ from bisect import bisect_right
 from dataclasses import dataclass
 
 from perfkit.publish.models import NoteKind, PolicyConflict, RepoNote
-from perfkit.repofiles import RepoFiles
-from perfkit.templatetext import BOX_RE, FENCE_RE
+from perfkit.repo.contribution_files import RepoFiles
+from perfkit.repo.template_text import BOX_RE, FENCE_RE
 
 _POLICY_STEMS = ("contributing", "ai_policy", "ai-policy", "ai_usage", "ai-usage")
 _TEXT_CAP = 300

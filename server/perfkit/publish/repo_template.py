@@ -15,8 +15,8 @@ from pathlib import Path
 from perfkit.errors import InputError
 from perfkit.publish.template_lines import cut_line
 from perfkit.publish.template_parts.kinds import Part
-from perfkit.repofiles import RepoFiles
-from perfkit.templatetext import (
+from perfkit.repo.contribution_files import RepoFiles
+from perfkit.repo.template_text import (
     BOX_RE,
     Section,
     norm_heading,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from perfkit.templatetext import comment_state_after
+from perfkit.repo.template_text import comment_state_after
 
 # "Fixes #", "Closes # (issue)", "- Related issue: #<number>", "Resolves: #___"
 ISSUE_LINK_RE = re.compile(

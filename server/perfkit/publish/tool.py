@@ -1,7 +1,7 @@
 """Tool declarations for the publish module."""
 
 from perfkit.publish.render import render_pr
-from perfkit.toolspec import CliText, ToolSpec
+from perfkit.tools.spec import CliText, ToolSpec
 
 CLI = CliText(
     examples=(

@@ -10,9 +10,9 @@ from typing import Annotated
 
 from pydantic import Field
 
-from perfkit import limits
 from perfkit.errors import InputError
-from perfkit.toolspec import Progress, no_progress
+from perfkit.guards import limits
+from perfkit.tools.spec import Progress, no_progress
 from perfkit.triage.models import FileDiff, SubdirTriage, TriageReport
 from perfkit.triage.normalise import Normaliser, sniff
 

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from perfkit.listcap import ListsCapped
+from perfkit.guards.list_caps import ListsCapped
 
 
 class FileDiff(BaseModel):

@@ -1,6 +1,6 @@
 """Tool declarations for the triage module."""
 
-from perfkit.toolspec import CliText, ToolSpec
+from perfkit.tools.spec import CliText, ToolSpec
 from perfkit.triage.compare import triage_builds
 
 CLI = CliText(

@@ -18,8 +18,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
 
-from perfkit import cancel
 from perfkit.errors import ToolFailure
+from perfkit.tools import cancel
 
 STOP = threading.Event()
 _calls = 0

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from perfkit import gitrepo
 from perfkit.bisect.command import lookup as command_lookup
 from perfkit.bisect.command import provenance, runner, shutdown
 from perfkit.bisect.command import verdict as verdicts
@@ -23,6 +22,7 @@ from perfkit.bisect.models import BisectSettings, TestedPackage
 from perfkit.bisect.state.point import Point
 from perfkit.bisect.state.store import Build
 from perfkit.errors import ToolFailure
+from perfkit.repo import gitrepo
 
 Side = Literal["superproject", "submodule"]
 Tick = Callable[[str], Callable[[float], None]]  # activity -> heartbeat(elapsed seconds)

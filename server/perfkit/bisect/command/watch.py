@@ -18,8 +18,8 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from perfkit import gitrepo
 from perfkit.errors import ToolFailure
+from perfkit.repo import gitrepo
 
 
 @dataclass(frozen=True)

@@ -15,9 +15,9 @@ import shutil
 import threading
 from pathlib import Path
 
-from perfkit import gitrepo
 from perfkit.bisect.state import confine
 from perfkit.errors import ToolFailure
+from perfkit.repo import gitrepo
 
 _NO_RECURSE = ("-c", "submodule.recurse=false")
 # `git worktree add` and `remove` read every worktree's admin folder under .git/worktrees; one that

@@ -31,7 +31,7 @@ from perfkit.bisect.state.verdict_memory import VerdictMemory
 from perfkit.bisect.workers.devices import remove_local_folders, with_device, worker_id, worker_slots
 from perfkit.bisect.workers.local import remove_slots
 from perfkit.errors import ToolFailure
-from perfkit.toolspec import Progress, no_progress
+from perfkit.tools.spec import Progress, no_progress
 
 __all__ = ["Engine", "work_paths"]
 

@@ -23,7 +23,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
-from perfkit import gitrepo
 from perfkit.bisect import report
 from perfkit.bisect.command.tester import PointResult, saved_commands
 from perfkit.bisect.models import BisectSettings, StepRecord
@@ -37,7 +36,8 @@ from perfkit.bisect.state.verdict_memory import VerdictMemory
 from perfkit.bisect.workers.devices import workers_dir
 from perfkit.bisect.workers.pool import Job, Pool
 from perfkit.errors import ToolFailure
-from perfkit.toolspec import Progress
+from perfkit.repo import gitrepo
+from perfkit.tools.spec import Progress
 
 
 class Engine(Protocol):

@@ -20,7 +20,6 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from perfkit import gitrepo
 from perfkit.bisect import settings as settingsfile
 from perfkit.bisect.command import lookup as command_lookup
 from perfkit.bisect.command import shutdown
@@ -39,7 +38,8 @@ from perfkit.bisect.state.store import PhaseData, State
 from perfkit.bisect.workers.devices import ahead_notes
 from perfkit.bisect.workers.local import remove_slots
 from perfkit.errors import InputError, ToolFailure
-from perfkit.toolspec import Progress, no_progress
+from perfkit.repo import gitrepo
+from perfkit.tools.spec import Progress, no_progress
 
 
 @contextmanager

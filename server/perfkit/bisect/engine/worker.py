@@ -19,7 +19,7 @@ from perfkit.bisect.models import StepRecord
 from perfkit.bisect.state.point import Point
 from perfkit.bisect.state.store import State
 from perfkit.errors import ToolFailure
-from perfkit.toolspec import Progress
+from perfkit.tools.spec import Progress
 
 
 class LocalWorker:

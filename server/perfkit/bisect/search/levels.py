@@ -11,12 +11,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from perfkit import gitrepo
 from perfkit.bisect.models import CommitRef, Culprit, Direction, Outcome, SearchName, SubmoduleCulprit
 from perfkit.bisect.state.point import pointer, ref, short
 from perfkit.bisect.state.store import PhaseData, PointMove, State
 from perfkit.culprit.models import CulpritReport
 from perfkit.errors import ToolFailure
+from perfkit.repo import gitrepo
 
 _NO_LEVEL2 = {
     "added": "it adds the submodule",

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from perfkit import gitrepo
 from perfkit.bisect.models import StepRecord, Verdict
 from perfkit.bisect.search import estimate, noise_plan
 from perfkit.bisect.search.bisection import DEFAULT, Decision, Mark, Strategy
@@ -19,6 +18,7 @@ from perfkit.bisect.search.levels import Levels
 from perfkit.bisect.state.point import Point, short
 from perfkit.bisect.state.store import PhaseData, State
 from perfkit.errors import ToolFailure
+from perfkit.repo import gitrepo
 
 # estimated steps still to come, per phase, beyond the level-1 search itself
 _EXTRA_STEPS = {"verify_good": 2, "verify_bad": 1, "level1": 0}

@@ -25,10 +25,10 @@ import tarfile
 import threading
 from pathlib import Path
 
-from perfkit import gitrepo
 from perfkit.bisect.state import confine, seal
 from perfkit.bisect.state.store import read_private
 from perfkit.errors import ToolFailure
+from perfkit.repo import gitrepo
 
 Listing = dict[str, tuple[int, int]]  # relative path -> (size, mtime_ns)
 

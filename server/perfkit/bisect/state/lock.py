@@ -25,9 +25,9 @@ from typing import Any
 
 import psutil
 
-from perfkit import cancel
 from perfkit.bisect.state import confine
 from perfkit.errors import InputError, ToolFailure
+from perfkit.tools import cancel
 
 Owner = dict[str, Any]
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from perfkit import gitrepo
 from perfkit.bisect.models import CommitRef, Phase
+from perfkit.repo import gitrepo
 
 
 @dataclass(frozen=True)

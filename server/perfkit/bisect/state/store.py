@@ -15,7 +15,6 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from perfkit import gitrepo
 from perfkit.bisect.models import (
     BisectSettings,
     CommitRef,
@@ -31,6 +30,7 @@ from perfkit.bisect.models import (
 )
 from perfkit.bisect.state import seal
 from perfkit.errors import ToolFailure
+from perfkit.repo import gitrepo
 
 DIRNAME = "perfkit-bisect"
 

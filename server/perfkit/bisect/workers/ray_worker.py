@@ -29,7 +29,6 @@ from typing import Any
 
 import ray  # type: ignore[import-not-found,unused-ignore]  # optional extra perfkit[ray]: absent without it
 
-from perfkit import gitrepo
 from perfkit.bisect.command import provenance, runner, shutdown
 from perfkit.bisect.command.envs import WorkerEnv, writes_user_env
 from perfkit.bisect.command.tester import PointResult, PointTester
@@ -43,6 +42,7 @@ from perfkit.bisect.workers.devices import ray_folder, remove_local_folders, wor
 from perfkit.bisect.workers.pool import Job, OnDone, Tick
 from perfkit.bisect.workers.slot import device_settings
 from perfkit.errors import ToolFailure
+from perfkit.repo import gitrepo
 
 # scp-like "host@name:path": the first '@' past the first character is the only one worth trying.
 _URL = re.compile(r"^[a-z][a-z0-9+.-]*://|^[^/][^/@]*+@[^/]+:")

@@ -9,7 +9,7 @@ from perfkit.errors import InputError
 from perfkit.publish.forms.facts import Facts
 from perfkit.publish.forms.model import FormField
 from perfkit.publish.models import FieldFill
-from perfkit.templatetext import norm_heading
+from perfkit.repo.template_text import norm_heading
 
 # Required fields the draft has nothing for, where a short true sentence beats a placeholder.
 HONEST = {

@@ -23,7 +23,7 @@ from perfkit.publish.forms.lines import fill_field_lines
 from perfkit.publish.forms.model import FormField, IssueForm
 from perfkit.publish.forms.roles import role
 from perfkit.publish.models import FieldFill
-from perfkit.templatetext import norm_heading
+from perfkit.repo.template_text import norm_heading
 
 EMPTY = "_No response_"
 

@@ -23,7 +23,7 @@ from perfkit.publish.forms.lines import empty_blocks, fill_block, fill_field_lin
 from perfkit.publish.forms.model import FormField, IssueForm
 from perfkit.publish.forms.roles import role
 from perfkit.publish.models import FieldFill
-from perfkit.templatetext import Section, norm_heading
+from perfkit.repo.template_text import Section, norm_heading
 
 
 def _into_block(body: list[str], keys: list[str], m: Material) -> tuple[list[str], str | None]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from perfkit.templatetext import comment_state_after, hidden_lines
+from perfkit.repo.template_text import comment_state_after, hidden_lines
 
 _FIELD_RE = re.compile(
     r"^(?P<lead>\s*+[-*+]\s++)?(?P<b1>\*\*)?(?P<label>[A-Za-z][^:*`<>\[\]\n]{0,59}?)\s*+"

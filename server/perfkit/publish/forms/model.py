@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from perfkit.templatetext import Section
+from perfkit.repo.template_text import Section
 
 
 @dataclass

@@ -10,9 +10,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from perfkit import safe_yaml
+from perfkit.guards import safe_yaml
 from perfkit.publish.forms.model import FormField, IssueForm
-from perfkit.templatetext import Section, hidden_lines, split
+from perfkit.repo.template_text import Section, hidden_lines, split
 
 _FRONT_RE = re.compile(r"\A---[ \t]*\n(.*?)\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
 _TEXT_KINDS = ("textarea", "input", "dropdown", "checkboxes")

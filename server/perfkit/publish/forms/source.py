@@ -1,6 +1,6 @@
 """Where GitHub looks for issue forms and templates, read from git objects at the repo's commit.
 
-perfkit.repofiles reads the files as git objects: a form committed as a link (to
+perfkit.repo.contribution_files reads the files as git objects: a form committed as a link (to
 `/proc/self/environ`, to a key in the home folder) is only the name of its target there, so it is
 refused, never followed, and so is a file over its size cap. Each refused form is named here with
 the reason. `config.yml` in the folder holds GitHub's chooser settings (`blank_issues_enabled`,
@@ -10,7 +10,7 @@ the reason. `config.yml` in the folder holds GitHub's chooser settings (`blank_i
 from __future__ import annotations
 
 from perfkit.publish.forms.model import Unreadable
-from perfkit.repofiles import RepoFiles
+from perfkit.repo.contribution_files import RepoFiles
 
 _SUFFIXES = ("md", "yml", "yaml")
 _BASES = (".github", "", "docs")

@@ -33,14 +33,14 @@ def heading_pattern(title: str) -> re.Pattern[str]:
 
 def check_texts(top: Path, commit: str | None) -> dict[str, str]:
     """The workflows that read the PR body, and the scripts they run, by repo path."""
-    from perfkit import repofiles
+    from perfkit.repo import contribution_files
 
     if commit is None:
         return {}
-    flows = repofiles.read_folder(top, commit, ".github/workflows", MAX_WORKFLOWS, ("yml", "yaml"))
+    flows = contribution_files.read_folder(top, commit, ".github/workflows", MAX_WORKFLOWS, ("yml", "yaml"))
     out = {p: t for p, t in flows.items() if _BODY.search(t)}
     wanted = sorted({m.group(1).removeprefix("./") for t in out.values() for m in _SCRIPT.finditer(t)})[:MAX_SCRIPTS]
-    scripts = repofiles.read_paths(top, commit, wanted) if wanted else {}
+    scripts = contribution_files.read_paths(top, commit, wanted) if wanted else {}
     out.update({p: t for p, t in scripts.items() if _BODY.search(t) or "#" in t})
     return out
 

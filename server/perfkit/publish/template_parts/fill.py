@@ -18,7 +18,7 @@ from perfkit.publish.models import FilledHow, PolicyConflict, TemplatePart
 from perfkit.publish.template_parts import fill_lists, keys, links, roles, words
 from perfkit.publish.template_parts.context import Ctx, Filled, rep, short
 from perfkit.publish.template_parts.kinds import Part
-from perfkit.templatetext import norm_heading
+from perfkit.repo.template_text import norm_heading
 
 _AI_VALUE_WHY = (
     "the template asks whether AI was used; answered YES because an agent drafted this description: "

@@ -9,7 +9,7 @@ from perfkit.publish.models import CheckboxOutcome, FilledHow, PolicyConflict
 from perfkit.publish.template_parts import keys, options
 from perfkit.publish.template_parts.context import Ctx, rep
 from perfkit.publish.template_parts.kinds import Box, Part
-from perfkit.templatetext import BOX_RE
+from perfkit.repo.template_text import BOX_RE
 
 _POLICY_WHY = (
     "the box asserts the PR is not written with AI or agent help; it stays unticked, so tell the user before they post"

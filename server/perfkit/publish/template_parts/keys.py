@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from perfkit.errors import InputError
 from perfkit.publish.template_parts.kinds import Part
-from perfkit.templatetext import norm_heading
+from perfkit.repo.template_text import norm_heading
 
 _ID = re.compile(r"^\s*(p\d+)(?:\.(\d+))?\s*$")
 

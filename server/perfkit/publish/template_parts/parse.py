@@ -14,7 +14,7 @@ import re
 from perfkit.publish import template_lines as tl
 from perfkit.publish.template_parts import links, words
 from perfkit.publish.template_parts.kinds import Box, Kind, Part
-from perfkit.templatetext import BOX_RE, FENCE_RE, norm_heading
+from perfkit.repo.template_text import BOX_RE, FENCE_RE, norm_heading
 
 _ATX_RE = re.compile(r"^\s{0,3}(#{1,6})(?:\s++(.*))?$")
 _SETEXT_RE = re.compile(r"^\s{0,3}(=+|-+)\s*$")

@@ -13,7 +13,7 @@ import re
 
 from perfkit.publish.template_parts import words
 from perfkit.publish.template_parts.kinds import Part, Role
-from perfkit.templatetext import norm_heading
+from perfkit.repo.template_text import norm_heading
 
 SUMMARY_POINTER = "Summary"
 RESULT_POINTER = "Speedup Result and Correctness Verification"

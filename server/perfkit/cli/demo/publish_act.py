@@ -16,8 +16,8 @@ def publish_act(root: Path, out: TextIO) -> bool:
     from perfkit.benchmark.read import read_benchmark
     from perfkit.changes.blame import git_blame_removal
     from perfkit.changes.classify import classify_changes
-    from perfkit.demo.assets import examples_dir
-    from perfkit.demo.delivery_repo import build
+    from perfkit.cli.demo.assets import examples_dir
+    from perfkit.cli.demo.delivery_repo import build
     from perfkit.lint.lint import lint_wording
     from perfkit.publish.render import render_pr
 
@@ -74,7 +74,7 @@ def publish_act(root: Path, out: TextIO) -> bool:
 def serving_act(root: Path, repo: Path, out: TextIO) -> bool:
     """The serving example: one result JSON per run, throughput and latency percentiles in their own units."""
     from perfkit.benchmark.read import read_benchmark
-    from perfkit.demo.assets import examples_dir
+    from perfkit.cli.demo.assets import examples_dir
     from perfkit.lint.lint import lint_wording
     from perfkit.publish.render import render_pr
 

@@ -17,7 +17,7 @@ import typing
 from typing import Any
 
 from perfkit.errors import InputError
-from perfkit.toolspec import ToolSpec
+from perfkit.tools.spec import ToolSpec
 
 
 def flag(p: inspect.Parameter) -> str:

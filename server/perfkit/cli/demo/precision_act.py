@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 from typing import TextIO
 
-from perfkit import gitrepo
+from perfkit.repo import gitrepo
 
 
 def _checkout_state(repo: Path) -> tuple[str, str, str]:
@@ -25,10 +25,10 @@ def precision_act(root: Path, quiet: bool, out: TextIO) -> bool:
     import subprocess
 
     from perfkit.bisect.tool import bisect_run, bisect_start
-    from perfkit.cli_render import tool_words
+    from perfkit.cli.demo.precision_repo import build
+    from perfkit.cli.progressbar import ProgressBar
+    from perfkit.cli.terms import tool_words
     from perfkit.culprit.evaluate import evaluate_culprit
-    from perfkit.demo.precision_repo import build
-    from perfkit.progressbar import ProgressBar
     from perfkit.registry import all_tools
 
     out.write("\n== 1. bisect-precision ==\n")

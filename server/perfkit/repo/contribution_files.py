@@ -15,8 +15,8 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from perfkit import gitrepo
 from perfkit.errors import ToolFailure
+from perfkit.repo import gitrepo
 
 MAX_FILE_BYTES = 1 << 20  # a template or CONTRIBUTING is a few pages
 BASES = (".github", "", "docs")  # where GitHub looks, in its order

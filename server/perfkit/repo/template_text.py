@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from perfkit.repofiles import RepoFiles
+from perfkit.repo.contribution_files import RepoFiles
 
 FENCE_RE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 # Possessive repeats and a greedy text (closing #s cut in code) keep both patterns to one pass
@@ -220,7 +220,7 @@ def pr_template_lines(files: RepoFiles) -> tuple[set[str], set[str]]:
 
 def front_matter(text: str) -> tuple[dict[str, Any], str]:
     """A Markdown issue template's YAML front matter (empty when absent or unreadable) and its body."""
-    from perfkit import safe_yaml
+    from perfkit.guards import safe_yaml
 
     m = re.match(r"^---\n(.*?)\n---\n?(.*)$", text, re.S)
     if not m:
@@ -259,7 +259,7 @@ def _form_values(data: Any) -> set[str]:
 
 def issue_template_lines(files: RepoFiles) -> tuple[set[str], set[str], list[str]]:
     """(verbatim lines, headings asked for, title prefixes) across the repo's issue forms and templates."""
-    from perfkit import safe_yaml
+    from perfkit.guards import safe_yaml
 
     lines: set[str] = set()
     heads: set[str] = set()

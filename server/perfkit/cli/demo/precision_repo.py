@@ -11,8 +11,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from perfkit.demo.check_script import INSTALL, SCRIPT
-from perfkit.demo.fastimport import Commit, write_history
+from perfkit.cli.demo.check_script import INSTALL, SCRIPT
+from perfkit.cli.demo.fastimport import Commit, write_history
 
 RUNTIME_COMMITS = 160
 RUNTIME_BAD = 117  # index of the runtime commit that switches to bf16 accumulation

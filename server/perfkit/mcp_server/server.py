@@ -3,7 +3,7 @@
 The wrapper only moves arguments in, runs the blocking core function in a worker thread,
 forwards progress as MCP notifications and turns InputError into ToolError. Logging goes to
 stderr: stdout carries the protocol. `perfkit serve` answers tools/list from the cached list
-(perfkit.toolcache) and imports the tools on the first call, so a client's start does not wait
+(perfkit.mcp_server.tool_list_cache) and imports the tools on the first call, so a client's start does not wait
 for every tool module and schema.
 """
 
@@ -24,14 +24,15 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, ToolAnnotations
 from mcp.types import Tool as MCPTool
 
-from perfkit import __version__, toolcache
+from perfkit import __version__
 from perfkit.errors import InputError, ToolFailure
+from perfkit.mcp_server import tool_list_cache
 from perfkit.registry import all_tools
 
 if TYPE_CHECKING:
     from mcp.types import InputRequiredResult
 
-    from perfkit.toolspec import ToolSpec
+    from perfkit.tools.spec import ToolSpec
 
 log = logging.getLogger("perfkit")
 
@@ -46,7 +47,7 @@ Handler = Callable[..., Coroutine[Any, Any, Any]]
 
 
 def _wrap(spec: ToolSpec) -> Handler:
-    from perfkit.toolspec import call_deadline  # registering imports the tools anyway; listing must not
+    from perfkit.tools.spec import call_deadline  # registering imports the tools anyway; listing must not
 
     params = spec.parameters()
 
@@ -60,7 +61,7 @@ def _wrap(spec: ToolSpec) -> Handler:
                 except Exception:  # a client that went away must not stop the work
                     log.debug("progress notification dropped", exc_info=True)
 
-        from perfkit import cancel  # on the first call: listing tools imports nothing more
+        from perfkit.tools import cancel  # on the first call: listing tools imports nothing more
 
         token = cancel.Token()
         finished = threading.Event()
@@ -165,8 +166,8 @@ def build_server(specs: list[ToolSpec] | None = None) -> MCPServer:
 def build_cached_server() -> MCPServer:
     """The server `perfkit serve` runs: tools/list from the cache when it matches the code, else built and stored."""
     server = _ListedFromCache("perfkit", version=__version__, instructions=INSTRUCTIONS)
-    key = toolcache.fingerprint()
-    stored = toolcache.load(key)
+    key = tool_list_cache.fingerprint()
+    stored = tool_list_cache.load(key)
     if stored is not None:
         try:
             server.cached = [MCPTool.model_validate(t) for t in stored]
@@ -175,7 +176,7 @@ def build_cached_server() -> MCPServer:
             log.info("tool list cache unreadable; rebuilding it")
     server.ensure_tools()
     tools = anyio.run(server.list_tools)
-    toolcache.store(key, [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools])
+    tool_list_cache.store(key, [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools])
     return server
 
 
@@ -184,6 +185,6 @@ def serve() -> None:
     from perfkit.bisect.command.shutdown import stop_cleanly_on_exit  # SIGTERM, SIGINT, stdin closed: a clean stop
 
     stop_cleanly_on_exit()
-    from perfkit.mcp_flow import run_stdio
+    from perfkit.mcp_server.flow_control import run_stdio
 
     anyio.run(run_stdio, build_cached_server())

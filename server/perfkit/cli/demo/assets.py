@@ -6,8 +6,8 @@ from pathlib import Path
 
 
 def examples_dir() -> Path:
-    here = Path(__file__).resolve().parent.parent
-    for candidate in (here / "_examples", here.parents[1] / "examples"):
+    package = Path(__file__).resolve().parents[2]  # perfkit/cli/demo/assets.py
+    for candidate in (package / "_examples", package.parents[1] / "examples"):
         if (candidate / "campaign" / "benchmark.csv").is_file():
             return candidate
     raise FileNotFoundError("perfkit's examples folder is missing from this installation")

@@ -20,9 +20,9 @@ from typing import Any, Literal
 from pydantic import ValidationError, create_model
 
 from perfkit import __version__
-from perfkit.cli_render import cli_error, cli_text, tool_words
+from perfkit.cli.terms import cli_error, cli_text, tool_words
 from perfkit.errors import InputError, ToolFailure
-from perfkit.toolspec import ToolSpec
+from perfkit.tools.spec import ToolSpec
 
 EXIT_OK, EXIT_FAILURE, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -165,7 +165,7 @@ def cli_words(text: str, specs: list[ToolSpec]) -> str:
 
 
 def _render(result: Any) -> str:
-    from perfkit.listcap import omitted_note
+    from perfkit.guards.list_caps import omitted_note
 
     if hasattr(result, "human"):
         note = omitted_note(result)
@@ -174,7 +174,7 @@ def _render(result: Any) -> str:
 
 
 def _run_tool(spec: ToolSpec, ns: argparse.Namespace, specs: list[ToolSpec]) -> int:
-    from perfkit.progressbar import ProgressBar
+    from perfkit.cli.progressbar import ProgressBar
 
     bar = ProgressBar() if spec.wants_progress and not ns.quiet else None
     try:
@@ -280,7 +280,7 @@ def build_parser(specs: list[ToolSpec]) -> argparse.ArgumentParser:
 def _extra_commands() -> dict[str, tuple[Any, str, str]]:
     """Commands that are not MCP tools (the demo); each registers its own arguments."""
     try:
-        from perfkit.demo.command import COMMAND
+        from perfkit.cli.demo.command import COMMAND
     except ImportError:
         return {}
     return {COMMAND.name: (COMMAND.configure, COMMAND.help, COMMAND.description)}
@@ -290,14 +290,14 @@ def main(argv: list[str] | None = None) -> int:
     from perfkit.registry import all_tools
 
     if (sys.argv[1:] if argv is None else argv) == ["serve"]:  # before the parsers: they import every tool
-        from perfkit.server import serve
+        from perfkit.mcp_server.server import serve
 
         serve()
         return EXIT_OK
     specs = all_tools()
     parser = build_parser(specs)
     args = sys.argv[1:] if argv is None else argv
-    from perfkit.cli_hints import extra_arguments_hint, unknown_command_hint
+    from perfkit.cli.hints import extra_arguments_hint, unknown_command_hint
 
     hint = unknown_command_hint(args, parser)
     if hint:
@@ -311,7 +311,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return EXIT_BAD_INPUT
     if ns.command == "serve":
-        from perfkit.server import serve
+        from perfkit.mcp_server.server import serve
 
         serve()
         return EXIT_OK

@@ -1,6 +1,6 @@
 """The README's tool reference, generated from the schemas the MCP server actually serves.
 
-Run `python -m perfkit.reference --write README.md` after changing a tool; a test fails while
+Run `python -m perfkit.mcp_server.reference --write README.md` after changing a tool; a test fails while
 the README differs from what this prints, so the reference cannot drift from the code.
 """
 
@@ -34,7 +34,7 @@ def _cell(text: str) -> str:
 async def _tools() -> list[Tool]:
     from mcp import Client
 
-    from perfkit.server import build_server
+    from perfkit.mcp_server.server import build_server
 
     async with Client(build_server(), mode="legacy") as client:
         return (await client.list_tools()).tools

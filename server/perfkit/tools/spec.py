@@ -17,9 +17,9 @@ from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
-from perfkit import limits
 from perfkit.errors import InputError, ToolFailure
-from perfkit.listcap import cap_lists
+from perfkit.guards import limits
+from perfkit.guards.list_caps import cap_lists
 
 log = logging.getLogger("perfkit")
 M = TypeVar("M", bound=BaseModel)

@@ -38,8 +38,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from perfkit import config_includes, limits
 from perfkit.errors import InputError, ToolFailure
+from perfkit.guards import limits
+from perfkit.repo import config_includes
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -307,7 +308,7 @@ def displayable(model: M) -> M:
     """model with every file name git gave in bytes that are not UTF-8 written as \\xNN (git's own way).
 
     Names are kept byte for byte (git_paths) while they go back to git; a result leaves as text."""
-    from perfkit.toolspec import displayable_result
+    from perfkit.tools.spec import displayable_result
 
     return displayable_result(model)
 

@@ -13,7 +13,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from perfkit.demo.assets import examples_dir
+from perfkit.cli.demo.assets import examples_dir
 
 LOADER = '''"""Batches for the Paraformer recipe."""
 import torch

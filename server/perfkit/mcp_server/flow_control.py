@@ -18,7 +18,7 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 from mcp.types import INVALID_REQUEST, ErrorData, JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
 
-from perfkit.stdio_lines import MAX_REQUEST_LINE_BYTES, TOO_LARGE_METHOD, BoundedLines, claim_stdin
+from perfkit.mcp_server.request_lines import MAX_REQUEST_LINE_BYTES, TOO_LARGE_METHOD, BoundedLines, claim_stdin
 
 MAX_IN_FLIGHT = 16
 
@@ -46,7 +46,7 @@ class Slots:
 class GatedRead:
     """The transport's read stream, waiting for a free slot before it hands on a request.
 
-    A stand-in for a request line dropped for its size (perfkit.stdio_lines) is answered here with
+    A stand-in for a request line dropped for its size (perfkit.mcp_server.request_lines) is answered here with
     an error, on the write stream, and never reaches the session."""
 
     def __init__(self, inner: Any, slots: Slots, answer: Any = None) -> None:
@@ -141,7 +141,7 @@ class ReleasingWrite:
 
 async def run_stdio(server: Any, limit: int = MAX_IN_FLIGHT) -> None:
     """MCPServer.run_stdio_async with the slots between the transport and the session, and request
-    lines read with a size cap (perfkit.stdio_lines)."""
+    lines read with a size cap (perfkit.mcp_server.request_lines)."""
     lowlevel = server._lowlevel_server  # what MCPServer.run_stdio_async itself serves
     slots = Slots(limit)
     stdin = anyio.wrap_file(BoundedLines(claim_stdin()))  # type: ignore[arg-type]  # a readline is all it needs

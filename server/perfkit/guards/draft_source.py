@@ -5,7 +5,7 @@ benchmark options and the job from it. Both read it here, so the two cannot disa
 file holds or on its limits.
 
 JSON is the main format. A `.yaml` or `.yml` file is read with PyYAML's safe loader, bounded
-(perfkit.safe_yaml). A draft is a few pages of prose in a shallow structure, so text over
+(perfkit.guards.safe_yaml). A draft is a few pages of prose in a shallow structure, so text over
 `MAX_BYTES` (inline or in a file) and nesting deeper than `MAX_DEPTH` are refused before the
 model sees them: both would otherwise cost time or end in a RecursionError, not a named field.
 A relative path is tried against the working directory first, then the campaign folder.
@@ -18,8 +18,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from perfkit import safe_yaml
 from perfkit.errors import InputError
+from perfkit.guards import safe_yaml
 
 FIX = "see docs/publish.md (or the publish-pr skill's references/draft-format.md) for the draft's fields"
 MAX_BYTES = 1024**2

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from perfkit import gitrepo
+from perfkit.repo import gitrepo
 
 DESCRIPTION = """\
 Run the whole job on generated data, with no accelerator, network or agent: build a compiler repository
@@ -128,11 +128,11 @@ def _run(ns: argparse.Namespace) -> int:
     ok = True
     try:
         if ns.only in (None, "bisect"):
-            from perfkit.demo.precision_act import precision_act
+            from perfkit.cli.demo.precision_act import precision_act
 
             ok &= precision_act(root / "bisect", quiet=ns.quiet, out=out)
         if ns.only in (None, "publish"):
-            from perfkit.demo.publish_act import publish_act
+            from perfkit.cli.demo.publish_act import publish_act
 
             ok &= publish_act(root / "publish", out=out)
     finally:

@@ -21,7 +21,7 @@ from typing import Any
 from perfkit import __version__
 
 log = logging.getLogger("perfkit")
-PACKAGE = Path(__file__).resolve().parent
+PACKAGE = Path(__file__).resolve().parents[1]  # the whole perfkit package: perfkit/mcp_server/this file
 
 
 def cache_dir() -> Path:
