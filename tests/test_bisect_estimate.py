@@ -41,7 +41,7 @@ def test_devices_give_rounds_of_d_plus_1_section(d):
     n = 853
     e = estimate.start(BisectSettings(run="x", devices=[str(i) for i in range(d)]), n, 0, noise=False)
     assert e.rounds is not None
-    assert e.rounds.high == 1 + math.ceil(math.log(n, d + 1)) + 1  # ends, k-section, confirmation
+    assert e.rounds.high == 1 + math.ceil(math.log(n, d + 1)) + estimate.CONFIRM_ROUNDS  # ends, k-section, confirmation
     assert e.rounds.low <= e.rounds.high <= e.runs.high
     words = estimate.words(e, d, True)
     assert f"on {d} devices, the two end checks included" in words

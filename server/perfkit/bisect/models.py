@@ -234,7 +234,9 @@ class BisectStatus(ListsCapped):
     settings: BisectSettings | None = None
     notes: list[str] = Field(default_factory=list)
     confidence: dict[str, float] = Field(
-        default_factory=dict, description="per search (level1, level2, find_fix): probability its answer is right"
+        default_factory=dict,
+        description="per search (level1, level2, find_fix) and split point (split_pointer, split_source): the "
+        "probability its answer is right, under a flake-rate prior that allows flaky checks",
     )
     evidence: list[PointEvidence] = Field(
         default_factory=list, description="points run more than once, or every point when noise is on"
