@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Literal
 
 from perfkit.bisect.command import lookup as command_lookup
-from perfkit.bisect.command import runner, shutdown
+from perfkit.bisect.command import provenance, runner, shutdown
 from perfkit.bisect.command import verdict as verdicts
 from perfkit.bisect.command.worktree import Checkout, Unavailable
-from perfkit.bisect.models import BisectSettings
+from perfkit.bisect.models import BisectSettings, TestedPackage
 from perfkit.bisect.state.point import Point
 from perfkit.bisect.state.store import Build
 from perfkit.errors import ToolFailure
@@ -49,6 +49,7 @@ class PointResult:
     commands: int = 0  # install commands this test ran
     ahead_commands: int = 0  # install commands run ahead for it, when prepared
     rebuilt: list[str] = field(default_factory=list)  # perfkit's worktree was not its own: what it saw and did
+    tested: list[TestedPackage] = field(default_factory=list)  # what the run imports from the checkout
 
 
 def command_env(
@@ -133,12 +134,45 @@ class PointTester:
             result.verdict = verdicts.Classified("skip", f"run_cwd {s.run_cwd} leads out of the checkout", None)
             return result
         self.before_run(point)
+        result.tested = self.what_is_tested(point, env, log)
         scan = verdicts.scanner(s)
         result.ran = True
         res = runner.run(s.run, cwd, env, s.timeout_s, log, scan, tick("running"), self.on_start, self.check_stop)
         result.exit_code = res.exit_code
         result.verdict = command_lookup.named(verdicts.classify(res, scan), res, s.run, env, cwd)
         return result
+
+    def what_is_tested(self, point: Point, env: dict[str, str], log: runner.Log) -> list[TestedPackage]:
+        """Every package the installs put in from the checkout, where the run will import it from and the
+        commit there; raises provenance.ShadowedImport (no verdict) when one imports from elsewhere."""
+        s = self.settings
+        if not s.install and not (s.install_submodule and point.submodule):
+            return []
+        python = provenance.interpreter(env, s.python)
+        if python is None:
+            return []
+        wt, sub_dir = self.checkout.path, self.checkout.sub_dir if point.submodule else None
+        roots = [r for r in (sub_dir, wt) if r is not None]
+        if not provenance.worth_probing(provenance.import_path(python, env), roots):
+            return []  # nothing on the import path was installed from the checkout
+        heads = [(r, self._head(r)) for r in roots]
+        built = [(r, c) for r, c in ((sub_dir, self.build.submodule), (wt, self.build.superproject)) if r is not None]
+        try:
+            found = provenance.tested(provenance.probe(python, env, roots), heads, built)
+        except provenance.ShadowedImport as exc:
+            log.note(f"[perfkit: {exc}]\n")
+            raise
+        for t in found:
+            at = (t.commit or "an unknown commit")[:12]
+            log.note(f"[perfkit: tested {t.package} {t.version} ({t.module}) from {t.path} at {at}]\n")
+        return found
+
+    @staticmethod
+    def _head(folder: Path) -> str | None:
+        try:
+            return gitrepo.git(folder, "rev-parse", "HEAD").strip()
+        except ToolFailure:
+            return None
 
     def prepare(self, point: Point, log: runner.Log) -> bool:
         """Check out and install point without running it (a build made ahead); whether it is ready."""

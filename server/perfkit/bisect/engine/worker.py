@@ -102,4 +102,5 @@ class LocalWorker:
             log=str(log.path),
             ran=result.ran,
             worktree_rebuilt=result.rebuilt,
+            tested=result.tested,
         )

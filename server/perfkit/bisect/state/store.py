@@ -83,6 +83,9 @@ class State(BaseModel):
     culprit: Culprit | None = None
     move: PointMove | None = None
     submodule_culprit: SubmoduleCulprit | None = None
+    sideways_base: str | None = Field(default=None, description="merge base of a sideways pointer move (level 2)")
+    dropped: list[CommitRef] = Field(default_factory=list, description="a sideways move: commits only the old side has")
+    dropped_count: int = 0
     candidates: list[CommitRef] = Field(default_factory=list)
     candidates_in: str | None = None
     outcome: Outcome | None = None
