@@ -93,9 +93,6 @@ class Section:
         hidden = hidden_lines(self.body)
         return [(k, m) for k, ln in enumerate(self.body) if not hidden[k] and (m := BOX_RE.match(ln))]
 
-    def visible_text(self) -> str:
-        return strip_comments("\n".join(self.body)).strip()
-
 
 def fence_step(fence: str | None, in_comment: bool, ln: str) -> tuple[str | None, bool]:
     """(the open fence after ln, whether ln is fenced): a fence closes only on a run as long of its own kind."""

@@ -43,9 +43,6 @@ class RatePrior:
         means = [(mean * weight + flips) / (weight + flips + agrees) for _, mean, weight in self.components]
         return sum(o * m for o, m in zip(odds, means, strict=True)) / sum(odds)
 
-    def _terms(self, flips: float, agrees: float) -> list[float]:
-        return [math.log(s) + _log_beta_ratio(m, w, flips, agrees) for s, m, w in self.components]
-
 
 @functools.lru_cache(maxsize=1 << 16)  # counts are small integers that recur at every decision
 def _log_beta_ratio(mean: float, weight: float, flips: float, agrees: float) -> float:
