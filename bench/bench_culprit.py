@@ -5,7 +5,10 @@ the seed's manual sequence per commit (`git show --stat`, `git rev-parse <c>^:ru
 `git -C runtime rev-list --count old..new`), which gives less (no kind, no direction check, no
 highlights). triage_builds: a generated build output, against `diff -rq` over the same subfolders,
 which also reports every file whose timestamp changed. Both sides run alternately in one process.
-Usage: python bench/bench_culprit.py [--quick]
+Highlight scaling: evaluate_culprit on commits that replace 1,000 to 100,000 lines of ordinary numeric
+code (half renames, half changed values), against `git diff` of the same commit; the time must grow
+about linearly (at most 2.2x per doubling).
+Usage: python bench/bench_culprit.py [--quick] [--scaling-only]
 """
 
 from __future__ import annotations
@@ -72,6 +75,67 @@ def bench_culprit(repeat: int) -> str:
         )
 
 
+SCALING_LINES = (
+    "    total_{i} = math.fsum(values_{i}) / len(values_{i})",
+    '    out.write(f"{{name_{i}}}\\t{{value_{i}:.17g}}\\n")',
+    '    logger.info("row %d of %d", {i}, n)',
+    "    rows_{i} = load_rows(path_{i})",
+    "    ok_{i} = math.isclose(a_{i}, b_{i}, rel_tol=1e-9)",
+)
+
+
+def scaling_commit(base: Path, lines: int) -> tuple[Path, str]:
+    """A repository whose last commit replaces `lines` lines in files of 5,000: even lines renamed, odd changed."""
+    repo = base / f"scale{lines}"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    per = 5000
+    old, new = {}, {}
+    for f in range(0, lines, per):
+        idx = range(f, min(f + per, lines))
+        before = [SCALING_LINES[i % len(SCALING_LINES)].format(i=i) for i in idx]
+        after = [
+            ln.replace(f"_{i}", f"_{i}x") if i % 2 == 0 else ln.replace("1e-9", "1e-6").replace(".17g", ".6g") + "  # x"
+            for i, ln in zip(idx, before, strict=True)
+        ]
+        old[f"pkg/mod{f // per}.py"], new[f"pkg/mod{f // per}.py"] = before, after
+    for files, message in ((old, "base"), (new, "change")):
+        for name, body in files.items():
+            (repo / name).parent.mkdir(parents=True, exist_ok=True)
+            (repo / name).write_text("def f(n):\n" + "\n".join(body) + "\n")
+        git(repo, "add", "-A")
+        git(repo, "-c", "user.name=b", "-c", "user.email=b@example.com", "commit", "-q", "-m", message)
+    return repo, git(repo, "rev-parse", "HEAD").strip()
+
+
+def bench_highlight_scaling(sizes: list[int], repeat: int) -> list[str]:
+    from perfkit.culprit.evaluate import evaluate_culprit
+
+    rows, times = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in sizes:
+            repo, sha = scaling_commit(Path(tmp), n)
+            ours, theirs = [], []
+            flagged = 0
+            for _ in range(repeat):
+                t = time.perf_counter()
+                flagged = evaluate_culprit(str(repo), sha, max_highlights=200).highlights_total
+                ours.append(time.perf_counter() - t)
+                t = time.perf_counter()
+                git(repo, "diff", "-U3", f"{sha}^", sha)
+                theirs.append(time.perf_counter() - t)
+            a, b = statistics.median(ours), statistics.median(theirs)
+            growth = ""
+            if times:
+                growth = f"; {a / times[-1][1]:.2f}x the previous size's time for {n / times[-1][0]:.0f}x the lines"
+            times.append((n, a))
+            rows.append(
+                f"| evaluate_culprit, a commit replacing {n:,} lines (half renames), median of {repeat} "
+                f"| {a * 1000:.0f} ms, {flagged} hunks flagged{growth} | git diff: {b * 1000:.0f} ms | {a / b:.2f}x |"
+            )
+    return rows
+
+
 KERNEL = "\n".join(f"  acc += in[{i}] * w[{i}];" for i in range(400))
 
 
@@ -119,13 +183,18 @@ def bench_triage(files: int, repeat: int) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="fewer repeats and a smaller build output")
+    ap.add_argument("--scaling-only", action="store_true", help="only the highlight scaling rows")
     ns = ap.parse_args()
     sys.path.insert(0, str(ROOT / "server"))
     repeat = 1 if ns.quick else 3
     print("| benchmark | perfkit | alternative | ratio |")
     print("|---|---|---|---|")
-    print(bench_culprit(repeat))
-    print(bench_triage(50 if ns.quick else 300, repeat))
+    if not ns.scaling_only:
+        print(bench_culprit(repeat))
+        print(bench_triage(50 if ns.quick else 300, repeat))
+    sizes = [1000, 10000, 100000] if ns.quick else [1000, 2000, 4000, 8000, 16000, 32000, 64000, 100000]
+    for row in bench_highlight_scaling(sizes, repeat):
+        print(row)
 
 
 if __name__ == "__main__":

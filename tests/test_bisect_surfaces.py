@@ -53,7 +53,8 @@ def test_mcp_progress_and_same_model_as_cli(tmp_path):
             # level 1 (3 runs), the two ends, and level 2 inside the range's one move of 9 runtime commits (4),
             # each level's answer confirmed by up to two more runs
             assert r.structured_content["expected_steps"] == 3 + 2 + 2 + 4 + 2
-            assert "up to 6 runs for the largest move in the range (9 commits)" in r.structured_content["message"]
+            said = r.structured_content["message"]
+            assert "up to 6 runs for the largest move in the range (9 first-parent commits)" in said
             r = await c.call_tool("bisect_step", {"repo": p.path}, progress_callback=on_progress)
             assert not r.is_error, r.content[0].text
             step = r.structured_content

@@ -41,7 +41,7 @@ def test_the_start_estimate_counts_level_2_from_the_largest_move(tmp_path):
     res = bisect_start(p.path, p.c["add"], run=p.run_cmd())
     level1 = 3 + 2  # ceil(log2(6)), then the culprit and its parent once more
     assert res.expected_steps == level1 + 2 + 4 + 2  # ceil(log2(12)) = 4, and up to 2 confirmation runs
-    assert "up to 6 runs for the largest move in the range (12 commits)" in res.message
+    assert "up to 6 runs for the largest move in the range (12 first-parent commits)" in res.message
     # the ends, halving 6 commits (2 or 3 runs) and 2 confirmation runs; level 2 only if the culprit moves it
     assert "Estimate: 6 to 13 runs, the two end checks included (if the check turns out to flake" in res.message
     assert "if the check turns out to flake" in res.message

@@ -390,42 +390,36 @@ def test_a_full_sha_that_is_not_a_commit_gets_the_same_message_as_any_bad_revisi
     assert tag.commit == s["src"]
 
 
-def _diff(path: str, header_path: str, lines: list[str]) -> str:
-    minus = sum(1 for ln in lines if not ln.startswith("+"))
-    plus = sum(1 for ln in lines if not ln.startswith("-"))
-    return (
-        f"diff --git {header_path} {header_path}\n--- {header_path}\n+++ {header_path}\n"
-        f"@@ -1,{minus} +1,{plus} @@\n" + "\n".join(lines) + "\n"
-    )
+def _change(tmp_path, path: str, old: str, new: str):
+    """evaluate_culprit on a commit that turns old into new at path, in a fresh repository."""
+    r = Repo(tmp_path / "change")
+    r.commit("base", {path: old})
+    return evaluate_culprit(str(r.path), r.commit("change", {path: new}))
 
 
-def test_a_moved_pass_is_flagged_once_and_a_moved_plain_line_not_at_all():
-    from perfkit.culprit.highlights import rank
-
-    moved_pass = _diff(
+def test_a_moved_pass_is_flagged_once_and_a_moved_plain_line_not_at_all(tmp_path):
+    moved_pass = _change(
+        tmp_path / "pass",
         "src/pipeline.py",
-        "src/pipeline.py",
-        ["-pm.add_pass(FuseMatmulPass())", " pm.add_pass(CanonicalizePass())", "+pm.add_pass(FuseMatmulPass())"],
+        "pm.add_pass(FuseMatmulPass())\npm.add_pass(CanonicalizePass())\n",
+        "pm.add_pass(CanonicalizePass())\npm.add_pass(FuseMatmulPass())\n",
     )
-    found, total = rank(moved_pass)
-    reasons = [w for h in found for w in h.why if "pass order changed" in w]
-    assert total == 1 and reasons == ["moves 'pm.add_pass(FuseMatmulPass())' (pass order changed)"]
-    plain = _diff("src/report.py", "src/report.py", ['-print("done")', " x = 1", '+print("done")'])
-    assert rank(plain) == ([], 0)
+    reasons = [w for h in moved_pass.highlights for w in h.why if "pass order changed" in w]
+    assert moved_pass.highlights_total == 1
+    assert reasons == ["moves 'pm.add_pass(FuseMatmulPass())' (pass order changed)"]
+    plain = _change(tmp_path / "plain", "src/report.py", 'print("done")\nx = 1\n', 'x = 1\nprint("done")\n')
+    assert (plain.highlights, plain.highlights_total) == ([], 0)
 
 
-def test_the_highlight_category_is_its_strongest_reason():
-    from perfkit.culprit.highlights import rank
-
-    found, _ = rank(_diff("src/kernel.py", "src/kernel.py", ["-y = tile(x, 64)", "+y = x.astype(fp16)"]))
-    assert [(h.category, h.categories) for h in found] == [("dtype", ["dtype", "layout"])]
+def test_the_highlight_category_is_its_strongest_reason(tmp_path):
+    res = _change(tmp_path, "src/kernel.py", "y = tile(x, 64)\n", "y = x.astype(fp16)\n")
+    assert [(h.category, h.categories) for h in res.highlights] == [("dtype", ["dtype", "layout"])]
 
 
-def test_a_path_git_quotes_with_octal_escapes_is_read_back():
-    from perfkit.culprit.highlights import rank
-
-    found, _ = rank(_diff("", '"b/src/odd\\001na\\303\\251.py"', ["-atol = 1e-3", "+atol = 1e-6"]))
-    assert [h.file for h in found] == ["src/odd\x01na\u00e9.py"]
+def test_a_path_git_quotes_with_octal_escapes_is_read_back(tmp_path):
+    """git quotes such a name in patch headers; the one diff reader takes names from the -z records instead."""
+    res = _change(tmp_path, "src/odd\x01na\u00e9.py", "atol = 1e-3\n", "atol = 1e-6\n")
+    assert [h.file for h in res.highlights] == ["src/odd\x01na\u00e9.py"]
 
 
 def test_the_terminal_summary_lists_the_highlights(superproject):

@@ -37,7 +37,9 @@ REVIEWED_DYNAMIC = {
     "perfkit.cli.terms:argument_words": "escaped argument names between fixed lookarounds: a substring search",
     "perfkit.cli.terms:other_arguments": "escaped argument names between fixed lookarounds: a substring search",
     "perfkit.cli.terms:tool_words": "escaped tool names between fixed lookarounds: a substring search",
-    "perfkit.culprit.highlights:<module>": "module-level patterns: timed through the imported module",
+    "perfkit.culprit.numeric_rules:<module>": "module-level patterns: timed through the imported module",
+    "perfkit.culprit.numeric_rules:gate": "escaped literal pieces joined by |: a substring search; every gate is "
+    "also held in numeric_rules.PATTERNS and timed through the imported module",
     "perfkit.lint.numbers:<module>": "module-level patterns: timed through the imported module",
     "perfkit.lint.rules:_job_spans": "module-level job patterns handed in: timed through the imported module",
     "perfkit.lint.rules:_w": "word lists joined between lookarounds: timed through the imported module",
@@ -100,9 +102,9 @@ def test_the_audit_finds_the_patterns_it_must():
     found = {(f.pattern, f.flags): f for f in PATTERNS}
     assert len(found) > 200
     from perfkit.changes import recipes
-    from perfkit.culprit import highlights
+    from perfkit.culprit import numeric_rules
 
-    for compiled in (recipes._JSON_RE, recipes._ENV_SET[2], highlights._PASS_RE):
+    for compiled in (recipes._JSON_RE, recipes._ENV_SET[2], numeric_rules.PASS_RE, *numeric_rules.PATTERNS):
         assert (compiled.pattern, compiled.flags & ~re.UNICODE) in found, compiled.pattern
     assert any("perfkit.changes.lookup:" in w for f in PATTERNS for w in f.where)  # a re.match(literal) in a function
     json_re = found[(recipes._JSON_RE.pattern, 0)]

@@ -74,7 +74,7 @@ SHELL_ALLOWED = {
     # the user's own install and run commands: the only data perfkit hands to a shell, as documented
     ("bisect/command/runner.py", "shell"),
     # `perfkit demo` runs its own fixed install commands (constants of the demo scenario)
-    ("demo/precision_act.py", "precision_act"),
+    ("cli/demo/precision_act.py", "precision_act"),
 }
 SUBPROCESS = {"run", "Popen", "call", "check_call", "check_output"}
 FORBIDDEN = {

@@ -52,7 +52,7 @@ def from_bisect(repo: Path, commit: str, read: str) -> NextAction | None:
     if sub:
         what = "second-level bisect" if sub["role"] == "regression" else "find-fix search"
         found = (
-            "the first runtime commit that fails"
+            f"the first '{path}' commit that fails"
             if sub["role"] == "regression"
             else "the dropped fix (the first commit whose presence makes the check pass)"
         )

@@ -9,18 +9,15 @@ from typing import Annotated
 from pydantic import Field
 
 from perfkit.culprit.after_bisect import from_bisect
-from perfkit.culprit.commitdiff import commit_diff
-from perfkit.culprit.highlights import commit_highlights, rank, too_big
-from perfkit.culprit.models import CulpritKind, CulpritReport, FileChange, SubmoduleMove
+from perfkit.culprit.commitdiff import commit_diff, empty_tree
+from perfkit.culprit.highlights import rank, too_big
+from perfkit.culprit.merged import merged_commits
+from perfkit.culprit.models import CulpritKind, CulpritReport, FileChange, SubmoduleMove, commit_count
 from perfkit.culprit.nextaction import next_action, reading
 from perfkit.culprit.pointer import submodule_move
+from perfkit.culprit.pull_requests import attribute
 from perfkit.errors import InputError, ToolFailure
 from perfkit.repo import gitrepo
-
-
-def _base(repo: Path, parent: str | None) -> str:
-    return parent or gitrepo.git(repo, "hash-object", "-t", "tree", "/dev/null").strip()
-
 
 _FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
@@ -107,15 +104,18 @@ def evaluate_culprit(
 ) -> CulpritReport:
     """Explain a culprit commit: metadata, full message, `git show --stat`, its kind (submodule bump: pointer
     only, forward; rollback: pointer only, moved to an ancestor; mixed: pointer and source; source; or added, removed,
-    sideways, unresolved), the submodule range with its commit count, warnings when the message names another
-    submodule commit than the pointer holds, the next action (second-level bisect, find-fix search, split test,
-    or read the diff) and the diff hunks most likely to move precision, ranked and explained.
+    sideways, unresolved), the submodule range with its commit counts (all commits and first-parent), warnings
+    when the message names another submodule commit than the pointer holds, which repository each PR number in
+    the message belongs to, the next action (second-level bisect, find-fix search, split test, or read the
+    diff), and the diff hunks most likely to move numbers (precision and rounding settings, decimal and fixed
+    point, number formatting, tolerances, accumulation, math functions and flags, types), each with its kind and
+    why it can move numbers. A merge is explained through the commits it brings in, each with its highlights.
     Reads the repository only; never checks anything out or fetches."""
     top = gitrepo.open_repo(repo)
     info = _commit(top, commit)
     sha = info.sha
     parent = info.parents[0] if info.parents else None
-    base = _base(top, parent)
+    base = parent or empty_tree(top)
     diff = commit_diff(top, base, sha)
     files, stat = diff.files, diff.stat
     declared = _declared(top, sha, parent, files)
@@ -128,17 +128,22 @@ def evaluate_culprit(
         warnings.append(f"the commit moves {len(moved)} submodules; pass submodule= to pick the one to study")
     kind, source_changed = _kind(files, main)
     big = [f.path for f in files if not f.is_submodule and too_big(f.added, f.deleted)]
-    if big:  # read again without them: scanning a generated file's hunks costs seconds and finds nothing
-        highlights, total = commit_highlights(top, base, sha, big, max_highlights)
-    else:
-        highlights, total = rank(diff.patch, max_highlights)
+    # a generated file's hunks cost seconds to scan and hold nothing a person wrote
+    highlights, total = rank(diff.diffs, max_highlights, frozenset(big))
     if big:
         warnings.append(
             f"{len(big)} file(s) with more than 20000 changed lines were not scanned for highlights: "
             f"{', '.join(big[:5])}"
         )
     action = from_bisect(top, sha, reading(total, stat)) or next_action(kind, sha, parent, main, total, stat)
-    return CulpritReport(
+    merged, merged_total = merged_commits(top, sha, list(info.parents), max_highlights)
+    if merged_total:
+        action.sentence += (
+            f" {sha[:12]} is a merge of {commit_count(merged_total)}: each is listed under merged with its own "
+            "highlights, to tell which of them holds the change."
+        )
+    own_pr, pr_mentions = attribute(top, info.subject, info.message, [m for m in (main, *moves.values()) if m])
+    report = CulpritReport(
         repo=str(top),
         commit=sha,
         short=sha[:12],
@@ -147,7 +152,8 @@ def evaluate_culprit(
         author=info.author,
         author_email=info.author_email,
         date=info.date,
-        pr_number=gitrepo.pr_number(info.subject) or gitrepo.pr_number(info.message),
+        pr_number=own_pr,
+        pr_mentions=pr_mentions,
         parents=list(info.parents),
         stat=stat,
         stat_text=diff.stat_text,
@@ -159,5 +165,8 @@ def evaluate_culprit(
         next_action=action,
         highlights=highlights,
         highlights_total=total,
+        merged=merged,
+        merged_total=merged_total,
         warnings=warnings,
     )
+    return gitrepo.displayable(report)  # file names are read byte for byte; the answer leaves as text

@@ -19,7 +19,19 @@ CulpritKind = Literal[
     "mixed",
     "source",
 ]
-HighlightCategory = Literal["dtype", "tolerance", "layout", "math_kernel", "passes", "sync_removed"]
+HighlightCategory = Literal[
+    "dtype",
+    "precision",
+    "rounding",
+    "decimal",
+    "formatting",
+    "tolerance",
+    "accumulation",
+    "math_kernel",
+    "layout",
+    "passes",
+    "sync_removed",
+]
 ActionKind = Literal["bisect_submodule", "find_fix", "split_test", "read_highlights", "fetch_submodule"]
 Direction = Literal["forward", "backward", "sideways", "added", "removed", "unknown"]
 MentionRelation = Literal[
@@ -55,8 +67,13 @@ class SubmoduleMove(BaseModel):
     new: str | None = Field(description="pointer at the culprit; null when the commit removes it")
     direction: Direction
     commits_between: int | None = Field(
-        description="submodule commits from old to new (forward) or dropped from new to old (backward); "
-        "null when the local clone cannot establish it"
+        description="all submodule commits from old to new (forward), dropped from new to old (backward), or "
+        "new on the new side (sideways), merged branches included; null when the local clone cannot establish it"
+    )
+    first_parent_commits: int | None = Field(
+        default=None,
+        description="the same range counted along the first-parent line only: the commits a second-level "
+        "bisect tests; null when the local clone cannot establish it",
     )
     merge_base: str | None = Field(default=None, description="common ancestor of old and new (sideways moves)")
     objects_available: bool = Field(description="whether both pointers exist in the local submodule clone")
@@ -84,8 +101,11 @@ class NextAction(BaseModel):
     direction: str | None = None
     commits: int | None = Field(
         default=None,
-        description="submodule commits in the range to search, counted in "
+        description="all submodule commits in the range to search, counted in "
         "the direction of the move (old..new forward, new..old for a rollback)",
+    )
+    first_parent_commits: int | None = Field(
+        default=None, description="the commits of that range on its first-parent line: what the search tests"
     )
     range: str | None = Field(
         default=None, description="the git revision range of those commits, for `git -C <submodule> log`"
@@ -106,9 +126,44 @@ class Highlight(BaseModel):
     old_line: int = Field(description="the same place in the parent's version")
     category: HighlightCategory = Field(description="the strongest reason the hunk was flagged")
     categories: list[HighlightCategory]
+    kind: str = Field(description="what the strongest flagged line changes, for example 'working precision'")
+    effect: str = Field(description="why a change of that kind can move numbers")
+    change: str | None = Field(
+        default=None,
+        description="'old -> new' of the tokens that differ on the strongest line, when it replaces a line",
+    )
     score: float = Field(description="higher is more likely to move precision; rules in docs/culprit.md")
     excerpt: str = Field(description="the flagged changed lines, prefixed '+' or '-'")
     why: list[str] = Field(description="the rules that fired, in words")
+
+
+class PullRequestMention(BaseModel):
+    """A pull-request number the commit's subject or message names, and the repository it belongs to."""
+
+    number: int
+    repository: str = Field(
+        description="'.' for the repository evaluated; the path of the submodule whose own commit "
+        "messages (in the range the commit moves it over) hold the number; or 'unknown' when the message names "
+        "it and a moved submodule's range cannot be read locally"
+    )
+    where: Literal["subject", "message"]
+
+
+class MergedCommit(BaseModel):
+    """One commit a merge culprit brings in, with the hunks of its own diff most likely to move numbers."""
+
+    commit: str
+    short: str
+    subject: RepoSubject
+    author: RepoName
+    date: str
+    pr_number: int | None
+    is_merge: bool = Field(
+        default=False, description="a merge inside the merged branch (read against its first parent)"
+    )
+    stat: str = Field(description="the `git show --stat` summary line of this commit against its first parent")
+    highlights: list[Highlight] = Field(default_factory=list)
+    highlights_total: int = 0
 
 
 class CulpritReport(ListsCapped):
@@ -120,7 +175,13 @@ class CulpritReport(ListsCapped):
     author: RepoName
     author_email: RepoName
     date: str
-    pr_number: int | None
+    pr_number: int | None = Field(
+        description="this repository's pull request: the one the subject names (squash and merge commits put it "
+        "there), else one the message names that no moved submodule's own commits name"
+    )
+    pr_mentions: list[PullRequestMention] = Field(
+        default_factory=list, description="every pull-request number the subject and message name, by repository"
+    )
     parents: list[str]
     stat: str = Field(description="the `git show --stat` summary line")
     stat_text: str = Field(default="", description="the `git show --stat` per-file listing")
@@ -135,6 +196,12 @@ class CulpritReport(ListsCapped):
     next_action: NextAction
     highlights: list[Highlight] = Field(default_factory=list, description="flagged hunks, best first")
     highlights_total: int = Field(default=0, description="flagged hunks before the list was cut to its limit")
+    merged: list[MergedCommit] = Field(
+        default_factory=list,
+        description="for a merge: the commits it brings in (reachable from its other parents, not from its "
+        "first), oldest first, each with its own highlights; cut to the first 20",
+    )
+    merged_total: int = Field(default=0, description="how many commits the merge brings in, all of them counted")
     warnings: list[str] = Field(default_factory=list)
 
     def human(self) -> str:
@@ -146,14 +213,59 @@ class CulpritReport(ListsCapped):
         ]
         if self.pr_number:
             lines.append(f"  PR      #{self.pr_number}")
+        by_repo: dict[str, list[str]] = {}
+        for pr in self.pr_mentions:
+            if pr.repository != ".":
+                by_repo.setdefault(pr.repository, []).append(f"#{pr.number}")
+        for repo, numbers in by_repo.items():
+            if repo == "unknown":
+                lines.append(
+                    f"  PR      {', '.join(numbers)}: named in the message; telling whose needs the submodule's history"
+                )
+            else:
+                lines.append(
+                    f"  PR      {', '.join(numbers)} of '{repo}': named in the message, held by '{repo}' commits "
+                    "in the moved range"
+                )
         if self.submodule:
             s = self.submodule
-            between = "" if s.commits_between is None else f" ({s.commits_between} commits)"
+            between = (
+                "" if s.commits_between is None else f" ({commit_count(s.commits_between, s.first_parent_commits)})"
+            )
             lines.append(f"  {s.path}: {(s.old or '-')[:12]} -> {(s.new or '-')[:12]} {s.direction}{between}")
         lines.append(f"  next    {self.next_action.sentence}")
         lines += [f"  warning: {w}" for w in self.warnings]
         if self.highlights:
             lines.append(f"  highlights ({len(self.highlights)} of {self.highlights_total}):")
-            for h in self.highlights:
-                lines.append(f"    {h.score:5.1f} {h.category:<12} {h.file}:{h.line}  {'; '.join(h.why)}")
+            lines += [ln for h in self.highlights for ln in highlight_lines(h, "    ")]
+        if self.merged_total:
+            shown = "" if len(self.merged) == self.merged_total else f", the first {len(self.merged)} shown"
+            lines.append(
+                f"  merges  {commit_count(self.merged_total)} (every commit its other parents bring in{shown}):"
+            )
+            for m in self.merged:
+                merge = " (a merge, read against its first parent)" if m.is_merge else ""
+                lines.append(f"    {m.short} {quoted(m.subject)}{merge}  {m.stat}")
+                if not m.highlights:
+                    lines.append("      no hunk matched the precision rules")
+                lines += [ln for h in m.highlights for ln in highlight_lines(h, "      ")]
+                if m.highlights_total > len(m.highlights):
+                    lines.append(f"      ... {m.highlights_total - len(m.highlights)} more flagged hunks")
         return "\n".join(lines)
+
+
+def commit_count(total: int, first_parent: int | None = None) -> str:
+    """A commit count that says what it counts: every commit, and the first-parent line when known."""
+    words = f"{total} commit{'s' if total != 1 else ''}"
+    return words if first_parent is None else f"{words} in all, {first_parent} first-parent"
+
+
+def highlight_lines(h: Highlight, indent: str) -> list[str]:
+    """A highlight as text: where, what kind of change, why it can move numbers, the rules that fired."""
+    change = f": {h.change}" if h.change else ""
+    pad = indent + " " * 19
+    return [
+        f"{indent}{h.score:5.1f} {h.category:<12} {h.file}:{h.line}  {h.kind}{change}",
+        f"{pad}can move numbers: {h.effect}",
+        f"{pad}rules: {'; '.join(h.why)}",
+    ]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from perfkit.culprit.models import CulpritKind, NextAction, SubmoduleMove
+from perfkit.culprit.models import CulpritKind, NextAction, SubmoduleMove, commit_count
 
 
 def _steps(n: int) -> int:
@@ -42,12 +42,17 @@ def next_action(
     path, old, new = move.path, move.old, move.new
     o, n = (old or "")[:12], (new or "")[:12]
     base: dict[str, Any] = dict(
-        submodule=path, old=old, new=new, direction=move.direction, commits=move.commits_between
+        submodule=path,
+        old=old,
+        new=new,
+        direction=move.direction,
+        commits=move.commits_between,
+        first_parent_commits=move.first_parent_commits,
     )
     if move.direction == "unknown":
         return NextAction(
             kind="fetch_submodule",
-            **base | {"commits": None},
+            **base | {"commits": None, "first_parent_commits": None},
             superproject_commit=commit,
             sentence=f"The local clone of '{path}' cannot say how {o} -> {n} is ordered or how many "
             f"commits lie between: run `{move.fetch_hint}` and evaluate {c} again before any "
@@ -58,9 +63,9 @@ def next_action(
             kind="read_highlights",
             **base,
             superproject_commit=commit,
-            sentence=f"{c} starts pinning '{path}' at {n}; before it the runtime came from outside the "
-            f"repository, so there is no pinned range to bisect. Test the parent {p} with the runtime "
-            f"at {n} to separate the runtime from the source change; {_read(flagged, stat)}.",
+            sentence=f"{c} starts pinning '{path}' at {n}; before it '{path}' came from outside the "
+            f"repository, so there is no pinned range to bisect. Test the parent {p} with '{path}' "
+            f"at {n} to separate '{path}' from the source change; {_read(flagged, stat)}.",
         )
     if kind == "submodule_removed":
         return NextAction(
@@ -70,31 +75,32 @@ def next_action(
             sentence=f"{c} stops pinning '{path}' (it was at {o}); {_read(flagged, stat)}.",
         )
     k = move.commits_between or 0
+    fp = move.first_parent_commits
+    count = commit_count(k, fp)
+    steps = _steps(k if fp is None else fp)  # the search walks the first-parent line
     if kind == "submodule_rollback":
         return NextAction(
             kind="find_fix",
             **base,
             range=f"{new}..{old}",
             superproject_commit=commit,
-            sentence=f"The pointer of '{path}' went back from {o} to {n}, dropping {k} commits, so the "
+            sentence=f"The pointer of '{path}' went back from {o} to {n}, dropping {count}, so the "
             f"regression is most likely a fix that was dropped. Hold {c} and search {n}..{o} for the "
-            f"first commit whose presence makes the check pass (a find-fix search, about {_steps(k)} "
+            f"first commit whose presence makes the check pass (a find-fix search, about {steps} "
             f"steps: at {n} it fails, at {o} it should pass).",
         )
     if kind == "mixed":
         back = move.direction == "backward"
         moved = (
-            f"moves '{path}' back ({o} -> {n}, dropping {k} commits)"
-            if back
-            else f"moves '{path}' ({o} -> {n}, {k} commits)"
+            f"moves '{path}' back ({o} -> {n}, dropping {count})" if back else f"moves '{path}' ({o} -> {n}, {count})"
         )
         follow = (
             (
-                f"the rollback is responsible: run a find-fix search over {n}..{o} ({k} commits, about "
-                f"{_steps(k)} steps) holding {p}, for the first commit whose presence makes the check pass"
+                f"the rollback is responsible: run a find-fix search over {n}..{o} (about {steps} steps) "
+                f"holding {p}, for the first commit whose presence makes the check pass"
             )
             if back
-            else f"the submodule is responsible: bisect {o}..{n} ({k} commits, about {_steps(k)} steps) holding {p}"
+            else f"'{path}' is responsible: bisect {o}..{n} (about {steps} steps) holding {p}"
         )
         if move.direction == "sideways":
             follow += f" from the merge base {(move.merge_base or '')[:12]}"
@@ -116,14 +122,14 @@ def next_action(
             range=f"{old}..{new}",
             superproject_commit=commit,
             sentence=f"'{path}' moved sideways from {o} to {n}. Bisect from the merge base {mb} (good) "
-            f"to {n} (bad) holding {c}, {k} commits; if none breaks the check, search {mb}..{o} for a "
-            f"dropped fix.",
+            f"to {n} (bad) holding {c}, {count} new on that side; if none breaks the check, search "
+            f"{mb}..{o} for a dropped fix.",
         )
     return NextAction(
         kind="bisect_submodule",
         **base,
         range=f"{old}..{new}",
         superproject_commit=commit,
-        sentence=f"Run a second-level bisect in '{path}': hold {c}, mark {o} good and {n} bad; {k} "
-        f"commits, about {_steps(k)} steps.",
+        sentence=f"Run a second-level bisect in '{path}': hold {c}, mark {o} good and {n} bad; {count}, "
+        f"about {steps} steps.",
     )

@@ -49,6 +49,11 @@ def _order(store: Path, old: str, new: str) -> tuple[int, int]:
     return int(left), int(right)
 
 
+def first_parent_count(store: Path, frm: str, to: str) -> int:
+    """Commits of frm..to on the first-parent line of to: what a bisect of the range tests."""
+    return int(gitrepo.git(store, "rev-list", "--count", "--first-parent", f"{frm}..{to}").strip() or 0)
+
+
 def submodule_move(
     repo: Path, path: str, name: str | None, message: str, old: str | None, new: str | None
 ) -> SubmoduleMove:
@@ -61,6 +66,7 @@ def submodule_move(
     warnings: list[str] = []
     direction: Direction = "unknown"
     between: int | None = None
+    first_parent: int | None = None
     merge_base: str | None = None
     complete = True
     hint: str | None = None
@@ -94,10 +100,13 @@ def submodule_move(
             only_old, only_new = _order(store, old, new)
             if not only_old:
                 direction, between = "forward", only_new
+                first_parent = first_parent_count(store, old, new)
             elif not only_new:
                 direction, between = "backward", only_old
+                first_parent = first_parent_count(store, new, old)
             else:
                 direction, between = "sideways", only_new
+                first_parent = first_parent_count(store, old, new)
                 base = gitrepo.git(store, "merge-base", old, new, check=False).strip()
                 merge_base = base or None
                 warnings.append(
@@ -119,6 +128,7 @@ def submodule_move(
         new=new,
         direction=direction,
         commits_between=between,
+        first_parent_commits=first_parent,
         merge_base=merge_base,
         objects_available=available,
         history_complete=complete,

@@ -224,7 +224,7 @@ def _started(st: State, top: Path, sdir: Path, notes: list[str]) -> StartResult:
         msg += (
             f" If the culprit moves {path}, the second level inside {path} starts by itself: the estimate "
             f"counts up to {plural(two.high, 'run')} for the largest move in the range "
-            f"({plural(st.largest_move, 'commit')})."
+            f"({plural(st.largest_move, 'first-parent commit')})."
         )
     elif path:
         msg += f" If the culprit moves {path}, the second level inside {path} starts by itself."

@@ -190,7 +190,7 @@ class Levels:
                 f" It also changes source; with only the pointer moved (its parent plus {self.sub_path} "
                 f"{short(m.new)}) the check fails too, so the {self.sub_path} move is responsible."
             )
-        commits = plural(len(ph.items), "commit")
+        commits = plural(len(ph.items), "first-parent commit")
         if role == "regression":
             st.reproduce_point = (ph.superproject or c.commit, sha)
             self.finish(
