@@ -17,7 +17,6 @@ from collections.abc import Callable
 
 from perfkit.changes import recipes
 from perfkit.markdown.blocks import BOX_RE, parse_blocks
-from perfkit.publish import template_lines
 
 OLD_JSON = re.compile(r"\"([A-Za-z_][\w.\-]*)\"\s*:\s*([^,{\[]+?|\{|\[)\s*,?\s*$")
 OLD_PARAM = re.compile(
@@ -26,12 +25,6 @@ OLD_PARAM = re.compile(
 )
 OLD_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 OLD_BOX = re.compile(r"^(?P<lead>\s*(?:[-*+]\s+)?\[)(?P<mark>[ xX])(?P<close>\]\s+)(?P<text>.*?)\s*$")
-OLD_ISSUE_LINK = re.compile(
-    r"^(?P<lead>\s*(?:[-*+]\s+)?(?:\*\*|__)?(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?|related(?: issues?| to)?|"
-    r"issues?(?: link| number)?|linked issues?|refs?|references?)(?:\*\*|__)?\s*:?\s*(?:\*\*|__)?\s*)"
-    r"#\s*(?:\(?\s*(?:issue|number|issue[ _-]?number|id)?\s*\)?|<[^>\n]*>|_+|\[[^\]\n]*\])\s*$",
-    re.I,
-)
 
 Reader = re.Pattern[str] | Callable[[str], object]
 CASES: list[tuple[str, Callable[[int], str], re.Pattern[str], Reader, str]] = [
@@ -40,13 +33,6 @@ CASES: list[tuple[str, Callable[[int], str], re.Pattern[str], Reader, str]] = [
     # headings are read by perfkit.markdown's CommonMark parser now: the whole block pass is timed
     ("heading `# x` + #s", lambda n: "# x " + "#" * n + "\x01", OLD_HEADING, parse_blocks, "match"),
     ("checkbox `- [ ] x` + spaces", lambda n: "- [ ] x" + " " * n + "\x01", OLD_BOX, BOX_RE, "match"),
-    (
-        "`Fixes #` + spaces",
-        lambda n: "Fixes #" + " " * n + "\x01",
-        OLD_ISSUE_LINK,
-        template_lines.ISSUE_LINK_RE,
-        "match",
-    ),
 ]
 
 

@@ -168,6 +168,7 @@ def test_a_warm_start_lists_tools_without_importing_them(tmp_path):
         "perfkit.registry",
         "perfkit.mcp_server",
         "perfkit.mcp_server.server",
+        "perfkit.mcp_server.sdk_private",
         "perfkit.mcp_server.tool_list_cache",
     }, loaded
     assert "perfkit.mcp_server.server" in loaded

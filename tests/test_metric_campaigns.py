@@ -7,6 +7,7 @@ wrote them, never taken from perfkit's output.
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import sys
 from pathlib import Path
@@ -221,11 +222,24 @@ def test_a_p99_of_too_few_requests_has_no_interval():
 
     few = stats.quantile_ci(np.sort(np.arange(200.0)), 0.99)
     assert few.low is None and "too few samples" in (few.note or "")
-    many = stats.quantile_ci(np.sort(np.arange(1000.0)), 0.99)
-    assert many.low is not None and many.coverage is not None and many.coverage >= 0.95
-    med = stats.quantile_ci(np.sort(np.arange(101.0)), 0.5)
-    ref = stats.median_ci(np.sort(np.arange(101.0)))
-    assert med.coverage is not None and med.coverage >= 0.95 and med.high - med.low <= ref.high - ref.low + 2
+    # values 0..n-1, so the interval's ends are the order statistics' ranks minus one
+    for n, q in ((1000, 0.99), (101, 0.5), (400, 0.9), (5000, 0.999)):
+        ci = stats.quantile_ci(np.arange(float(n)), q)
+        assert ci.low is not None and ci.high is not None and ci.coverage is not None
+        lo, hi = int(ci.low) + 1, int(ci.high) + 1
+        assert ci.coverage == pytest.approx(_covers(n, q, lo, hi), abs=1e-9)
+        assert _covers(n, q, lo, hi) >= 0.95
+        # neither end can move in and keep 95%: a wider interval than needed fails here
+        assert _covers(n, q, lo + 1, hi) < 0.95 and _covers(n, q, lo, hi - 1) < 0.95, (n, q, lo, hi)
+    med = stats.median_ci(np.arange(101.0))
+    lo = int(med.low) + 1
+    assert int(med.high) + 1 == 102 - lo  # symmetric: [x(L), x(n + 1 - L)]
+    assert _covers(101, 0.5, lo, 102 - lo) >= 0.95 > _covers(101, 0.5, lo + 1, 101 - lo)
+
+
+def _covers(n: int, q: float, lo: int, hi: int) -> float:
+    """P(lo <= B < hi) for B ~ Binomial(n, q): [x(lo), x(hi)] covers the population q-quantile."""
+    return float(sum(math.comb(n, k) * q**k * (1 - q) ** (n - k) for k in range(lo, hi)))
 
 
 def test_requests_campaign_on_the_cli(tmp_path):

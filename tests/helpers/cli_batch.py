@@ -32,7 +32,6 @@ MEMORY_LIMIT = 4 * 1024**3  # a runaway read fails in the child instead of exhau
 
 
 def _preload() -> None:
-    import git  # noqa: F401
     import jinja2.sandbox  # noqa: F401
     import pandas  # noqa: F401
     import perfkit.benchmark.pipeline  # noqa: F401

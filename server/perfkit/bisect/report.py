@@ -32,11 +32,6 @@ def label(point: Point, repo: Path, sub_repo: Path | None, sub_path: str | None)
     return r.short, r.subject
 
 
-def reproduce_script(st: State, repo: Path) -> str | None:
-    """The reproduce script (reproduce.py), under the name callers know."""
-    return reproduce.script(st, repo)
-
-
 def reuse_note(st: State, reused: list[int]) -> str:
     """Say that verdicts came from memory, what they are keyed on, and how to forget them."""
     files = named_paths(st.settings)

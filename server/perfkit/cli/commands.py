@@ -20,6 +20,7 @@ from typing import Any, Literal
 from pydantic import ValidationError, create_model
 
 from perfkit import __version__
+from perfkit.cli.argparse_private import WideCommandList
 from perfkit.cli.terms import cli_error, cli_text, tool_words
 from perfkit.errors import InputError, ToolFailure
 from perfkit.tools.spec import ToolSpec
@@ -229,23 +230,10 @@ def _raw(text: str) -> str:
     return text.replace("%", "%%") if "%(" in text else text
 
 
-class _OneLineEach(argparse.HelpFormatter):
-    """Room for the longest command name, so each command's summary stays on the name's own line.
-
-    argparse measures sub-commands two columns short of where it prints them; widen by that much.
-    """
-
-    def add_argument(self, action: argparse.Action) -> None:
-        super().add_argument(action)
-        if isinstance(action, argparse._SubParsersAction):
-            longest = max((len(name) for name in action.choices), default=0)
-            self._action_max_length = max(self._action_max_length, longest + 6)
-
-
 def build_parser(specs: list[ToolSpec]) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="perfkit",
-        formatter_class=_OneLineEach,
+        formatter_class=WideCommandList,
         description="Publish performance campaigns and bisect precision regressions.",
         epilog="`perfkit COMMAND --help` describes a command, with examples. Every tool command accepts --json "
         "to print the tool's structured result exactly as MCP returns it.",

@@ -20,8 +20,6 @@ from typing import Any
 from perfkit.errors import InputError
 
 MiB = 1024**2
-MAX_REPORT_BYTES = 16 * MiB  # a report, draft or template: text a person wrote
-MAX_JSONL_BYTES = 64 * MiB  # one short JSON object per tried change
 MAX_JSON_LINE_CHARS = 1 * MiB  # one JSON object of a .jsonl file
 MAX_JSON_DEPTH = 64  # nesting of one JSON value: a record is two or three levels deep
 MAX_INT_DIGITS = 400  # more digits than any float holds: a number, not a payload

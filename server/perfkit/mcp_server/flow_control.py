@@ -31,6 +31,7 @@ from mcp.shared.message import SessionMessage
 from mcp.types import INVALID_REQUEST, ErrorData, JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
 
 from perfkit.mcp_server.request_lines import MAX_REQUEST_LINE_BYTES, TOO_LARGE_METHOD, BoundedLines, claim_stdin
+from perfkit.mcp_server.sdk_private import lowlevel_server
 
 log = logging.getLogger("perfkit")
 
@@ -228,7 +229,7 @@ class ReleasingWrite:
 async def run_stdio(server: Any, limit: int = MAX_IN_FLIGHT) -> None:
     """MCPServer.run_stdio_async with the slots between the transport and the session, and request
     lines read with a size cap (perfkit.mcp_server.request_lines)."""
-    lowlevel = server._lowlevel_server  # what MCPServer.run_stdio_async itself serves
+    lowlevel = lowlevel_server(server)
     slots = Slots(limit)
     stdin = anyio.wrap_file(BoundedLines(claim_stdin()))  # type: ignore[arg-type]  # a readline is all it needs
     async with stdio_server(stdin=stdin) as (read_stream, write_stream):

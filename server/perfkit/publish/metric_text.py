@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from perfkit.benchmark.metric_spec import better, infer
+from perfkit.benchmark.metric_spec import infer
 from perfkit.markdown.safe import Markdown, inline
 from perfkit.markdown.safe import chart as chart_label
 from perfkit.publish.change_marks import marked
@@ -214,10 +214,3 @@ def chart(b: BenchmarkSummary) -> dict[str, Any] | None:
         "legend": "; ".join(f"line {i}: {name}" for i, (name, _) in enumerate(lines, 1)),
         "lines": [", ".join(sig(v).replace(",", "") for v in values) for _, values in lines],
     }
-
-
-def better_word(direction: str | None, change: float | None) -> str:
-    if direction is None or change is None:
-        return ""
-    verdict = better(direction, change)
-    return "" if verdict is None else "better" if verdict else "worse"

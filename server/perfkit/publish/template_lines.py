@@ -1,9 +1,9 @@
-"""Lines of a repo's PR template that are answered in place: issue links, AI-use questions, cut-off lines.
+"""Lines of a repo's PR template that are answered in place: AI-use questions and cut-off lines.
 
-Each is recognised by its wording alone and rewritten only where the answer is certain: an issue
-link gets `#<issue>` (the companion issue the user files, a placeholder until then), a question
+Each is recognised by its wording alone and rewritten only where the answer is certain: a question
 whether AI was used gets the true answer (this description was drafted with an agent), and a line
-saying a bot removes everything below it marks where our description must end.
+saying a bot removes everything below it marks where our description must end. Issue-link lines
+are perfkit.publish.template_parts.links.
 """
 
 from __future__ import annotations
@@ -11,15 +11,6 @@ from __future__ import annotations
 import re
 
 from perfkit.markdown import blocks
-
-# "Fixes #", "Closes # (issue)", "- Related issue: #<number>", "Resolves: #___"
-ISSUE_LINK_RE = re.compile(
-    r"^(?P<lead>\s*+(?:[-*+]\s++)?(?:\*\*|__)?(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?|related(?: issues?| to)?|"
-    r"issues?(?: link| number)?|linked issues?|refs?|references?)(?:\*\*|__)?\s*+:?\s*+(?:\*\*|__)?\s*+)"
-    r"#\s*+(?:\(?\s*+(?:issue|number|issue[ _-]?number|id)?\s*+\)?|<[^>\n]*+>|_++|\[[^\]\n]*+\])\s*+$",
-    re.I,
-)
-ISSUE_PLACEHOLDER = "#<issue>"
 
 # "AI usage: YES / NO", "Was AI used? (yes/no):", "AI-assisted: Yes/No"
 _AI_WORDS = r"(?:ai|a\.i\.|llms?|agents?|copilot|chatgpt|claude|generative|machine[- ]generated)"
@@ -36,12 +27,6 @@ CUT_RE = re.compile(
     r"\b(?:this|the)\s+(?:line|comment|marker)\b[^\n]{0,80}\b(?:removed|deleted|stripped|dropped|cut|discarded)\b",
     re.I,
 )
-
-
-def issue_link(line: str) -> str | None:
-    """The line with its issue number replaced by `#<issue>`, or None when it is no issue-link line."""
-    m = ISSUE_LINK_RE.match(line)
-    return None if m is None else m.group("lead").rstrip() + " " + ISSUE_PLACEHOLDER
 
 
 def ai_value(line: str) -> str | None:
