@@ -106,16 +106,19 @@ class Installing:
 
     def text(self) -> str:
         if self.state() == "failed":
-            said = " | ".join(self.last_lines(3)) or "nothing"
+            lines = self.last_lines(40)
+            errors = [ln for ln in lines if "error" in ln.lower() and not ln.startswith("perfkit:")]
+            said = " | ".join(errors[-1:] + lines[-1:]) or "nothing"
             return (
-                f"perfkit could not be installed. The install log {self.log} ends: {said}. Fix what it says "
-                "(often: the package index is not reachable), then reconnect the server (/mcp)."
+                f"perfkit could not be installed; the install log is {self.log}. It says: {said}. Fix what it "
+                "says (often: the package index is not reachable), then reconnect the server (/mcp)."
             )
         last = self.last_lines(1)
         now = f" Last line of the install log: {last[0]}" if last else ""
         return (
-            f"perfkit is installing its Python environment (first start; started {duration(time.time() - self.began())}"
-            f" ago; usually one to a few minutes, longer on a busy machine).{now} "
+            f"perfkit is installing its Python environment (once per plugin version; started "
+            f"{duration(time.time() - self.began())} ago; usually one to a few minutes, longer on a busy "
+            f"machine).{now} "
             f"Its tools appear here by themselves when it is done (or after reconnecting with /mcp). "
             f"The install log is {self.log}."
         )

@@ -99,7 +99,8 @@ def test_sdist_and_wheel_hold_no_leftovers(tmp_path):
     ]
     assert not [n for n in in_wheel for m in markers if m in n], "the wheel ships a leftover"
     assert not [n for n in in_sdist + in_wheel if "__pycache__" in n or n.endswith(".pyc")]
-    for rel in ("bin/perfkit-mcp", "plugin/.mcp.json", "plugin/skills/bisect-precision/SKILL.md", "server/perfkit/cli/commands.py"):
+    shipped = ["bin/perfkit-mcp", "plugin/.mcp.json", "plugin/skills/bisect-precision/SKILL.md"]
+    for rel in [*shipped, "server/perfkit/cli/commands.py"]:
         assert rel in in_sdist, f"sdist lacks {rel}"
     assert "perfkit/cli/commands.py" in in_wheel and "perfkit/_templates/pr-description.md.j2" in in_wheel
 

@@ -17,7 +17,7 @@ import anyio
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SKILLS = sorted((ROOT / "skills").rglob("*.md"))
+SKILLS = sorted((ROOT / "plugin" / "skills").rglob("*.md"))
 # Settings the skills describe that are being built (noise-aware search, several devices). The test
 # accepts them until they are served; once served they are checked like every other name.
 PENDING = {"confidence", "flaky_fail", "flaky_pass", "max_skips", "devices"}
@@ -69,7 +69,7 @@ def calls(text: str) -> list[tuple[str, list[str]]]:
     return [(m.group(1), re.findall(r"(\w+)\s*=", m.group(2))) for m in CALL.finditer(text)]
 
 
-@pytest.mark.parametrize("path", SKILLS, ids=lambda p: str(p.relative_to(ROOT / "skills")))
+@pytest.mark.parametrize("path", SKILLS, ids=lambda p: str(p.relative_to(ROOT / "plugin" / "skills")))
 def test_every_call_names_a_served_tool_and_its_arguments(served, path):
     text = path.read_text()
     for tool, args in calls(text):
@@ -79,7 +79,7 @@ def test_every_call_names_a_served_tool_and_its_arguments(served, path):
             assert arg in properties or arg in PENDING, f"{path.name}: {tool}() has no argument {arg!r}"
 
 
-@pytest.mark.parametrize("path", SKILLS, ids=lambda p: str(p.relative_to(ROOT / "skills")))
+@pytest.mark.parametrize("path", SKILLS, ids=lambda p: str(p.relative_to(ROOT / "plugin" / "skills")))
 def test_every_named_field_exists(served, path):
     known = known_names(served) | PENDING
     unknown = sorted({m.group(1) for m in TICKED.finditer(path.read_text())} - known)
@@ -97,17 +97,19 @@ def test_skills_speak_mcp_not_a_mix():
 
 
 def test_the_calls_the_issue_names(served):
-    bisect = (ROOT / "skills" / "bisect-precision" / "SKILL.md").read_text()
-    publish = (ROOT / "skills" / "publish-pr" / "SKILL.md").read_text()
+    bisect = (ROOT / "plugin" / "skills" / "bisect-precision" / "SKILL.md").read_text()
+    publish = (ROOT / "plugin" / "skills" / "publish-pr" / "SKILL.md").read_text()
     assert ("render_pr", ["campaign_dir", "repo", "draft"]) in calls(publish)
     assert ("bisect_status", ["repo"]) in calls(bisect)
     assert re.search(r"crash", bisect) and "free" in bisect  # status after a crash; ask for free devices
     for setting in ("confidence", "flaky_fail", "flaky_pass", "max_skips"):
-        assert setting in (ROOT / "skills" / "bisect-precision" / "references" / "noise.md").read_text()
+        assert setting in (ROOT / "plugin" / "skills" / "bisect-precision" / "references" / "noise.md").read_text()
     assert "repo_notes" in publish and "issue_form" in publish
     for skill in ("bisect-precision", "publish-pr"):
-        assert (ROOT / "skills" / skill / "references" / "cli.md").is_file()
-        assert len((ROOT / "skills" / skill / "SKILL.md").read_text().splitlines()) <= 60, "keep skills short"
+        assert (ROOT / "plugin" / "skills" / skill / "references" / "cli.md").is_file()
+        assert len((ROOT / "plugin" / "skills" / skill / "SKILL.md").read_text().splitlines()) <= 60, (
+            "keep skills short"
+        )
 
 
 def test_cli_forms_exist():
