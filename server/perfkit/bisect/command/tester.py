@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from perfkit.bisect.command import error_line, provenance, runner, shutdown
 from perfkit.bisect.command import lookup as command_lookup
-from perfkit.bisect.command import provenance, runner, shutdown
 from perfkit.bisect.command import verdict as verdicts
 from perfkit.bisect.command.worktree import Checkout, Unavailable
 from perfkit.bisect.models import BisectSettings, TestedPackage
@@ -271,7 +271,8 @@ class PointTester:
                 cmd, cwd, env, timeout, log, None, tick(f"installing {side}"), self.on_start, self.check_stop
             )
             if not res.ok:
-                return command_lookup.named(verdicts.install_failed(side, res), res, cmd, env, cwd)
+                said = error_line.last_line(str(log.path))
+                return command_lookup.named(verdicts.install_failed(side, res, cmd, said), res, cmd, env, cwd)
         return None
 
     def _super_changed(self, a: str, b: str, sub_a: str | None, sub_b: str | None) -> bool:

@@ -170,3 +170,24 @@ def _path_of(entry: str) -> str:
 
 def _paths(paths: list[str]) -> str:
     return ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
+
+
+def uncommitted(repo: Path) -> str | None:
+    """A note for bisect_start when the checkout holds work no commit has: a bisect tests commits only."""
+    out = _git(repo, "status", "--porcelain=v2", "-z", "--untracked-files=normal")
+    if not out:
+        return None
+    _, _, entries = _parse_status(out)
+    changed = sorted(_path_of(e) for e in entries if e[:1] in "12u")
+    untracked = sorted(_path_of(e) for e in entries if e[:1] == "?")
+    if not changed and not untracked:
+        return None
+    parts = []
+    if changed:
+        parts.append(f"{len(changed)} changed ({_paths(changed)})")
+    if untracked:
+        parts.append(f"{len(untracked)} untracked ({_paths(untracked)})")
+    return (
+        f"your checkout has uncommitted work: {'; '.join(parts)}. A bisect tests commits only, so these edits are "
+        "in no step; commit them (and start again) if the check needs them. perfkit leaves them as they are"
+    )

@@ -211,30 +211,35 @@ class Planner(Levels):
             if noise_plan.end_needs_rerun(self.st, point.phase):
                 return  # noise on and the end disagreed with itself: the same end runs again
             v = noise_plan.end_verdict(self.st, point.phase, v)
-            self._record_end(point.phase == "verify_good", v, f"{v} ({rec.reason})")
+            self._record_end(point.phase == "verify_good", v, f"{v} ({rec.reason})", rec)
         elif point.phase == "level1" and point.index is not None:
             self.st.level1.marks[point.index] = v
         elif point.phase in ("level2", "find_fix") and point.index is not None and self.st.level2 is not None:
             self.st.level2.marks[point.index] = v
 
-    def _record_end(self, good_end: bool, v: Verdict, what: str) -> None:
+    def _record_end(self, good_end: bool, v: Verdict, what: str, rec: StepRecord | None = None) -> None:
         st = self.st
         if good_end and v == "good":
             st.phase = "verify_bad"
-        elif not good_end and v == "bad":
+            return
+        if not good_end and v == "bad":
             st.phase = "level1"
+            return
+        if rec is not None and not rec.ran and " install failed " in f" {rec.reason}":
+            # the check never ran: the install is what to fix, not the ends or the patterns
+            log = f"; the step's log is {rec.log}" if rec.log else ""
+            check = (
+                "Nothing was bisected: the install command failed before the check could run. Fix it (the install "
+                f"commands given to bisect_start or in the settings file), then start again{log}."
+            )
         elif good_end:
-            self.finish(
-                "good_end_not_good",
-                f"The good end {short(st.good)} is not good: {what}. Nothing "
-                "was bisected: check `good`, the run command and the pass/fail patterns.",
-            )
+            check = "Nothing was bisected: check `good`, the run command and the pass/fail patterns."
         else:
-            self.finish(
-                "bad_end_not_bad",
-                f"The bad end {short(st.bad)} does not fail: {what}. Nothing "
-                "was bisected: check `bad`, the run command and the fail pattern.",
-            )
+            check = "Nothing was bisected: check `bad`, the run command and the fail pattern."
+        if good_end:
+            self.finish("good_end_not_good", f"The good end {short(st.good)} is not good: {what}. {check}")
+        else:
+            self.finish("bad_end_not_bad", f"The bad end {short(st.bad)} does not fail: {what}. {check}")
 
     def split_point(self, phase: str) -> Point:
         """The split test's point: the culprit's parent with only the pointer moved, or the culprit with the
