@@ -16,9 +16,7 @@ import time
 from collections.abc import Callable
 
 from perfkit.changes import recipes
-from perfkit.lint import markdown
-from perfkit.publish import template_lines
-from perfkit.repo.template_text import BOX_RE
+from perfkit.markdown.blocks import BOX_RE, parse_blocks
 
 OLD_JSON = re.compile(r"\"([A-Za-z_][\w.\-]*)\"\s*:\s*([^,{\[]+?|\{|\[)\s*,?\s*$")
 OLD_PARAM = re.compile(
@@ -27,31 +25,22 @@ OLD_PARAM = re.compile(
 )
 OLD_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 OLD_BOX = re.compile(r"^(?P<lead>\s*(?:[-*+]\s+)?\[)(?P<mark>[ xX])(?P<close>\]\s+)(?P<text>.*?)\s*$")
-OLD_ISSUE_LINK = re.compile(
-    r"^(?P<lead>\s*(?:[-*+]\s+)?(?:\*\*|__)?(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?|related(?: issues?| to)?|"
-    r"issues?(?: link| number)?|linked issues?|refs?|references?)(?:\*\*|__)?\s*:?\s*(?:\*\*|__)?\s*)"
-    r"#\s*(?:\(?\s*(?:issue|number|issue[ _-]?number|id)?\s*\)?|<[^>\n]*>|_+|\[[^\]\n]*\])\s*$",
-    re.I,
-)
 
-CASES: list[tuple[str, Callable[[int], str], re.Pattern[str], re.Pattern[str], str]] = [
+Reader = re.Pattern[str] | Callable[[str], object]
+CASES: list[tuple[str, Callable[[int], str], re.Pattern[str], Reader, str]] = [
     ('JSON config `"lr": x` + spaces', lambda n: '"lr": x' + " " * n + "\x01", OLD_JSON, recipes._JSON_RE, "search"),
     ("`def f(a: ` + spaces", lambda n: "(a: " + " " * n, OLD_PARAM, recipes._PARAM_RE, "finditer"),
-    ("heading `# x` + #s", lambda n: "# x " + "#" * n + "\x01", OLD_HEADING, markdown._HEADING_RE, "match"),
+    # headings are read by perfkit.markdown's CommonMark parser now: the whole block pass is timed
+    ("heading `# x` + #s", lambda n: "# x " + "#" * n + "\x01", OLD_HEADING, parse_blocks, "match"),
     ("checkbox `- [ ] x` + spaces", lambda n: "- [ ] x" + " " * n + "\x01", OLD_BOX, BOX_RE, "match"),
-    (
-        "`Fixes #` + spaces",
-        lambda n: "Fixes #" + " " * n + "\x01",
-        OLD_ISSUE_LINK,
-        template_lines.ISSUE_LINK_RE,
-        "match",
-    ),
 ]
 
 
-def _time(rx: re.Pattern[str], how: str, text: str) -> float:
+def _time(rx: Reader, how: str, text: str) -> float:
     start = time.process_time()
-    if how == "finditer":
+    if not isinstance(rx, re.Pattern):
+        rx(text)
+    elif how == "finditer":
         sum(1 for _ in rx.finditer(text))
     else:
         getattr(rx, how)(text)

@@ -140,6 +140,11 @@ def main() -> None:
 
 
 def write_doc(path: Path, table: list[str]) -> None:
+    """The page: its fixed head, the table, then the sections it already had after the table (kept)."""
+    kept = ""
+    if path.exists():
+        old = path.read_text()
+        kept = old[old.index("\n## ") :] if "\n## " in old else ""
     text = [
         "# Performance: read_benchmark",
         "",
@@ -157,7 +162,7 @@ def write_doc(path: Path, table: list[str]) -> None:
         *table,
         "",
     ]
-    path.write_text("\n".join(text))
+    path.write_text("\n".join(text) + kept)
 
 
 if __name__ == "__main__":

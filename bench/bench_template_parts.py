@@ -9,7 +9,9 @@ With --scaling, it times what render_pr does with a template of each size, in th
 and fill, then lint of the filled text with the template's lines as the repo's (the check that was
 quadratic when each line was compared with every template line), at 128 KB to 1 MB, and prints the
 ratio per doubling (linear is 2.0).
-Usage: python bench/bench_template_parts.py [--before SHA] [--quick] [--scaling]
+With --before-reads parts the before column runs the same parts reader at --before, to compare two
+versions of it (for example across the move onto perfkit.markdown).
+Usage: python bench/bench_template_parts.py [--before SHA] [--before-reads sections|parts] [--quick] [--scaling]
 """
 
 from __future__ import annotations
@@ -67,11 +69,13 @@ def run(src: Path, text_file: Path, which: str) -> tuple[float, int]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--before", default=BEFORE)
+    ap.add_argument("--before-reads", choices=("sections", "parts"), default="sections")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--scaling", action="store_true")
     ns = ap.parse_args()
     if ns.scaling:
         return scaling()
+    before_mode = "new" if ns.before_reads == "parts" else "old"
     sizes = SIZES_KB[:3] if ns.quick else SIZES_KB
     unit = shapes_text()
     with tempfile.TemporaryDirectory() as tmp:
@@ -81,7 +85,7 @@ def main() -> int:
             ["git", "-C", str(ROOT), "archive", ns.before, "server"], capture_output=True, check=True
         )
         subprocess.run(["tar", "-x", "-C", str(old)], input=archive.stdout, check=True)
-        print("| template size | parts | parts (this tree) | sections (before) | ratio |")
+        print(f"| template size | parts | parts (this tree) | {ns.before_reads} ({ns.before}) | ratio |")
         print("|---|---|---|---|---|")
         for kb in sizes:
             text = (unit + "\n\n") * (kb * 1024 // len(unit) + 1)
@@ -89,7 +93,7 @@ def main() -> int:
             f = Path(tmp) / f"t{kb}.md"
             f.write_text(text)
             t_new, parts = run(ROOT / "server", f, "new")
-            t_old, _ = run(old / "server", f, "old")
+            t_old, _ = run(old / "server", f, before_mode)
             ratio = t_new / max(t_old, 1e-4)
             print(f"| {kb} KB | {parts:,} | {t_new * 1000:,.0f} ms | {t_old * 1000:,.0f} ms | {ratio:.1f}x |")
     print()

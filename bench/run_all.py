@@ -74,6 +74,7 @@ def main() -> int:
         "bench_bisect.py": "Bisect",
         "bench_culprit.py": "evaluate_culprit and triage_builds",
         "bench_publish.py": "render_pr and lint_wording",
+        "bench_gitdir_proof.py": "perfkit's own git folders, proved",
     }
     scripts = sorted(HERE.glob("bench_*.py"))
     if ns.only:

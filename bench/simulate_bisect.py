@@ -45,15 +45,20 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "server"))
+sys.path.insert(0, str(ROOT / "bench"))
 
 from perfkit.bisect.search.bisection import Bisection, Decision, Mark, by_distance, expected_tests  # noqa: E402
+from perfkit.bisect.search.noise_plan import END_RUNS  # noqa: E402
 from perfkit.bisect.search.noisy import (  # noqa: E402
     Adaptive,
     NoisySearch,
     Posterior,
     _Counts,
+    contradiction,
     posterior,
 )
+from perfkit.bisect.search.rate_prior import RatePrior  # noqa: E402
+from wilson import wilson  # noqa: E402
 
 FIXTURE = Path(os.environ.get("PERFKIT_PYPTO_FIXTURE", ROOT / "tests" / "fixtures" / "pypto-history"))
 ADD = "9ac2b906691bf082e8da34c6053a00f54df0a0a3"
@@ -101,6 +106,7 @@ class World:
     installs: int = 0
     skips: int = 0
     installed: int | None = None
+    stated: float | None = None  # the confidence the answer stated, when it named one commit
 
     def check(self, i: int) -> Mark:
         self.runs += 1
@@ -128,6 +134,46 @@ def run_strategy(strategy: object, w: World, use_cheap: bool = True, group: bool
             w.n, marks, w.cheap if use_cheap and w.installed is not None else None, w.pointer if group else None
         )
         if not d.test:
+            return d.found, d.candidates
+        if w.runs > 50 * max(20, w.n.bit_length()) + w.n:
+            raise RuntimeError("runaway search")
+        i = d.test[0]
+        marks.setdefault(i, []).append(w.check(i))
+
+
+@dataclass(frozen=True)
+class ConfirmedOnce:
+    """The default before the confidence rule: halving, then the culprit and its parent once more; the
+    noise-aware search (prior mean 5%, worth 40) only after verdicts contradicted each other."""
+
+    def decide(self, n: int, marks: dict, cheap: object = None, group: object = None) -> Decision:
+        fallback = NoisySearch(CONFIDENCE, prior=RatePrior(((1.0, 0.05, 40.0),)))
+        if contradiction(n, marks) is not None:
+            return fallback.decide(n, marks)
+        d = Bisection().decide(n, marks)
+        if d.test or d.found is None:
+            return d
+        again = [i for i in (d.found, d.found - 1) if len([v for v in marks.get(i, []) if v != "skip"]) == 1]
+        return Decision(test=again) if again else d
+
+
+def with_ends(strategy: object, w: World, end_runs: int) -> Answer:
+    """As the CLI runs a bisect: each end first, an end that disagrees run again up to end_runs times (the
+    bisect stops, naming nothing, when every run of it disagreed), then the search with the ends' runs as
+    evidence."""
+    marks: dict[int, list[Mark]] = {}
+    for i, want in ((-1, "old"), (w.n - 1, "new")):
+        runs = marks.setdefault(i, [])
+        while len(runs) < end_runs and want not in runs:
+            runs.append(w.check(i))
+            if runs[-1] == want:
+                break
+        if want not in runs:
+            return None, []
+    while True:
+        d: Decision = strategy.decide(w.n, marks)  # type: ignore[attr-defined]  # any object with decide
+        if not d.test:
+            w.stated = d.confidence if d.found is not None else None
             return d.found, d.candidates
         if w.runs > 50 * max(20, w.n.bit_length()) + w.n:
             raise RuntimeError("runaway search")
@@ -229,16 +275,6 @@ def today_with_skips(w: World) -> Answer:
 # ---- cells ----------------------------------------------------------------------------------------
 
 
-def wilson(right: int, total: int, z: float = 1.96) -> tuple[float, float]:
-    """The 95% interval of a success rate (Wilson's score interval: sound near 100%, unlike p +- 2 se)."""
-    if not total:
-        return 0.0, 1.0
-    p = right / total
-    mid = (p + z * z / (2 * total)) / (1 + z * z / total)
-    half = z * math.sqrt(p * (1 - p) / total + z * z / (4 * total * total)) / (1 + z * z / total)
-    return max(0.0, mid - half), min(1.0, mid + half)
-
-
 @dataclass
 class Row:
     cell: str
@@ -249,10 +285,12 @@ class Row:
     runs: list[int] = field(default_factory=list)
     installs: list[int] = field(default_factory=list)
     skips: list[int] = field(default_factory=list)
+    sure_wrong: int = 0  # named a wrong commit at a stated confidence of at least CONFIDENCE
 
     def add(self, other: Row) -> None:
         self.right += other.right
         self.total += other.total
+        self.sure_wrong += other.sure_wrong
         self.runs += other.runs
         self.installs += other.installs
         self.skips += other.skips
@@ -266,7 +304,7 @@ class Row:
         return (
             f"| {self.cell} | {self.method} | {100 * self.right / self.total:.2f}% | {100 * lo:.2f} to {100 * hi:.2f} "
             f"| {mean:.2f} | {p95} | {per:.3f} | {statistics.mean(self.installs):.1f} | "
-            f"{statistics.mean(self.skips):.1f} |"
+            f"{statistics.mean(self.skips):.1f} | {self.sure_wrong} |"
         )
 
 
@@ -296,6 +334,7 @@ def cell(n: int, to_new: float, to_old: float, seeds: range, name: str, method: 
         found, cands = method(w)
         row.total += 1
         row.right += found == k or (found is None and k in cands and len(cands) <= crash + 1)
+        row.sure_wrong += found is not None and found != k and (w.stated or 0) >= CONFIDENCE
         row.runs.append(w.runs)
         row.installs.append(w.installs)
         row.skips.append(w.skips)
@@ -306,7 +345,9 @@ Method = Callable[[World], Answer]
 TOLD, ESTIMATED = "noisy, told the rates", "noisy, rates estimated (default)"
 EM = "noisy, rates estimated, EM point estimate (before)"
 FULL = ("today (plain halving)", "repeat each test 3 times", "rbs anchor (told the rate)", TOLD)
-DEFAULT = "default settings (halving, confirmed; noise-aware on a contradiction)"
+DEFAULT = "default settings (halving, confirmed at the confidence; noise-aware on a contradiction)"
+CLI = "default settings, end checks run (as the CLI runs it)"
+BEFORE = "before the confidence rule: halving confirmed once, end checks run"
 
 
 def noise_methods(to_new: float, to_old: float, cheap: bool = False) -> dict[str, Method]:
@@ -323,6 +364,8 @@ def noise_methods(to_new: float, to_old: float, cheap: bool = False) -> dict[str
         "noisy 0.995, told": lambda w: run_strategy(NoisySearch(0.995, to_old=to_old, to_new=to_new), w, cheap),
         "noisy 0.995, estimated": lambda w: run_strategy(NoisySearch(0.995), w, cheap),
         DEFAULT: lambda w: run_strategy(Adaptive(), w, cheap),
+        CLI: lambda w: with_ends(Adaptive(), w, END_RUNS),
+        BEFORE: lambda w: with_ends(ConfirmedOnce(), w, 2),
     }
 
 
@@ -387,6 +430,7 @@ def replay(ptrs: list[int] | None, n: int, to: float, positions: range, reps: in
 
 SIZES = [100, 1000, 10_000, 100_000]
 FIVE = (*FULL, ESTIMATED, EM, DEFAULT)
+FLIP_CELLS = ((0, 0), (0.01, 0.01), (0.05, 0.05), (0.10, 0.10), (0.05, 0), (0, 0.05), (0.10, 0), (0, 0.10))
 CELLS: dict[str, list[tuple[list[int], float, float, tuple[str, ...]]]] = {
     "0/0": [(SIZES, 0, 0, ("today (plain halving)", ESTIMATED, DEFAULT))],
     "1/1": [([1000, 10_000], 0.01, 0.01, (*FULL, ESTIMATED))],
@@ -395,6 +439,8 @@ CELLS: dict[str, list[tuple[list[int], float, float, tuple[str, ...]]]] = {
     "10/10": [([1000, 10_000], 0.10, 0.10, (*FULL, ESTIMATED, EM, DEFAULT))],
     "5/0": [([1000], 0.05, 0, (*FULL, ESTIMATED, EM))],
     "0/5": [([1000], 0, 0.05, (*FULL, ESTIMATED, EM))],
+    # the default as the CLI runs it, end checks included, at the sizes of the CLI harness and beyond
+    "cli": [([128, 1024], fail, passed, (CLI, BEFORE)) for fail, passed in FLIP_CELLS],
 }
 SKIP_CASES = [(100, 28), (852, 28), (10_000, 200)]
 REPLAY = ("today (plain halving)", "repeat each test 3 times", "rbs anchor (told the rate)", TOLD, ESTIMATED)
@@ -464,8 +510,9 @@ def storm_lines() -> list[str]:
 
 
 HEADER = (
-    "| case | method | right | 95% interval | mean runs | p95 runs | runs / log2 N | runtime installs | skips |\n"
-    "|---|---|---|---|---|---|---|---|---|"
+    "| case | method | right | 95% interval | mean runs | p95 runs | runs / log2 N | runtime installs | skips "
+    "| wrong at >= 0.99 stated |\n"
+    "|---|---|---|---|---|---|---|---|---|---|"
 )
 ALL_CELLS = [*CELLS, "skips", "storm", "replay"]
 

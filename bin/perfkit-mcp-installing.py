@@ -3,7 +3,8 @@
 bin/perfkit-mcp runs this (standard library only, so it starts at once with any Python 3.11) when
 perfkit's environment is still being built. An MCP client waits about 30 s for a server to answer;
 the build takes longer. So this answers the handshake at once, offers one tool and instructions that
-say perfkit is installing and where the log is, and when the build is done starts the real server,
+say perfkit is installing, for how long, what the install log says last and where it is, and when the
+build is done starts the real server,
 replays the client's handshake to it, passes every message through both ways, and tells the client
 that the tool list changed. Clients that follow that notification get perfkit's tools without a
 reconnect; the others after one.
@@ -25,6 +26,14 @@ from typing import Any
 
 TOOL = "perfkit_installing"
 POLL_S = 0.5
+TAIL_BYTES = 8192  # the end of the install log: where its last lines are
+MAX_LINE = 300
+
+
+def duration(seconds: float) -> str:
+    """3 s, 4 min 5 s: how long the build has run, as a person says it."""
+    s = max(0, int(seconds))
+    return f"{s} s" if s < 60 else f"{s // 60} min {s % 60} s"
 
 
 def _write(lock: threading.Lock, message: dict[str, Any]) -> None:
@@ -46,7 +55,7 @@ class Installing:
         self.stamp_file, self.stamp, self.log, self.lock_dir, self.command = stamp_file, stamp, log, lock_dir, command
         self.out = threading.Lock()
         self.handshake: list[str] = []  # the client's initialize and initialized, replayed to the real server
-        self.started = time.monotonic()
+        self.started_wall = time.time()
 
     def state(self) -> str:
         try:
@@ -74,15 +83,42 @@ class Installing:
             return True
         return True
 
+    def began(self) -> float:
+        """When the build started: the lock's pid file is written as the builder starts (any stand-in, started
+        later by another client or a reconnect, reads the same time); else when this stand-in started."""
+        for path in (os.path.join(self.lock_dir, "pid"), self.lock_dir):
+            try:
+                return os.stat(path).st_mtime
+            except OSError:
+                continue
+        return self.started_wall
+
+    def last_lines(self, n: int) -> list[str]:
+        """The install log's last n non-empty lines (the builder stamps each with its second)."""
+        try:
+            with open(self.log, "rb") as f:
+                f.seek(0, os.SEEK_END)
+                f.seek(max(0, f.tell() - TAIL_BYTES))
+                text = f.read().decode("utf-8", "replace")
+        except OSError:
+            return []
+        return [ln.strip()[:MAX_LINE] for ln in text.splitlines() if ln.strip()][-n:]
+
     def text(self) -> str:
-        waited = time.monotonic() - self.started
         if self.state() == "failed":
+            lines = self.last_lines(40)
+            errors = [ln for ln in lines if "error" in ln.lower() and not ln.startswith("perfkit:")]
+            said = " | ".join(errors[-1:] + lines[-1:]) or "nothing"
             return (
-                f"perfkit could not be installed; the install log is {self.log}. Fix what it says "
-                "(often: the package index is not reachable), then reconnect the server (/mcp)."
+                f"perfkit could not be installed; the install log is {self.log}. It says: {said}. Fix what it "
+                "says (often: the package index is not reachable), then reconnect the server (/mcp)."
             )
+        last = self.last_lines(1)
+        now = f" Last line of the install log: {last[0]}" if last else ""
         return (
-            f"perfkit is installing its Python environment (first start, about a minute; {waited:.0f} s so far). "
+            f"perfkit is installing its Python environment (once per plugin version; started "
+            f"{duration(time.time() - self.began())} ago; usually one to a few minutes, longer on a busy "
+            f"machine).{now} "
             f"Its tools appear here by themselves when it is done (or after reconnecting with /mcp). "
             f"The install log is {self.log}."
         )

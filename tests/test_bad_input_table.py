@@ -32,6 +32,7 @@ import pytest
 from helpers.bisect_project import build
 from helpers.cli_audit import mcp_words
 from helpers.gitbuild import Repo
+from helpers.load import slack
 from helpers.tree import changes, tree
 from mcp import Client
 from perfkit.mcp_server.server import build_server
@@ -1042,55 +1043,62 @@ class Results:
     cli_world: dict[str, World]  # which world each CLI row ran in
 
 
-CLI_WORLDS = 2  # the CLI rows run in two drivers at once, each over its own copy of the world
+# The table runs in chunks, each over its own world: no single setup holds the whole table, so a busy
+# machine slows a chunk down but cannot time out every row at once. With `--dist loadgroup` (tests/run.sh)
+# a chunk's rows go to one test process, which computes the chunk once, on its first row.
+CHUNK = 8
+CHUNKS = [ROWS[i : i + CHUNK] for i in range(0, len(ROWS), CHUNK)]
+CHUNK_OF = {r.id: k for k, rows in enumerate(CHUNKS) for r in rows}
+_DONE: dict[int, Results] = {}
 
 
-@pytest.fixture(scope="module")
-def results(tmp_path_factory) -> Results:
-    """Both surfaces at once: the CLI drivers (subprocesses) while the MCP client runs here."""
-    mcp_world = build_world(tmp_path_factory.mktemp("bad-input-mcp"))
-    cli_rows = [r for r in ROWS if not isinstance(r, Bad) or r.cli]
-    drivers, where = [], {}
-    for k in range(CLI_WORLDS):
-        w = build_world(tmp_path_factory.mktemp(f"bad-input-cli{k}"))
-        mine = cli_rows[k::CLI_WORLDS]
-        where |= {r.id: w for r in mine}
+def in_chunks(rows: list) -> list:
+    """Parameters for rows, each marked with its chunk so one test process runs a chunk.
+
+    A chunk's first row pays for the whole chunk, so its time limit grows with the machine's load."""
+    limit = pytest.mark.timeout(slack(300))
+    return [
+        pytest.param(r, id=r.id, marks=[pytest.mark.xdist_group(f"bad-input-{CHUNK_OF[r.id]}"), limit]) for r in rows
+    ]
+
+
+def chunk_results(row_id: str, factory: pytest.TempPathFactory) -> Results:
+    """Both surfaces for the chunk holding row_id: the MCP client here, then the CLI driver, in one world."""
+    k = CHUNK_OF[row_id]
+    if k not in _DONE:
+        world = build_world(factory.mktemp(f"bad-input-{k}"))
+        rows = CHUNKS[k]
+        mcp = _mcp_pass(world, rows)
+        cli_rows = [r for r in rows if not isinstance(r, Bad) or r.cli]
         job = json.dumps(
             {
-                "root": str(w.root),
-                "cases": [{"id": r.id, "argv": argv_for(r.tool, r.args(w)), "cwd": str(w.plain)} for r in mine],
+                "root": str(world.root),
+                "cases": [
+                    {"id": r.id, "argv": argv_for(r.tool, r.args(world)), "cwd": str(world.plain)} for r in cli_rows
+                ],
             }
         )
-        proc = subprocess.Popen(
+        proc = subprocess.run(
             [sys.executable, str(ROOT / "tests" / "helpers" / "cli_batch.py")],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            input=job,
+            capture_output=True,
             text=True,
+            timeout=slack(600),
         )
-        drivers.append((proc, job))
-    # communicate() in threads so the drivers run while this process drives MCP
-    import concurrent.futures
-
-    with concurrent.futures.ThreadPoolExecutor(CLI_WORLDS) as pool:
-        futures = [pool.submit(proc.communicate, job, 900) for proc, job in drivers]
-        mcp = _mcp_pass(mcp_world)
-        outputs = [f.result() for f in futures]
-    cli: dict[str, dict] = {}
-    for (proc, _), (stdout, stderr) in zip(drivers, outputs, strict=True):
-        assert proc.returncode == 0, stderr[-3000:]
-        cli |= {r["id"]: r for r in json.loads(stdout)}
-    return Results(mcp, cli, where)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        cli = {r["id"]: r for r in json.loads(proc.stdout)}
+        _DONE[k] = Results(mcp, cli, {r.id: world for r in cli_rows})
+    return _DONE[k]
 
 
-def _mcp_pass(world: World) -> dict[str, dict]:
+def _mcp_pass(world: World, rows: list) -> dict[str, dict]:
     out: dict[str, dict] = {}
 
     async def go():
         async with Client(build_server(), mode="legacy") as client:
             before = tree(world.root)
-            for row in ROWS:
-                with anyio.fail_after(120):
+            for row in rows:
+                with anyio.fail_after(slack(120)):
                     r = await client.call_tool(row.tool, row.args(world))
                 after = tree(world.root)
                 out[row.id] = {
@@ -1153,18 +1161,18 @@ def _check_error_text(row: Bad, text: str, cli: bool = False) -> None:
         assert re.search(row.problem, text, re.I | re.S), f"{row.id}: {text[:500]!r} !~ {row.problem}"
 
 
-@pytest.mark.parametrize("row", BAD, ids=[r.id for r in BAD])
-def test_bad_input_over_mcp(row: Bad, results):
-    res = results.mcp[row.id]
+@pytest.mark.parametrize("row", in_chunks(BAD))
+def test_bad_input_over_mcp(row: Bad, tmp_path_factory):
+    res = chunk_results(row.id, tmp_path_factory).mcp[row.id]
     assert res["is_error"], f"{row.id} succeeded: {json.dumps(res['structured'])[:300]}"
     text = res["text"].removeprefix(f"Error executing tool {row.tool}: ")
     _check_error_text(row, text)
     assert not res["changes"], f"{row.id} wrote: {res['changes'][:10]}"
 
 
-@pytest.mark.parametrize("row", [r for r in BAD if r.cli], ids=[r.id for r in BAD if r.cli])
-def test_bad_input_on_the_cli(row: Bad, results):
-    res = results.cli[row.id]
+@pytest.mark.parametrize("row", in_chunks([r for r in BAD if r.cli]))
+def test_bad_input_on_the_cli(row: Bad, tmp_path_factory):
+    res = chunk_results(row.id, tmp_path_factory).cli[row.id]
     assert res["rc"] == 2, f"{row.id}: exit {res['rc']}: {res['stderr'][-1500:]}"
     assert res["stdout"] == ""
     lines = res["stderr"].strip().split("\n")
@@ -1175,8 +1183,9 @@ def test_bad_input_on_the_cli(row: Bad, results):
     assert not res["changes"], f"{row.id} wrote: {res['changes'][:10]}"
 
 
-@pytest.mark.parametrize("row", HOSTILE, ids=[r.id for r in HOSTILE])
-def test_hostile_but_valid_input(row: Hostile, results):
+@pytest.mark.parametrize("row", in_chunks(HOSTILE))
+def test_hostile_but_valid_input(row: Hostile, tmp_path_factory):
+    results = chunk_results(row.id, tmp_path_factory)
     res = results.mcp[row.id]
     assert not res["is_error"], res["text"][:1000]
     assert res["checked"] is None, res["checked"]
@@ -1188,24 +1197,27 @@ def test_hostile_but_valid_input(row: Hostile, results):
     assert not any(w.plain.joinpath("pwned").exists() for w in results.cli_world.values())
 
 
-def test_the_batch_cli_is_the_real_cli(results):
+BATCH_CHECKED = {
+    "rb-csv-nan",
+    "evaluate_culprit-commit-option",
+    "bs-wrong-order",
+    "tb-subdirs-dotdot",
+    "lw-kind",
+    "rb-jsonl-huge",
+}
+
+
+@pytest.mark.parametrize("row", in_chunks([r for r in BAD if r.id in BATCH_CHECKED]))
+def test_the_batch_cli_is_the_real_cli(row: Bad, tmp_path_factory):
     """A few rows through `python -m perfkit.cli` itself: the same exit status and the same output."""
-    picked = [
-        "rb-csv-nan",
-        "evaluate_culprit-commit-option",
-        "bs-wrong-order",
-        "tb-subdirs-dotdot",
-        "lw-kind",
-        "rb-jsonl-huge",
-    ]
-    for row in [r for r in BAD if r.id in picked]:
-        world = results.cli_world[row.id]
-        proc = subprocess.run(
-            [sys.executable, "-m", "perfkit.cli", *argv_for(row.tool, row.args(world))],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            cwd=world.plain,
-        )
-        batch = results.cli[row.id]
-        assert (proc.returncode, proc.stdout, proc.stderr) == (batch["rc"], batch["stdout"], batch["stderr"])
+    results = chunk_results(row.id, tmp_path_factory)
+    world = results.cli_world[row.id]
+    proc = subprocess.run(
+        [sys.executable, "-m", "perfkit.cli", *argv_for(row.tool, row.args(world))],
+        capture_output=True,
+        text=True,
+        timeout=slack(120),
+        cwd=world.plain,
+    )
+    batch = results.cli[row.id]
+    assert (proc.returncode, proc.stdout, proc.stderr) == (batch["rc"], batch["stdout"], batch["stderr"])

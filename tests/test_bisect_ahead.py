@@ -16,6 +16,7 @@ import time
 import pytest
 from helpers.bisect_project import Project, build
 from helpers.gitbuild import snapshot
+from helpers.load import slack
 from helpers.procs import alive, all_dead, launch_run, perfkit
 from perfkit.bisect.engine.rounds import answers, ksection, likely_next
 from perfkit.bisect.search.bisection import Mark
@@ -156,7 +157,7 @@ def _launch_parked_ahead(p: Project) -> tuple[subprocess.Popen[str], list[int]]:
         devices=DEVICES, build_ahead=4, verify_ends=False,
     )  # fmt: skip
     proc = launch_run(p.path)
-    deadline = time.monotonic() + 90
+    deadline = time.monotonic() + slack(90)
     while len(p.lines("sleepers")) < 2:
         assert proc.poll() is None, proc.communicate()
         assert time.monotonic() < deadline, "no build ahead started"

@@ -18,6 +18,7 @@ import anyio
 import pytest
 from helpers.bisect_project import build
 from helpers.gitbuild import snapshot
+from helpers.load import slack
 from perfkit.bisect.state import store as statefile
 from test_faults import KERNEL, PLAN, Bench, RawServer, wait_gone
 
@@ -44,7 +45,7 @@ def _cancel_mid_run(b: Bench, then: str, call_name: str = "bisect_run") -> tuple
 
             async with anyio.create_task_group() as tg:
                 tg.start_soon(run)
-                with anyio.fail_after(60):
+                with anyio.fail_after(slack(60)):
                     while not b.seen("run 4 start"):
                         await anyio.sleep(0.01)
                 t0 = time.monotonic()
@@ -64,9 +65,9 @@ def test_a_cancelled_bisect_run_stops_cleanly_and_resumes(bench):
     b = bench
     b.start(hold="run 4")
     stopped, _ = _cancel_mid_run(b, "bisect_status")
-    assert stopped < 10  # the parked run did not sleep its 30 s out
+    assert stopped < slack(10)  # the parked run did not sleep its 30 s out
     assert not b.seen("run 4 end")
-    deadline = time.monotonic() + 30  # the stopping call restores the environment, then lets go of the lock
+    deadline = time.monotonic() + slack(30)  # the stopping call restores the environment, then lets go of the lock
     while statefile.load(statefile.state_dir(b.p.sup.path)).environment != "user":
         assert time.monotonic() < deadline
         time.sleep(0.05)
@@ -99,14 +100,14 @@ def test_cancelled_over_stdio_then_reset_in_the_same_session(bench, tmp_path):
     server = RawServer(tmp_path)
     try:
         server.call("bisect_run", {"repo": b.p.path}, id_=2)
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + slack(60)
         while not b.seen("run 4 start"):
             assert server.proc.poll() is None and time.monotonic() < deadline
             time.sleep(0.01)
         t0 = time.monotonic()
         server.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2}})
         assert wait_gone(b.bisect_id, 20.0) == []
-        assert time.monotonic() - t0 < 10
+        assert time.monotonic() - t0 < slack(10)
         server.call("bisect_reset", {"repo": b.p.path}, id_=3)
         answers = []
         while not any(a.get("id") == 3 for a in answers):
@@ -135,7 +136,7 @@ def test_a_cancelled_round_on_several_devices_stops_every_device(bench):
     b = bench
     b.start(hold="run 4", devices=["0", "1"])
     stopped, _ = _cancel_mid_run(b, "bisect_status")
-    assert stopped < 10 and not b.seen("run 4 end")
+    assert stopped < slack(10) and not b.seen("run 4 end")
     b.release()
     from test_faults import _mcp
 
@@ -152,6 +153,6 @@ def test_a_cancelled_bisect_step_stops_cleanly_too(bench):
     for _ in range(3):
         bisect_step(b.p.path)
     stopped, status = _cancel_mid_run(b, "bisect_reset", call_name="bisect_step")
-    assert stopped < 10 and not b.seen("run 4 end")
+    assert stopped < slack(10) and not b.seen("run 4 end")
     assert "state" in status["removed"], status
     b.assert_finished_cleanly()

@@ -50,8 +50,17 @@ CASES = {
     "stage-untracked": ("git add scratch.txt", "the index changed: scratch.txt"),
     "restage-staged": ("echo more >> README.md && git add README.md", "the index changed: README.md"),
     "unstage": ("git reset -q README.md", "the index changed: README.md"),
-    "submodule-head": ("git -C runtime checkout -q --detach HEAD~1", "the submodule's HEAD moved"),
+    "submodule-head": ("git -C runtime checkout -q --detach HEAD~1", "the HEAD of submodule runtime moved"),
+    "submodule-stash": (
+        f"echo more >> runtime/kernel.cpp && {GIT} -C runtime stash push -q",
+        "the stash of submodule runtime changed",
+    ),
+    "submodule-stash-drop": ("git -C runtime stash drop -q", "the stash of submodule runtime changed"),
+    "submodule-branch": ("git -C runtime branch from-the-check", "refs/heads/from-the-check of submodule runtime"),
+    "submodule-tag-moved": ("git -C runtime tag -f mine HEAD", "refs/tags/mine of submodule runtime"),
 }
+# what a change in the submodule must never be reported as: the superproject's index did not change
+NOT_SAID = {"submodule-stash": "the index changed", "submodule-stash-drop": "the index changed"}
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -63,11 +72,18 @@ def test_a_step_that_changes_the_users_checkout_stops_the_bisect_with_the_eviden
     if case == "submodule-head":
         run_git(p.sup.path / "runtime", "checkout", "-q", "--detach", p.r[1])
         run_git(p.sup.path / "runtime", "fetch", "-q", "origin")
+    if case == "submodule-stash-drop":  # the user's submodule holds a stash of their own
+        (p.sup.path / "runtime" / "kernel.cpp").write_text("// my work\n")
+        run_git(p.sup.path / "runtime", "stash", "push", "-q")
+    if case == "submodule-tag-moved":
+        run_git(p.sup.path / "runtime", "fetch", "-q", "origin")
+        run_git(p.sup.path / "runtime", "tag", "mine", p.r[1])
     bisect_start(p.path, p.c["add"], run=once(p, action), install=p.installs(), install_submodule=p.installs_sub())
     with pytest.raises(ToolFailure) as stop:
         bisect_run(p.path)
     message = str(stop.value)
     assert "changed while step 2 ran" in message and evidence in message, message
+    assert case not in NOT_SAID or NOT_SAID[case] not in message, message
     status = bisect_status(p.path)
     assert [s.n for s in status.steps] == [1, 2] and not status.done, status.message
     assert evidence in " ".join(status.steps[1].checkout_changed), status.steps[1]
@@ -110,19 +126,22 @@ def test_the_stop_is_one_line_on_the_cli_and_an_error_over_mcp(tmp_path):
         "git status >/dev/null && git log -1 >/dev/null && git diff --stat >/dev/null",
         "git -C runtime status >/dev/null && git stash list >/dev/null",
         "echo edited >> scratch.txt && echo new > another-untracked.txt",
+        "echo edited >> runtime/kernel.cpp && echo edited >> .gitmodules",
     ],
-    ids=["reads", "reads-submodule-and-stash", "edits-files"],
+    ids=["reads", "reads-submodule-and-stash", "edits-files", "edits-clean-tracked-files"],
 )
 def test_commands_that_read_the_checkout_or_edit_files_do_not_stop_it(tmp_path, action):
     """Reading refreshes the index's stat data, editing files changes the working tree only: no stop (an
-    edit is noted, since the user may make it too)."""
+    edit is noted, since the user may make it too). A clean tracked file edited, or the submodule's, shows
+    in `git status` with nothing staged: that is not a change of the index."""
     p = build(tmp_path, ["", ""], PLAN)
     bisect_start(p.path, p.c["add"], run=once(p, action), install=p.installs())
     out = bisect_run(p.path)
     assert out.culprit is not None and out.culprit.commit == p.c["bug"]
     assert all(s.checkout_changed == [] for s in out.steps)
     if action.startswith("echo"):
-        assert any("step 2 ran" in n and "another-untracked.txt" in n for n in out.notes), out.notes
+        edited = action.split(">> ")[-1].split()[0] if "another" not in action else "another-untracked.txt"
+        assert any("step 2 ran" in n and edited in n for n in out.notes), out.notes
     bisect_reset(p.path)
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from helpers.bisect_project import Project, build
 from helpers.gitbuild import snapshot
+from helpers.load import slack
 from helpers.procs import alive, all_dead, launch_run, perfkit
 from perfkit.bisect.command.envs import WorkerEnv
 from perfkit.bisect.engine.rounds import ksection
@@ -232,7 +233,7 @@ def _launch_blocked(p: Project) -> subprocess.Popen[str]:
     )
     start(p, p.c["add"], run=f"{blocker}; {recorded_run(p, 0.0)}")
     proc = launch_run(p.path)
-    deadline = time.monotonic() + 90
+    deadline = time.monotonic() + slack(90)
     while len(p.lines("sleepers")) < 3:
         assert proc.poll() is None, proc.communicate()
         assert time.monotonic() < deadline, "round 2 never started"

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 from helpers.bisect_project import Project, build, log2ceil
 from helpers.gitbuild import snapshot
+from helpers.load import slack
 from perfkit.bisect.search.estimate import CONFIRM_RUNS
 from perfkit.bisect.state import lock as lockfile
 from perfkit.bisect.state import store as statefile
@@ -171,20 +172,21 @@ def test_mixed_commit_split(tmp_path, variant):
     start(p, p.c["add"])
     res = cli_run(p)
     assert res.culprit.commit == p.c["mixed"] and res.culprit.kind == "mixed"
-    split = [s for s in res.steps if s.phase.startswith("split")]
+    pointer = [s for s in res.steps if s.phase == "split_pointer"]
+    source = [s for s in res.steps if s.phase == "split_source"]
     parent = p.order[p.order.index(p.c["mixed"]) - 1]
-    assert split[0].phase == "split_pointer" and (split[0].superproject, split[0].submodule) == (parent, p.r[12])
+    # each split point is evidence like any other: confirmed by a second run before it decides anything
+    assert len(pointer) == 2 and {(s.superproject, s.submodule) for s in pointer} == {(parent, p.r[12])}
+    assert res.confidence["split_pointer"] >= 0.99
     if variant == "submodule_part":
-        assert split[0].verdict == "bad" and len(split) == 1
+        assert {s.verdict for s in pointer} == {"bad"} and not source
         assert res.outcome == "found" and res.submodule_culprit.commit == p.r[7]
         assert res.submodule_culprit.superproject == parent  # level 2 keeps the parent's source
     else:
-        assert split[0].verdict == "good"
-        assert split[1].phase == "split_source" and (split[1].superproject, split[1].submodule) == (
-            p.c["mixed"],
-            p.r[2],
-        )
-        assert res.outcome == variant and res.submodule_culprit is None
+        assert {s.verdict for s in pointer} == {"good"} and len(source) == 2
+        assert {(s.superproject, s.submodule) for s in source} == {(p.c["mixed"], p.r[2])}
+        assert {s.verdict for s in source} == {"bad" if variant == "source_part" else "good"}
+        assert res.outcome == variant and res.submodule_culprit is None and res.confidence["split_source"] >= 0.99
     check_steps(p, res)
     assert_restored(p, before)
     bisect_reset(p.path)
@@ -215,9 +217,10 @@ def test_bad_end_that_passes_stops_early(tmp_path):
     before = snapshot(p.sup.path)
     start(p, p.c["add"])
     res = bisect_run(p.path)
-    # the bad end passed, then passed again when run once more (a flaky end would have disagreed)
-    assert res.outcome == "bad_end_not_bad" and res.culprit is None and res.runs == 3
-    assert [s.phase for s in res.steps] == ["verify_good", "verify_bad", "verify_bad"]
+    # the bad end passed three times in a row (a flaky end would have disagreed; twice happens to a check
+    # that flakes 10% of the time once in a hundred bisects)
+    assert res.outcome == "bad_end_not_bad" and res.culprit is None and res.runs == 4
+    assert [s.phase for s in res.steps] == ["verify_good", "verify_bad", "verify_bad", "verify_bad"]
     assert "does not fail" in res.message and res.reproduce is None
     assert_restored(p, before)
     bisect_reset(p.path)
@@ -236,7 +239,7 @@ def test_timeout_and_leftover_children_are_killed(tmp_path):
     start(p, p.c["daemon"], timeout_s=1.5)
     t0 = time.monotonic()
     res = bisect_run(p.path)
-    assert time.monotonic() - t0 < 20
+    assert time.monotonic() - t0 < slack(20)
     hang = [s for s in res.steps if s.superproject == p.c["hang"]]
     assert hang and hang[0].verdict == "skip" and "timed out" in hang[0].reason
     assert res.outcome == "candidates" and [c.commit for c in res.candidates] == [p.c["hang"], p.c["bug"]]

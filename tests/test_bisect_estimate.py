@@ -11,15 +11,16 @@ from perfkit.bisect.search import estimate
 
 def test_noise_off_counts_the_ends_the_halving_and_the_confirmation():
     e = estimate.start(BisectSettings(run="x"), 128, 0, noise=False)
-    assert e.runs == estimate.Span(2 + 7 + 2, 2 + 7 + 2) and e.rounds is None
-    assert e.flaky is not None and e.flaky.low > e.runs.high  # the flaky fallback costs more, and is said
+    assert e.runs == estimate.Span(2 + 7 + 2, 2 + 7 + estimate.CONFIRM_RUNS) and e.rounds is None
+    assert e.flaky is not None and e.flaky.high > e.runs.high  # the flaky fallback costs more, and is said
     e = estimate.start(BisectSettings(run="x", verify_ends=False), 100, 0, noise=False)
-    assert e.runs == estimate.Span(6 + 1, 7 + 2)  # an end never run is not confirmed: 1 or 2 more
+    assert e.runs == estimate.Span(6 + 2, 7 + estimate.CONFIRM_RUNS)
 
 
 def test_level_2_counts_only_at_the_upper_end():
     e = estimate.start(BisectSettings(run="x"), 64, 26, noise=False)
-    assert e.runs.low == 2 + 6 + 2 and e.runs.high == 2 + 6 + 2 + 5 + 2
+    confirm = estimate.CONFIRM_RUNS
+    assert e.runs.low == 2 + 6 + 2 and e.runs.high == 2 + 6 + confirm + 5 + confirm
 
 
 @pytest.mark.parametrize("n", [100, 1000, 100_000])
@@ -40,7 +41,7 @@ def test_devices_give_rounds_of_d_plus_1_section(d):
     n = 853
     e = estimate.start(BisectSettings(run="x", devices=[str(i) for i in range(d)]), n, 0, noise=False)
     assert e.rounds is not None
-    assert e.rounds.high == 1 + math.ceil(math.log(n, d + 1)) + 1  # ends, k-section, confirmation
+    assert e.rounds.high == 1 + math.ceil(math.log(n, d + 1)) + estimate.CONFIRM_ROUNDS  # ends, k-section, confirmation
     assert e.rounds.low <= e.rounds.high <= e.runs.high
     words = estimate.words(e, d, True)
     assert f"on {d} devices, the two end checks included" in words

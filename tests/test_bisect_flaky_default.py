@@ -67,17 +67,19 @@ def test_default_a_lie_inside_the_search_is_caught_by_the_confirmation(tmp_path)
     bisect_reset(p.path)
 
 
-def test_default_a_truthful_check_names_the_culprit_after_two_more_runs(tmp_path):
+def test_default_a_truthful_check_names_the_culprit_after_the_confirmation_runs(tmp_path):
     p = build(tmp_path, [""] * 3, PLAN)
     started = bisect_start(p.path, p.c["add"], run=p.run_cmd())
-    # 52 commits: 5 or 6 halving runs, the two ends, the culprit and its parent once more
-    assert "Estimate: 9 to 10 runs, the two end checks included" in started.message
+    # 52 commits: 5 or 6 halving runs, the two ends, the culprit and its parent again until the confidence
+    assert "Estimate: 9 to 12 runs, the two end checks included" in started.message
     res = bisect_run(p.path)
     assert res.culprit.commit == p.c["culprit"] and not res.notes
     parent = run_git(p.sup.path, "rev-parse", f"{p.c['culprit']}^")
-    tail = [s.superproject for s in res.steps[-2:]]
-    assert sorted(tail) == sorted([p.c["culprit"], parent])  # the confirmation: both once more
-    assert len(res.steps) <= started.expected_steps
+    halving = len({s.superproject for s in res.steps if s.phase == "level1"})
+    tail = [s.superproject for s in res.steps[2 + halving :]]
+    assert set(tail) == {p.c["culprit"], parent} and 2 <= len(tail) <= 6  # the confirmation: only those two
+    assert res.confidence["level1"] >= 0.99
+    assert len(res.steps) <= started.expected_steps + 2
     bisect_reset(p.path)
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from helpers.bisect_project import Project, build
 from helpers.gitbuild import snapshot
+from helpers.load import slack
 from helpers.procs import alive, all_dead, launch_run
 from perfkit.bisect.state import store as statefile
 from perfkit.bisect.tool import bisect_start, bisect_status
@@ -42,7 +43,7 @@ def launch_and_block(p: Project, where: str) -> subprocess.Popen:
         installs = [blocker(p), *installs]
     bisect_start(p.path, p.c["add"], run=run, install=installs, install_submodule=p.installs_sub())
     proc = launch_run(p.path)
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + slack(60)
     while not (p.env / "sleeper.pid").exists():
         assert proc.poll() is None, proc.communicate()
         assert time.monotonic() < deadline, "step 4 never started"
@@ -132,7 +133,7 @@ def test_a_child_that_escaped_its_group_behind_a_killed_perfkit_is_stopped_by_th
     seen = f'if [ -e {e}/released ] && s={state} && [ -n "$s" ] && [ "$s" != Z ]; then echo alive >> {e}/seen; fi'
     bisect_start(p.path, p.c["add"], run=f"{seen}; {escape}; {p.run_cmd()}")  # no installs: reset runs nothing
     proc = launch_run(p.path)
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + slack(60)
     while not (e / "sleeper.pid").exists() or not (e / "escaped.pid").exists():
         assert proc.poll() is None, proc.communicate()
         assert time.monotonic() < deadline, "step 4 never started"

@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 from helpers.bisect_project import Project, build
 from helpers.gitbuild import snapshot
+from helpers.load import slack
 from perfkit.bisect.state import store as statefile
 
 pytest.importorskip("ray", reason="ray is not installed here (pip install -e '.[test,ray]'); CI installs it")
@@ -49,8 +50,8 @@ class Head:
     def env(self) -> dict[str, str]:
         return {**os.environ, "TMPDIR": str(self.base / "tmp"), "RAY_ADDRESS": f"127.0.0.1:{self.port}"}
 
-    def start(self, resources: dict[str, float], cpus: int = 2) -> None:
-        env = {**self.env, "RAY_ADDRESS": ""}
+    def start(self, resources: dict[str, float], cpus: int = 2, **extra: str) -> None:
+        env = {**self.env, "RAY_ADDRESS": "", **extra}
         proc = subprocess.Popen(
             [RAY, "start", "--head", f"--port={self.port}", f"--num-cpus={cpus}", "--num-gpus=0",
              f"--resources={json.dumps(resources)}", "--include-dashboard=false", "--disable-usage-stats",
@@ -107,7 +108,7 @@ def start(p: Project, env: dict[str, str], devices: list[str], *extra: str, run:
 def assert_clear_failure(out: subprocess.CompletedProcess[str], seconds: float, code: int, *words: str) -> str:
     text = out.stderr + out.stdout
     assert out.returncode == code, text
-    assert seconds < 60, seconds
+    assert seconds < slack(60), seconds
     assert "please report" not in text and "Traceback" not in text, text
     for w in words:
         assert w in text, (w, text)
@@ -127,7 +128,7 @@ def test_ray_address_at_a_stopped_head_fails_within_seconds(tmp_path):
     start(p, env, ["a", "b"])
     out, seconds = cli(env, "bisect-run", p.path)
     assert_clear_failure(out, seconds, 1, "RAY_ADDRESS=127.0.0.1", "nothing answers", "ray start --head")
-    assert seconds < 20
+    assert seconds < slack(20)
     paused(p, env)
     cli(env, "bisect-reset", p.path)
 
@@ -179,7 +180,7 @@ def test_cluster_stopped_mid_run_pauses_and_resumes(tmp_path, head):
         [sys.executable, "-m", "perfkit.cli", "bisect-run", p.path],
         env=head.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + slack(120)
     while not flag.exists():
         assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
         time.sleep(0.2)
@@ -233,3 +234,35 @@ def test_token_authentication_refused_is_explained():
     assert "please report" not in text
     other = str(_explained(ConnectionError("GCS unavailable"), "10.0.0.5:6379", "NPU", 2))
     assert "could not connect to RAY_ADDRESS=10.0.0.5:6379" in other and "ray start --head" in other
+
+
+def test_a_token_file_from_another_cluster_is_named_not_a_lost_cluster(tmp_path, head):
+    """The cluster runs without tokens; HOME holds ~/.ray/auth_token from another cluster. perfkit turns token
+    authentication on from that file (as `ray start` would), the actors die before their first task, and
+    the message names the token file and the fix, never "the cluster was lost"."""
+    head.start({"NPU": 2}, RAY_AUTH_MODE="disabled")
+    home = tmp_path / "home"
+    (home / ".ray").mkdir(parents=True)
+    (home / ".ray" / "auth_token").write_text("f" * 32)
+    env = {k: v for k, v in head.env.items() if not k.startswith("RAY_AUTH")} | {"HOME": str(home)}
+    p = project(tmp_path)
+    start(p, env, ["a", "b"])
+    out, seconds = cli(env, "bisect-run", p.path)
+    text = assert_clear_failure(
+        out, seconds, 1, "does not accept this process's token", str(home / ".ray" / "auth_token"),
+        "RAY_AUTH_MODE=disabled", "RAY_AUTH_TOKEN_PATH",
+    )  # fmt: skip
+    assert "was lost" not in text and "Start the cluster again" not in text
+    paused(p, env)
+    cli(env, "bisect-reset", p.path)
+
+
+def test_a_refused_connection_with_a_token_picked_up_here_names_the_token(monkeypatch, tmp_path):
+    """The head uses another token: Ray's connection fails without a word about authentication."""
+    from perfkit.bisect.workers import ray_preflight
+
+    monkeypatch.setattr(ray_preflight, "_TOKEN_SOURCE", [f"the token file {tmp_path}/.ray/auth_token"])
+    text = str(ray_preflight._explained(ConnectionError("Failed to connect"), "10.0.0.5:6379", "NPU", 2))
+    assert "does not accept this process's token" in text and f"{tmp_path}/.ray/auth_token" in text
+    lost = str(ray_preflight.lost(RuntimeError("The actor died unexpectedly"), 3, first_task=False))
+    assert "was lost" in lost  # once tasks finished, a dying actor is a lost node, token or not

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from helpers.cli_audit import mcp_words
 from helpers.gitbuild import Repo
+from perfkit.cli.argparse_private import actions, subcommands
 from perfkit.cli.commands import build_parser
 from perfkit.cli.terms import cli_error, cli_text
 from perfkit.errors import InputError
@@ -38,7 +39,7 @@ def perfkit(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[
 
 def test_every_command_is_audited():
     parser = build_parser(SPECS)
-    listed = next(a for a in parser._actions if a.dest == "command").choices
+    listed = subcommands(parser)
     assert set(listed) == set(COMMANDS)
 
 
@@ -54,7 +55,7 @@ def test_help_is_written_for_a_person_with_examples(command):
     assert lines, examples[1]
     # every example runs this command and uses only flags the command has
     sub = _subparser(command)
-    known = {o for a in sub._actions for o in a.option_strings}
+    known = {o for a in actions(sub) for o in a.option_strings}
     for line in lines:
         if line.startswith("npx "):
             continue
@@ -65,13 +66,13 @@ def test_help_is_written_for_a_person_with_examples(command):
 
 def _subparser(command: str):
     parser = build_parser(SPECS)
-    return next(a for a in parser._actions if a.dest == "command").choices[command]
+    return subcommands(parser)[command]
 
 
 def test_every_option_help_names_no_mcp_argument():
     """The same check on the help lines as rendered, option by option (argparse wraps the page)."""
     for spec in SPECS:
-        for action in _subparser(spec.cli_name)._actions:
+        for action in actions(_subparser(spec.cli_name)):
             assert not mcp_words(action.help or "", spec, SPECS), (spec.cli_name, action.dest, action.help)
 
 

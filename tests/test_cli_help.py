@@ -13,6 +13,7 @@ import subprocess
 import sys
 
 import pytest
+from perfkit.cli.argparse_private import actions, subcommands
 from perfkit.cli.commands import build_parser, cli_words, main, metavar, option_help
 from perfkit.registry import all_tools
 
@@ -32,8 +33,7 @@ def help_of(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
 
 def sub_parsers() -> dict[str, argparse.ArgumentParser]:
     parser = build_parser(SPECS)
-    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    return dict(action.choices)
+    return subcommands(parser)
 
 
 @pytest.mark.parametrize("command", COMMANDS)
@@ -47,7 +47,7 @@ def test_command_help_snapshot(capsys, command):
     description = body.split("\n\n")[0]
     assert not description.startswith(("positional arguments", "options")), f"{command} has no description"
     parser = sub_parsers()[command]
-    for action in parser._actions:
+    for action in actions(parser):
         if action.help in (None, argparse.SUPPRESS):
             continue
         assert len(DEFAULT_STATED.findall(action.help)) <= 1, (command, action.dest, action.help)

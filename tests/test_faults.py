@@ -32,6 +32,7 @@ import psutil
 import pytest
 from helpers.bisect_project import Project, build
 from helpers.gitbuild import snapshot
+from helpers.load import slack
 from perfkit.bisect.command.runner import owned_by
 from perfkit.bisect.state import store as statefile
 from perfkit.bisect.tool import bisect_reset, bisect_run, bisect_start, bisect_status
@@ -297,7 +298,7 @@ def test_mcp_server_killed_mid_run(bench, tmp_path, where, then):
     b.start(hold=where.rsplit(" ", 1)[0])  # that command waits there for the kill
     server = RawServer(tmp_path)
     server.call("bisect_run", {"repo": b.p.path})
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + slack(60)
     while not b.seen(where):  # nothing ran before this server
         assert server.proc.poll() is None and time.monotonic() < deadline, where
         time.sleep(0.01)
@@ -325,7 +326,7 @@ def test_mcp_server_stopped_mid_run_stops_cleanly(bench, tmp_path, how):
     b.start(hold="run 4")  # step 4's run waits 30 s unless it is stopped
     server = RawServer(tmp_path)
     server.call("bisect_run", {"repo": b.p.path})
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + slack(60)
     while not b.seen("run 4 start"):
         assert server.proc.poll() is None and time.monotonic() < deadline
         time.sleep(0.01)
@@ -340,7 +341,7 @@ def test_mcp_server_stopped_mid_run_stops_cleanly(bench, tmp_path, how):
     rc = server.proc.wait(timeout=60)
     server.stderr.close()
     assert rc == expected_rc, (rc, (tmp_path / "serve.err").read_text())
-    assert time.monotonic() - t0 < 20  # the parked run did not sleep its 30 s out
+    assert time.monotonic() - t0 < slack(20)  # the parked run did not sleep its 30 s out
     assert not b.seen("run 4 end")
     assert wait_gone(b.bisect_id) == []
     b.assert_checkout_untouched(worktree_may_exist=False)
@@ -374,7 +375,7 @@ def test_mcp_client_ending_its_session_mid_run_stops_the_bisect_cleanly(bench, t
                 await c.initialize()
                 async with anyio.create_task_group() as tg:
                     tg.start_soon(c.call_tool, "bisect_run", {"repo": b.p.path})
-                    with anyio.fail_after(60):
+                    with anyio.fail_after(slack(60)):
                         while not b.seen("run 4 start"):
                             await anyio.sleep(0.01)
                     tg.cancel_scope.cancel()  # the client gives up on the call and ends the session
@@ -382,7 +383,7 @@ def test_mcp_client_ending_its_session_mid_run_stops_the_bisect_cleanly(bench, t
         return time.monotonic() - t0
 
     took = anyio.run(session)
-    assert took < 10, took
+    assert took < slack(10), took
     assert not b.seen("run 4 end")  # the parked run was stopped, not waited for
     assert wait_gone(b.bisect_id) == []
     b.assert_checkout_untouched(worktree_may_exist=False)
@@ -441,7 +442,7 @@ def test_daemons_floods_and_deleted_working_directories(bench):
     log = Path(flood["log"])
     cap = 16 * 1024 * 1024
     assert log.stat().st_size < cap + 100_000 and "log cap reached" in log.read_text(errors="replace")
-    assert took < 90, took
+    assert took < slack(90), took
     # steps 3 and 4 wrecked their checkout; the next steps rebuilt it and still answered right
     assert len(steps) > 4
     b.assert_finished_cleanly()
@@ -460,7 +461,7 @@ def test_a_run_that_ignores_sigterm_is_killed_at_its_timeout(bench):
 
     step = bisect_step(b.p.path).step
     assert step.verdict == "skip" and "timed out" in step.reason
-    assert time.monotonic() - t0 < 15
+    assert time.monotonic() - t0 < slack(15)
     pid = int((e / "stubborn.pid").read_text())
     assert not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text().split()[2]
     assert "timed out" in Path(step.log).read_text()

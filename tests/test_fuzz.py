@@ -540,9 +540,10 @@ def figures():
 @given(markdown(LINT_BITS), st.sampled_from(["pr", "issue"]), st.booleans())
 def test_lint_findings_point_into_the_text(figures, text, kind, with_figures):
     from perfkit.lint.lint import lint_text
+    from perfkit.markdown import split_lines
 
     findings, run, skipped = lint_text(text, kind, figures if with_figures else None)
-    lines = text.split("\n")
+    lines = split_lines(text)  # lines as GitHub counts them: LF, CRLF or a lone CR ends one
     assert findings == sorted(findings, key=lambda f: (f.line, f.column, f.rule))
     for f in findings:
         assert 1 <= f.line <= len(lines), f

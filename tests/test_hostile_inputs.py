@@ -18,6 +18,7 @@ import anyio
 import numpy as np
 import pytest
 from helpers.gitbuild import Repo
+from helpers.load import slack
 from mcp import Client
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,7 +46,7 @@ def _mcp(calls: list[tuple[str, dict]]) -> list:
         out = []
         async with Client(build_server(), mode="legacy") as client:
             for name, args in calls:
-                with anyio.fail_after(60):
+                with anyio.fail_after(slack(60)):
                     out.append(await client.call_tool(name, args))
         return out
 
@@ -120,7 +121,7 @@ def _msg(res) -> str:
 
 
 def _started(seconds: float) -> None:
-    assert seconds < 20, f"took {seconds:.1f} s"
+    assert seconds < slack(20), f"took {seconds:.1f} s"
 
 
 CAMPAIGN_CASES = [
@@ -175,7 +176,7 @@ def test_a_hostile_campaign_is_a_clear_error_on_both_surfaces(campaign_answers, 
     assert res.is_error and text.startswith(field) and words in text, text
     assert "please report" not in text
     r = cli[case]
-    assert r["rc"] == 2 and r["seconds"] < 20, r
+    assert r["rc"] == 2 and r["seconds"] < slack(20), r
     assert r["stderr"].startswith(f"perfkit: error: {field}") and words in r["stderr"], r["stderr"]
 
 
@@ -365,7 +366,8 @@ def _form_cost(kind: str, n: int) -> tuple[float, object]:
         "deep": lambda: _deep_form(n // 20),
         "open-comment": lambda: "## A\n\n<!--\n" + "- [ ] hidden\n" * n + "## B\n\n- [ ] seen\n",
         "open-details": lambda: "## A\n\n<details>\n" + "- [ ] inside\n" * n + "## B\n\ntext\n",
-        "nested-details": lambda: "## A\n\n" + "<details>\n" * n + "- [ ] deep\n" + "</details>\n" * n + "## B\n",
+        # a blank line ends the HTML block: without it "## B" would be the block's text, as GitHub shows it
+        "nested-details": lambda: "## A\n\n" + "<details>\n" * n + "- [ ] deep\n" + "</details>\n" * n + "\n## B\n",
         "long-text": lambda: (
             "name: Bug\ndescription: " + "not performance issues, " * n + "\nbody:\n  - type: input\n    attributes:\n"
             "      label: Library version\n      placeholder: " + "x" * (20 * n) + " | task " * n + "\n"

@@ -9,7 +9,6 @@ bytes. A marker in the outside folder, and in the environment, shows what leaked
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 import pytest
@@ -64,20 +63,25 @@ def test_a_trace_or_commit_folder_linked_out_is_not_listed(tmp_path, world):
     assert SECRET not in text and "abcdef1234567" not in text
 
 
+@pytest.mark.parametrize("to", ["root", "outside"])
 @pytest.mark.parametrize("sub", ["verify", "records"])
-def test_lint_never_walks_a_folder_linked_to_the_root(tmp_path, world, sub):
-    campaign, repo, _ = world
+def test_lint_never_walks_a_folder_linked_out(tmp_path, world, sub, to):
+    """A folder linked to / or to a folder holding 123.456: lint reads the campaign as if it were not
+    there (the same findings, 123.456 still unbacked), or refuses naming the link."""
+    campaign, _, outside = world
+    text = "## Summary\n\nThe step time fell from 1.00 s to 0.90 s; one step took 123.456 s.\n"
     target = campaign / sub
     if target.exists():
         os.rename(target, tmp_path / f"{sub}.saved")
-    target.symlink_to("/", target_is_directory=True)
-    start = time.monotonic()
+    without = lint_wording(text=text, campaign_dir=str(campaign)).findings
+    assert any("123.456" in f.excerpt for f in without), without  # the number the outside folder would back
+    target.symlink_to("/" if to == "root" else outside / SECRET, target_is_directory=True)
     try:
-        result = lint_wording(text="The step time fell from 1.00 s to 0.90 s.\n", campaign_dir=str(campaign))
-        assert result.findings is not None
-    except InputError as exc:  # refused, naming the link, is fine too; walking the disk is not
+        linked = lint_wording(text=text, campaign_dir=str(campaign)).findings
+    except InputError as exc:  # refused, naming the link, is fine too; reading through it is not
         assert sub in exc.field and "outside the campaign" in str(exc), exc
-    assert time.monotonic() - start < 20
+        return
+    assert linked == without
 
 
 def test_files_linked_out_of_the_campaign_back_no_figure(tmp_path, world):

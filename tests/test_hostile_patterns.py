@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from helpers import regex_audit as audit
 from helpers.gitbuild import Repo
+from helpers.load import slack
 from perfkit.changes.classify import classify_changes
 
 TOP = 16000
@@ -40,9 +41,13 @@ REVIEWED_DYNAMIC = {
     "perfkit.culprit.numeric_rules:<module>": "module-level patterns: timed through the imported module",
     "perfkit.culprit.numeric_rules:gate": "escaped literal pieces joined by |: a substring search; every gate is "
     "also held in numeric_rules.PATTERNS and timed through the imported module",
+    "perfkit.lint.claims.extract:__init__": "the campaign's metric and arm names, escaped, between fixed lookarounds: "
+    "a substring search",
+    "perfkit.lint.claims.vocab:<module>": "module-level patterns: timed through the imported module",
     "perfkit.lint.numbers:<module>": "module-level patterns: timed through the imported module",
     "perfkit.lint.rules:_job_spans": "module-level job patterns handed in: timed through the imported module",
     "perfkit.lint.rules:_w": "word lists joined between lookarounds: timed through the imported module",
+    "perfkit.markdown.html:<module>": "module-level patterns: timed through the imported module",
     "perfkit.publish.forms.common:_one_field": "an escaped answer key between word lookarounds: a substring search",
     "perfkit.publish.forms.common:box_for": "an escaped box answer between word lookarounds: a substring search",
     "perfkit.publish.forms.facts:_version": "an escaped name then a bounded version shape",
@@ -174,8 +179,10 @@ def _classify(tmp_path: Path, files: dict[str, str]) -> tuple[float, object]:
 def test_classify_changes_reads_long_lines_in_linear_time(tmp_path, files):
     """The named cases (132 s and 86 s before) and their kin, answered in seconds, not minutes."""
     seconds, result = _classify(tmp_path, files)
-    assert result is not None
-    assert seconds < 10, f"{seconds:.1f} s"
+    (commit,) = result.commits  # type: ignore[attr-defined]
+    (changed,) = commit.files
+    assert changed.path == next(iter(files)) and changed.status == "added" and changed.hunks, changed
+    assert seconds < slack(10), f"{seconds:.1f} s"
 
 
 def test_render_pr_reads_a_template_line_of_20000_spaces_in_linear_time(tmp_path):
@@ -195,4 +202,4 @@ def test_render_pr_reads_a_template_line_of_20000_spaces_in_linear_time(tmp_path
     res = render_pr(str(campaign), str(r.path), draft=DRAFT, out_dir=str(tmp_path / "out"))
     seconds = time.monotonic() - start
     assert Path(res.pr_path).is_file()
-    assert seconds < 15, f"{seconds:.1f} s"
+    assert seconds < slack(15), f"{seconds:.1f} s"

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import anyio
+from helpers.load import slack
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,7 +48,7 @@ def test_answers_at_once_then_hands_over_to_perfkit(tmp_path, superproject):
             seen.append(method)
 
     async def go():
-        with anyio.fail_after(90):
+        with anyio.fail_after(slack(90)):
             async with stdio_client(params) as (read, write):
                 async with ClientSession(read, write, message_handler=on_message) as session:
                     started = time.monotonic()
@@ -81,7 +82,7 @@ def _ask_installing(params: StdioServerParameters):
     """Start the launcher over real stdio and call perfkit_installing once; the tool result."""
 
     async def go():
-        with anyio.fail_after(30):
+        with anyio.fail_after(slack(30)):
             async with stdio_client(params) as (read, write):
                 async with ClientSession(read, write) as session:
                     await session.initialize()
@@ -90,11 +91,37 @@ def _ask_installing(params: StdioServerParameters):
     return anyio.run(go)
 
 
-def test_a_failed_build_says_where_the_log_is(tmp_path):
+def test_a_failed_build_says_where_the_log_is_and_quotes_its_error(tmp_path):
     params, _, log, lock = _params(tmp_path)
+    log.write_text(
+        "perfkit: running pip install --progress-bar off /plugin\n"
+        "[   3 s] ERROR: Could not find a version that satisfies the requirement hatchling>=1.25\n"
+        "[   3 s] ERROR: No matching distribution found for hatchling>=1.25\n"
+        "perfkit: the install failed after 3 s (exit status 1); the lines above say why\n"
+    )
     lock.rmdir()  # the builder ended without writing the stamp
     res = _ask_installing(params)
-    assert res.is_error and f"could not be installed; the install log is {log}" in res.content[0].text
+    text = res.content[0].text
+    assert res.is_error and f"could not be installed; the install log is {log}" in text
+    assert "No matching distribution found for hatchling>=1.25 | perfkit: the install failed after 3 s" in text
+
+
+def test_the_time_and_the_log_line_it_quotes_are_the_builds(tmp_path):
+    """A stand-in started minutes into a build (a reconnect, a second client) says how long the build has
+    run, not how long it has itself, and quotes the log's last line."""
+    params, _, log, lock = _params(tmp_path)
+    builder = subprocess.Popen(["sleep", "120"])
+    try:
+        (lock / "pid").write_text(f"{builder.pid}\n")
+        then = time.time() - 5 * 60 - 3
+        os.utime(lock / "pid", (then, then))
+        log.write_text("perfkit: creating\n[   4 s] Collecting pandas>=2.1\n[ 302 s] Installing collected packages\n")
+        text = _ask_installing(params).content[0].text
+    finally:
+        builder.kill()
+        builder.wait()
+    assert "started 5 min 3 s ago" in text or "started 5 min 4 s ago" in text, text
+    assert "Last line of the install log: [ 302 s] Installing collected packages" in text
 
 
 def _only_python(tmp_path: Path) -> dict[str, str]:
@@ -103,7 +130,7 @@ def _only_python(tmp_path: Path) -> dict[str, str]:
     bin_dir.mkdir()
     python = str(Path(getattr(sys, "_base_executable", sys.executable)).resolve())
     (bin_dir / "python3").symlink_to(python)
-    for tool in ("sh", "cat", "cksum", "mkdir", "rm", "sleep"):
+    for tool in ("sh", "cat", "cksum", "date", "mkdir", "rm", "sleep"):
         found = shutil.which(tool)
         if found:
             (bin_dir / tool).symlink_to(found)

@@ -6,7 +6,7 @@ import ast
 from pathlib import Path
 
 PKG = Path(__file__).resolve().parents[1] / "server" / "perfkit"
-LOWER = ["lint", "repo/contribution_files.py", "repo/template_text.py", "benchmark/options.py"]
+LOWER = ["lint", "markdown", "repo/contribution_files.py", "repo/template_text.py", "benchmark/options.py"]
 
 
 def _imports(path: Path) -> set[str]:

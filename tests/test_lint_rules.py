@@ -70,6 +70,10 @@ PLANTS: dict[str, list[tuple[str, str]]] = {
     "unrequested-section": [("## Notes for reviewers", "## Notes for reviewers")],
     "unbacked-number": [("The loader waits 3.7 s per batch.", "3.7 s")],
     "direction": [("On 8 B200 the loader runs 0.92x faster.", "0.92x faster")],
+    # the claim rules, against the example campaign's own data
+    "wrong-figure": [("On 8 H100 this PR's step time p90 is 0.929 s.", "0.929 s")],
+    "two-measurements": [("On 8 H100 the buckets take the mean step time from 0.962 s to 0.842 s.", "0.962 s")],
+    "unchanged": [("On 8 H100 the mean step time is unchanged.", "unchanged")],
     "mention": [("Thanks to @alice for the trace.", "@alice"), ("Found by @acme/perf-team first.", "@acme/perf-team")],
     "raw-html": [("See <img src=x onerror=alert(1)> here.", "<img src=x onerror=alert(1)>")],
     "link-scheme": [("See [the log](javascript:alert(1)) here.", "[the log](javascript:alert(1))")],
@@ -97,8 +101,17 @@ class _FakeFigures:
         return f.numeral in self.known
 
 
+CLAIM_RULES = {"wrong-figure", "two-measurements", "unchanged"}
+
+
 def _lint(text: str, rule: str):
     kwargs = {}
+    if rule in CLAIM_RULES:
+        from perfkit.lint.lint import campaign_figures
+
+        kwargs["figures"] = campaign_figures(
+            str(ROOT / "examples" / "campaign"), str(ROOT / "examples" / "publish" / "draft.json")
+        )
     if rule == "unrequested-section":
         kwargs["allowed_headings"] = {"what does this pr do", "test result", "tests", "user impact", "checklist"}
         kwargs["repo_lines"] = set()
@@ -108,7 +121,8 @@ def _lint(text: str, rule: str):
 
 
 def test_every_rule_has_a_plant():
-    assert set(PLANTS) | {"title-form", "structure"} == set(RULES)
+    # title-form, structure, no-checks and unstated-cost read the whole description: tested on their own
+    assert set(PLANTS) | {"title-form", "structure", "no-checks", "unstated-cost"} == set(RULES)
 
 
 def test_clean_base():
@@ -158,7 +172,9 @@ def test_pr_title_form(title, problem):
 
 
 def test_structure_rules():
-    moved = BASE.replace("### Speedup Result\n\nMeasured on 8 H100.\n", "### Speedup Result\n\nOn 8 H100.\n")
+    first = BASE.split("### Speedup Result\n\n", 1)[1].split("\n", 1)[0]
+    assert first.startswith("Measured on 8 H100")
+    moved = BASE.replace(f"### Speedup Result\n\n{first}\n", "### Speedup Result\n\nOn 8 H100.\n")
     assert any("Measured on" in f.fix for f in lint_text(moved, "pr")[0] if f.rule == "structure")
     after = BASE.replace(
         "\n\n## Correctness Verification", "\n\nA note after the tables.\n\n## Correctness Verification"

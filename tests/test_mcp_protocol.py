@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import anyio
+from helpers.load import slack
 from mcp import Client, StdioServerParameters, stdio_client
 from mcp.client.session import ClientSession
 from perfkit.mcp_server import tool_list_cache
@@ -64,7 +65,7 @@ def test_stdio_subprocess(superproject, tmp_path):
     params = StdioServerParameters(command=sys.executable, args=["-m", "perfkit.cli", "serve"], env=env)
 
     async def go():
-        with anyio.fail_after(60):
+        with anyio.fail_after(slack(60)):
             async with stdio_client(params) as (read, write):
                 async with ClientSession(read, write) as session:
                     await session.initialize()
@@ -162,9 +163,12 @@ def test_a_warm_start_lists_tools_without_importing_them(tmp_path):
     loaded = set(ast.literal_eval(warm[1]))
     assert loaded <= {
         "perfkit.errors",
+        "perfkit.guards",
+        "perfkit.guards.private_dirs",
         "perfkit.registry",
         "perfkit.mcp_server",
         "perfkit.mcp_server.server",
+        "perfkit.mcp_server.sdk_private",
         "perfkit.mcp_server.tool_list_cache",
     }, loaded
     assert "perfkit.mcp_server.server" in loaded

@@ -7,6 +7,7 @@ wrote them, never taken from perfkit's output.
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import sys
 from pathlib import Path
@@ -106,7 +107,8 @@ def test_serving_over_mcp_recomputed_with_pandas(tmp_path):
     r = rendered.structured_content
     tb, tc, _ = _expected(campaign, "output_throughput")
     lb, lc, lchange = _expected(campaign, "p99_ttft_ms")
-    assert f"{sig(tb)} to {sig(tc)} output tokens/s and TTFT p99 {sig(lb)} ms to {sig(lc)} ms at TP 8" in r["pr_title"]
+    # one headline figure keeps the title within 100 characters; the second is the table's second row
+    assert f": {sig(tb)} to {sig(tc)} output tokens/s, mostly from" in r["pr_title"] and len(r["pr_title"]) <= 100
     assert "world size" not in (tmp_path / "o" / "proposed-pr-description.md").read_text()
     text = (tmp_path / "o" / "proposed-pr-description.md").read_text()
     assert f"| {lchange:+.1f}% |" in text
@@ -115,7 +117,7 @@ def test_serving_over_mcp_recomputed_with_pandas(tmp_path):
     assert "NCCL_P2P_LEVEL" not in text.split("## Correctness Verification")[0]  # a setting: never a per-commit row
     assert "(lower is better)" in text and "-53.8% TTFT p99" in text
     issue = (tmp_path / "o" / "proposed-issue.md").read_text()
-    assert "takes TTFT p99 from 1,583 ms to 731 ms on its own" in issue
+    assert "takes TTFT p99 from 1,583 ms to 731 ms on its own, in its screening run" in issue
     assert r["lint_pr"] == [] and r["lint_issue"] == []
 
 
@@ -220,11 +222,24 @@ def test_a_p99_of_too_few_requests_has_no_interval():
 
     few = stats.quantile_ci(np.sort(np.arange(200.0)), 0.99)
     assert few.low is None and "too few samples" in (few.note or "")
-    many = stats.quantile_ci(np.sort(np.arange(1000.0)), 0.99)
-    assert many.low is not None and many.coverage is not None and many.coverage >= 0.95
-    med = stats.quantile_ci(np.sort(np.arange(101.0)), 0.5)
-    ref = stats.median_ci(np.sort(np.arange(101.0)))
-    assert med.coverage is not None and med.coverage >= 0.95 and med.high - med.low <= ref.high - ref.low + 2
+    # values 0..n-1, so the interval's ends are the order statistics' ranks minus one
+    for n, q in ((1000, 0.99), (101, 0.5), (400, 0.9), (5000, 0.999)):
+        ci = stats.quantile_ci(np.arange(float(n)), q)
+        assert ci.low is not None and ci.high is not None and ci.coverage is not None
+        lo, hi = int(ci.low) + 1, int(ci.high) + 1
+        assert ci.coverage == pytest.approx(_covers(n, q, lo, hi), abs=1e-9)
+        assert _covers(n, q, lo, hi) >= 0.95
+        # neither end can move in and keep 95%: a wider interval than needed fails here
+        assert _covers(n, q, lo + 1, hi) < 0.95 and _covers(n, q, lo, hi - 1) < 0.95, (n, q, lo, hi)
+    med = stats.median_ci(np.arange(101.0))
+    lo = int(med.low) + 1
+    assert int(med.high) + 1 == 102 - lo  # symmetric: [x(L), x(n + 1 - L)]
+    assert _covers(101, 0.5, lo, 102 - lo) >= 0.95 > _covers(101, 0.5, lo + 1, 101 - lo)
+
+
+def _covers(n: int, q: float, lo: int, hi: int) -> float:
+    """P(lo <= B < hi) for B ~ Binomial(n, q): [x(lo), x(hi)] covers the population q-quantile."""
+    return float(sum(math.comb(n, k) * q**k * (1 - q) ** (n - k) for k in range(lo, hi)))
 
 
 def test_requests_campaign_on_the_cli(tmp_path):
@@ -388,13 +403,13 @@ def _result(**values) -> str:
 @pytest.mark.parametrize(
     "files,field,words",
     [
-        ({"results/baseline/r.json": "[1, 2]"}, "results/baseline/r.json", ["not a JSON object"]),
+        ({"results/baseline/r.json": "[1, 2]"}, "results", ["no serving result", "a JSON list"]),
         (
             {"results/baseline/r.jsonl": _result(output_throughput=1.0) + "\n{oops\n"},
             "results/baseline/r.jsonl line 2",
-            ["not JSON"],
+            ["not valid JSON"],
         ),
-        ({"results/r.json": _result(output_throughput=1.0)}, "results/r.json result 1", ["names no arm"]),
+        ({"results/r.json": _result(output_throughput=1.0)}, "results/r.json", ["names no arm"]),
         ({"results/baseline/r.json": "[" * 200 + "]" * 200}, "results/baseline/r.json", ["levels deep"]),
         ({"results/baseline/r.json": _result(output_throughput="fast")}, "candidate", ["only the baseline"]),
         (
@@ -402,8 +417,8 @@ def _result(**values) -> str:
                 "results/baseline/r.json": _result(output_throughput=1e300),
                 "results/pr/r.json": _result(output_throughput=2.0),
             },
-            "results column 'output_throughput'",
-            ["magnitudes"],
+            "results/baseline/r.json key 'output_throughput'",
+            ["magnitudes", "line 1"],
         ),
     ],
 )
@@ -424,7 +439,7 @@ def test_results_with_arm_keys_nan_and_a_link_outside(tmp_path):
             arm=arm,
             run=run,
             output_throughput=base * (1 + 0.01 * run),
-            p99_ttft_ms=float("nan") if run == 2 else 900.0 / base,
+            p99_ttft_ms=None if run == 2 else 900.0 / base,
         )
         for arm, base in (("baseline", 100.0), ("pr", 120.0))
         for run in (1, 2, 3, 4)
@@ -435,7 +450,14 @@ def test_results_with_arm_keys_nan_and_a_link_outside(tmp_path):
     thr = next(m for m in s.metrics if m.key == "output_throughput")
     assert thr.baseline.run_ids == [1, 2, 3, 4] and thr.change_pct == pytest.approx(20.0)
     ttft = next(m for m in s.metrics if m.key == "p99_ttft_ms")
-    assert ttft.baseline.run_ids == [1, 3, 4]  # NaN: a run without the value, not a number
+    assert ttft.baseline.run_ids == [1, 3, 4]  # null: a run without the value, said in the warnings
+    assert any("'p99_ttft_ms' is null or missing in 2 of 8" in w and "all.jsonl line 2" in w for w in s.warnings)
+    nan = "\n".join(lines).replace('"p99_ttft_ms": null', '"p99_ttft_ms": NaN', 1)
+    (tmp_path / "c" / "results" / "all.jsonl").write_text(nan + "\n")
+    with pytest.raises(InputError) as err:  # NaN is not a missing value: it is refused, with its line
+        read_benchmark(str(tmp_path / "c"))
+    assert err.value.field == "results/all.jsonl key 'p99_ttft_ms'" and "line 2 ('NaN')" in err.value.problem
+    (tmp_path / "c" / "results" / "all.jsonl").write_text("\n".join(lines) + "\n")
     (tmp_path / "secret.json").write_text(_result(output_throughput=5.0))
     (tmp_path / "c" / "results" / "x.json").symlink_to(tmp_path / "secret.json")
     with pytest.raises(InputError) as err:
@@ -470,7 +492,9 @@ def test_pipes_in_place_of_campaign_files_are_refused_without_blocking(tmp_path)
         (campaign / rel).unlink(missing_ok=True)
         os.mkfifo(campaign / rel)
         if rel == "results/pr/run1.json":  # a pipe among results is not a result: the other four runs are read
-            assert len(read_benchmark(str(campaign)).metrics[0].candidate.per_run) == 4
+            s = read_benchmark(str(campaign))
+            assert len(s.metrics[0].candidate.per_run) == 4
+            assert any("results/pr/run1.json: left aside, it is not a regular file" in n for n in s.notes)
             continue
         with pytest.raises(InputError) as err:
             read_benchmark(str(campaign))

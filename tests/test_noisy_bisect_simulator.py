@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "bench" / "simulate_bisect.py"
 
@@ -61,3 +63,9 @@ def test_wilson_interval_at_the_edges():
     lo10k, hi10k = wilson(9950, 10_000)
     lo1k, hi1k = wilson(995, 1000)
     assert lo1k < lo10k < 0.995 < hi10k < hi1k  # ten times the seeds: a narrower interval around the same rate
+    # Wilson's ends are exactly the rates the score test puts at z standard errors from the observed one:
+    # (p - p0)^2 = z^2 p0 (1 - p0) / n at both ends, so any other (wider or narrower) formula fails here
+    for right, total, (lo, hi) in ((995, 1000, (lo1k, hi1k)), (9950, 10_000, (lo10k, hi10k)), (7, 20, wilson(7, 20))):
+        p = right / total
+        for end in (lo, hi):
+            assert (p - end) ** 2 == pytest.approx(1.96**2 * end * (1 - end) / total, rel=1e-9), (right, total, end)

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import anyio
+import pandas as pd
 from mcp import Client
 from perfkit.benchmark.read import read_benchmark
 from perfkit.mcp_server.server import build_server
@@ -78,3 +79,104 @@ def test_bad_input_is_one_line_on_both_surfaces(tmp_path):
     assert res.is_error and "warmup_steps" in res.content[0].text
     proc = perfkit("read-benchmark", str(EXAMPLE), "--slow-threshold-s", "0")
     assert proc.returncode == 2 and proc.stderr.startswith("perfkit: error: --slow-threshold-s: ")
+
+
+# ---- one declaration of the options, a pipeline of four stages, runs grouped once
+
+
+def test_options_are_declared_once_and_shown_typed_and_bounded():
+    import inspect
+
+    from perfkit.benchmark.options import BenchmarkOptions
+    from perfkit.lint.options import bench_options
+    from perfkit.publish.draft_model import Draft
+
+    params = inspect.signature(read_benchmark).parameters
+    fields = BenchmarkOptions.model_fields
+    assert list(params)[1:] == list(fields)
+    assert all(params[n].default == f.default for n, f in fields.items())
+    assert Draft.model_fields["benchmark"].annotation is BenchmarkOptions
+    assert type(bench_options(None, str(EXAMPLE))) is BenchmarkOptions
+    tool, _ = mcp_call("read_benchmark", {"campaign_dir": str(EXAMPLE)})
+    schema = tool.input_schema
+    defs = schema.get("$defs", {})
+
+    def bounded(node: dict, where: str) -> None:
+        if "$ref" in node:
+            bounded(defs[node["$ref"].rsplit("/", 1)[1]], where)
+            return
+        if "anyOf" in node:
+            for part in node["anyOf"]:
+                bounded(part, where)
+            return
+        kind = node.get("type")
+        assert kind or "enum" in node or "const" in node, f"{where}: no type"
+        if kind == "string" and "enum" not in node:
+            assert "maxLength" in node, f"{where}: a string without maxLength"
+        if kind == "array":
+            assert "maxItems" in node, f"{where}: a list without maxItems"
+            bounded(node["items"], f"{where}[]")
+        if kind == "integer":
+            assert "maximum" in node and "minimum" in node, f"{where}: an integer without bounds"
+        if kind == "object":
+            props = node.get("properties")
+            assert props or ("propertyNames" in node and "maxProperties" in node), f"{where}: an unconstrained object"
+            for name, sub in (props or {}).items():
+                bounded(sub, f"{where}.{name}")
+            if "additionalProperties" in node and isinstance(node["additionalProperties"], dict):
+                bounded(node["additionalProperties"], f"{where}.*")
+
+    for name, prop in schema["properties"].items():
+        assert prop.get("description"), name
+        bounded(prop, name)
+    metric = defs["MetricDecl"]["properties"]
+    assert metric["stat"]["anyOf"][0]["enum"][:3] == ["mean", "median", "p50"]
+    assert schema["properties"]["columns"]["anyOf"][0]["propertyNames"]["enum"][0] == "arm"
+
+
+def test_the_read_path_is_four_stages_that_never_call_back():
+    from test_import_graph import import_graph
+
+    graph = import_graph()
+
+    def reach(start: str) -> set[str]:
+        seen, todo = set(), [start]
+        while todo:
+            for nxt in graph.get(todo.pop(), ()):
+                if nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        return seen
+
+    b = "perfkit.benchmark."
+    readers = {b + m for m in ("campaign", "paths", "load", "measurements", "results", "cells", "steps_csv")}
+    readers |= {b + m for m in ("wide_csv", "candidates", "metrics_yaml")}
+    stages = [b + "campaign", b + "load", b + "summarize", b + "compare"]
+    for i, stage in enumerate(stages):
+        later = set(stages[i + 1 :])
+        assert not reach(stage) & later, f"{stage} reaches a later stage: {sorted(reach(stage) & later)}"
+    for stage in (b + "summarize", b + "compare"):  # no file is read after loading
+        assert not reach(stage) & readers, f"{stage} reaches {sorted(reach(stage) & readers)}"
+    assert {b + "campaign", b + "load", b + "summarize", b + "compare"} <= graph[b + "pipeline"]
+
+
+def test_runs_are_grouped_once_through_pandas():
+    import re
+
+    package = ROOT / "server" / "perfkit" / "benchmark"
+    by_hand = re.compile(r"np\.split\(|\[1:\] != \w+\[:-1\]|flatnonzero\([^)]*!=")
+    found = [p.name for p in package.glob("*.py") if by_hand.search(p.read_text())]
+    assert found == [], f"runs split by hand in {found}: use table.run_groups"
+    grouping = [p.name for p in package.glob("*.py") if "groupby([ARM, RUN]" in p.read_text()]
+    assert grouping == ["table.py"]
+    from perfkit.benchmark.table import ARM, RUN, run_groups
+
+    frame = pd.DataFrame({ARM: [0, 0, 0, 1, 1], RUN: [1, 1, 2, 1, 3], "v": range(5)})
+    groups = run_groups(frame)
+    assert [(s.arm, s.run, s.rows.start, s.rows.stop) for s in groups.slices] == [
+        (0, 1, 0, 2),
+        (0, 2, 2, 3),
+        (1, 1, 3, 4),
+        (1, 3, 4, 5),
+    ]
+    assert groups.arm_rows(1) == slice(3, 5) and groups.of_arm(2) == []

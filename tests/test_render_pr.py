@@ -202,11 +202,17 @@ def test_sections_order_tables_and_title(tmp_path):
     )
     assert pr.rstrip().endswith("</details>")
     m = PR_TITLE_RE.match(pr.split("\n")[0])
-    assert m and m.group("hw") == "8 H100" and m.group("ws") == "world size 8" and m.group("cause") == "recompiles"
+    # "at world size 8" repeats "8 H100" and would take the title past 100 characters: it goes, nothing lost
+    assert m and m.group("hw") == "8 H100" and m.group("ws") is None and m.group("cause") == "recompiles"
+    assert len(res.pr_title) <= 100 and not any("the title leaves out" in w for w in res.warnings)
     assert float(m.group("t0")) == pytest.approx(steady_mean("baseline"), abs=0.0051)
     assert float(m.group("t1")) == pytest.approx(steady_mean("pr"), abs=0.0051)
     block = pr.split("### Speedup Result\n\n", 1)[1].split("\n## ", 1)[0].strip().split("\n")
-    assert block[0] == "Measured on 8 H100."
+    # the per-commit effects below come from each commit's screening, the table's from the confirmation runs
+    assert block[0] == (
+        "Measured on 8 H100, in the confirmation runs described in Details; each per-commit effect comes from "
+        "screening that commit alone."
+    )
     assert block[2] == "| | baseline | this PR | change |"
     assert all(line.startswith("|") for line in block[2:] if line), "nothing but tables after the first line"
     # slow steps: the baseline has one per 6 steady steps; the threshold was given in the draft
@@ -350,8 +356,13 @@ def test_no_template_adds_nothing(tmp_path):
 def test_no_draft_fills_figures_and_marks_every_prose_slot(tmp_path):
     res, pr, issue = _render(tmp_path, {}, draft=None)
     texts = {p.text for p in res.placeholders}
-    for ph in ("<job>", "<GPU>", "<n>", "<share link>", "<fork verify branch>", "<PR>", "<full command, this PR>"):
+    ask = "<confirm that no check compared the outputs of both versions, or add each check you ran>"
+    for ph in ("<job>", "<GPU>", "<n>", "<share link>", ask, "<PR>", "<full command, this PR>"):
         assert ph in texts, ph
+    # no check in the draft: nothing about tolerances or recording code, and no empty table of placeholders
+    correctness = pr.split("## Correctness Verification", 1)[1].split("<details>", 1)[0]
+    assert "tolerance" not in correctness and "recorded the values" not in correctness and "|" not in correctness
+    assert "Numerical equivalence between the two versions is not verified" in correctness
     assert (
         "| mean step time (per run) |" in pr and "<" not in pr.split("| mean step time (per run) |")[1].split("\n")[0]
     )

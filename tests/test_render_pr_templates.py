@@ -447,7 +447,7 @@ def test_ships_and_shared_settings(tmp_path, campaign):
     details = text[text.index("<details>") :]
     assert "`CACHE_DIR=/tmp/c` for both" in details and "`--bucket 4` for the speedup" not in details
     assert any("--bucket 4" in w and "only one command" in w for w in res.warnings)
-    assert "Cache the attention mask" in details.split("Tried and not kept:")[1]  # recorded shipped, not shipped here
+    assert "Cache the attention mask" in details.split("Tried and not kept")[1]  # recorded shipped, not shipped here
     assert "| `" + SHIPPED_A[:12] not in text  # one shipped commit: no per-commit table
     _clean(res, repo, campaign, draft)
 

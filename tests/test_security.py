@@ -431,8 +431,8 @@ def test_bisect_runs_no_hook_and_no_data_and_says_which_filters_run(hostile, mon
 
 def test_a_line_break_in_a_path_never_escapes_the_reproduce_script(tmp_path):
     """A submodule path from a repository can hold a newline; the script must keep it inside quotes."""
+    from perfkit.bisect import reproduce
     from perfkit.bisect.models import BisectSettings
-    from perfkit.bisect.report import reproduce_script
     from perfkit.bisect.state.store import PhaseData, State
 
     stubs, base = tmp_path / "bin", tmp_path / "base"
@@ -456,7 +456,7 @@ def test_a_line_break_in_a_path_never_escapes_the_reproduce_script(tmp_path):
         outcome="found",
         reproduce_point=("c" * 40, "d" * 40),
     )
-    script = reproduce_script(st, repo)
+    script = reproduce.script(st, repo)
     work = tmp_path / "work"
     work.mkdir()
     proc = subprocess.run(

@@ -8,7 +8,6 @@ the CLI's own parser.
 
 from __future__ import annotations
 
-import argparse
 import re
 from pathlib import Path
 from typing import Any
@@ -111,17 +110,18 @@ def test_the_calls_the_issue_names(served):
 
 
 def test_cli_forms_exist():
+    from perfkit.cli.argparse_private import actions, subcommands
     from perfkit.cli.commands import build_parser
     from perfkit.registry import all_tools
 
     parser = build_parser(all_tools())
-    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    commands = subcommands(parser)
     seen = 0
     for path in SKILLS:
         for line in re.findall(r"`perfkit ([a-z-]+)([^`]*)`", path.read_text()):
             command, rest = line
             assert command in commands, f"{path.name}: perfkit {command}"
-            options = {s for a in commands[command]._actions for s in a.option_strings}
+            options = {s for a in actions(commands[command]) for s in a.option_strings}
             for option in re.findall(r"(--[a-z-]+)", rest):
                 assert option in options, f"{path.name}: perfkit {command} has no {option}"
             seen += 1

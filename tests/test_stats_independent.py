@@ -88,5 +88,12 @@ def test_speedup_interval_is_wide_when_only_one_arm_varies():
     ci = ratio_ci(steady, noisy)
     assert ci.low is not None and ci.high is not None
     assert ci.low < 2.0 < ci.high and ci.high - ci.low > 0.3
+    # the steady arm adds no variance, so Welch's degrees of freedom are the noisy arm's n - 1 = 4 and the
+    # interval is the ratio times exp(+-t * se of the log mean), t(0.975, 4) = 2.776 from the printed table
+    mean = sum(noisy) / len(noisy)
+    se = math.sqrt(sum((x - mean) ** 2 for x in noisy) / (len(noisy) - 1) / len(noisy)) / mean
+    assert (ci.low, ci.high) == pytest.approx(
+        (2.0 / mean * math.exp(-2.776 * se), 2.0 / mean * math.exp(2.776 * se)), rel=1e-4
+    )
     fixed = ratio_ci(steady, [1.0, 1.0, 1.0])
     assert (fixed.low, fixed.high) == (2.0, 2.0)

@@ -45,6 +45,7 @@ class Project:
     r: list[str]  # runtime commits in order
     c: dict[str, str] = field(default_factory=dict)  # labelled superproject commits
     order: list[str] = field(default_factory=list)  # superproject commits in order
+    side: list[str] = field(default_factory=list)  # runtime commits of the side branch, in order
 
     @property
     def path(self) -> str:
@@ -100,14 +101,24 @@ def _env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith("GIT_")} | {"GIT_CONFIG_NOSYSTEM": "1"}
 
 
-def build(tmp: Path, kernel: list[str], plan: list[tuple]) -> Project:
+def build(tmp: Path, kernel: list[str], plan: list[tuple], side: tuple[int, list[str]] | None = None) -> Project:
     """kernel[i]: markers of runtime commit i. plan: ("src", markers[, label]) changes the compiler
-    source; ("ptr", i[, label]) moves only the pointer to runtime commit i; ("mixed", i, markers[, label])
-    does both in one commit. The user's checkout ends with work in progress of every kind."""
+    source; ("ptr", i[, label]) moves only the pointer to runtime commit i (or to ("side", j), the side
+    branch's commit j); ("mixed", i, markers[, label]) does both in one commit. side: (i, markers) a
+    branch `release` of the runtime forking at commit i, one commit per marker (a release line next to
+    main). The user's checkout ends with work in progress of every kind."""
     origin = tmp / "simpler-origin"
     r = _fast_import(
         origin, [(f"runtime: change {i}", {"kernel.cpp": f"// v{i} {m}\n"}, {}) for i, m in enumerate(kernel)]
     )
+    side_shas: list[str] = []
+    if side is not None:
+        run_git(origin, "checkout", "-q", "-b", "release", r[side[0]])
+        for j, m in enumerate(side[1]):
+            (origin / "kernel.cpp").write_text(f"// release {j} {m}\n")
+            run_git(origin, "commit", "-q", "-am", f"runtime: release fix {j}", date=1_700_500_000 + 60 * j)
+            side_shas.append(run_git(origin, "rev-parse", "HEAD"))
+        run_git(origin, "checkout", "-q", "main")
     gitmodules = f'[submodule "simpler"]\n\tpath = runtime\n\turl = {origin}\n'
     commits = [
         ("initial compiler", {"src/codegen.py": "v0\n"}, {}),
@@ -120,7 +131,8 @@ def build(tmp: Path, kernel: list[str], plan: list[tuple]) -> Project:
             commits.append((f"compiler change {n}", {"src/codegen.py": f"v{n + 1} {step[1]}\n"}, {}))
             label = step[2] if len(step) > 2 else None
         elif kind == "ptr":  # a runtime index, or a sha the runtime does not have
-            sha = r[step[1]] if isinstance(step[1], int) else step[1]
+            where = step[1]
+            sha = r[where] if isinstance(where, int) else side_shas[where[1]] if isinstance(where, tuple) else where
             commits.append((f"chore(runtime): move simpler to {sha[:10]}", {}, {"runtime": sha}))
             label = step[2] if len(step) > 2 else None
         else:
@@ -144,7 +156,7 @@ def build(tmp: Path, kernel: list[str], plan: list[tuple]) -> Project:
     env = tmp / "env"
     env.mkdir()
     (env / "check.sh").write_text(CHECK)
-    p = Project(sup, runtime, env, r, {v: order[k] for k, v in labels.items()}, order)
+    p = Project(sup, runtime, env, r, {v: order[k] for k, v in labels.items()}, order, side_shas)
     # the user has work in progress: a stash, an unstaged edit, a staged one and an untracked file
     sup.write("notes.txt", "stashed\n")
     run_git(sup.path, "add", "notes.txt")

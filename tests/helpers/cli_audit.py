@@ -23,7 +23,7 @@ def mcp_words(text: str, spec: ToolSpec | None, specs: list[ToolSpec]) -> list[s
             if "_" in p.name:  # an option's MCP name; the command line spells it --with-dashes
                 found += re.findall(rf"(?<![\w\-./`])({re.escape(p.name)})(?![\w\-])", text)
             # an argument given the way a JSON call gives it: columns={...}, path=...
-            found += re.findall(rf"(?<![\w\-./$])({re.escape(p.name)}) ?=(?=[\[{{\"'\w])", text)
+            found += re.findall(rf"(?<![\w\-./$])({re.escape(p.name)}) ?=(?=[\[{{\"'\w<])", text)
             found += re.findall(rf"`({re.escape(p.name)})`", text)
     return found
 

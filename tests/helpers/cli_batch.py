@@ -2,7 +2,7 @@
 
 `python -m perfkit.cli` pays about two seconds of imports (pandas) per call; a table of a hundred
 bad inputs would spend minutes importing. This driver imports once, then forks one child per
-command line: the child runs `perfkit.cli.commands(argv)` exactly as the console script does, with its
+command line: the child runs `perfkit.cli.main(argv)` exactly as the console script does, with its
 own stdout and stderr files, its own working directory and exit status, and an uncaught exception
 prints its traceback just as the interpreter would. After each child the driver records what
 changed under the watched folder.
@@ -32,10 +32,9 @@ MEMORY_LIMIT = 4 * 1024**3  # a runaway read fails in the child instead of exhau
 
 
 def _preload() -> None:
-    import git  # noqa: F401
     import jinja2.sandbox  # noqa: F401
     import pandas  # noqa: F401
-    import perfkit.benchmark.build  # noqa: F401
+    import perfkit.benchmark.pipeline  # noqa: F401
     import perfkit.bisect.engine.session  # noqa: F401
     import perfkit.changes.blame  # noqa: F401
     import perfkit.cli  # noqa: F401

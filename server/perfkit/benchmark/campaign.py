@@ -1,103 +1,102 @@
-"""Locate files inside a campaign folder without ever leaving it.
+"""Stage 1 of read_benchmark: open the campaign folder and locate every file it will read.
 
-Names come from the user and from records (a sha, a report path), so each one is checked twice:
-lexically (no absolute path, no `..`) and after resolving links (the real file must still be under
-the folder). A campaign copied from elsewhere can hold a link to a stranger's file; we refuse it
-rather than quote numbers from it.
+Nothing is read here; every path is checked to stay inside the folder (paths.py), so the stages
+after this one take their files from CampaignFiles and never look the folder up again.
 """
 
 from __future__ import annotations
 
 import re
-from pathlib import Path, PurePosixPath
+from dataclasses import dataclass, field
+from pathlib import Path
 
+from perfkit.benchmark import paths
+from perfkit.benchmark.metric_spec import METRICS_FILE
 from perfkit.errors import InputError
 from perfkit.guards import limits
 
 BENCHMARK = "benchmark.csv"
 CANDIDATES = "records/candidates.jsonl"
 LATEST_REPORT = "latest-report.md"
-COMMITS = "commits"
+RESULTS = "results"
+WHERE = "pass the campaign folder, the one that holds benchmark.csv"
 
-_SHA = re.compile(r"^[0-9a-fA-F]{4,64}$")
+
+@dataclass
+class Located:
+    """A file under results/, its path checked to stay inside the campaign folder."""
+
+    rel: str
+    path: Path
 
 
-def open_campaign(campaign_dir: str) -> Path:
+@dataclass
+class CampaignFiles:
+    """Where each file of a campaign is, checked to stay inside it; None when absent."""
+
+    root: Path
+    benchmark: Path | None
+    results: list[Located] = field(default_factory=list)  # every .json and .jsonl under results/, in run order
+    has_results: bool = False
+    metrics: Path | None = None
+    candidates: Path | None = None
+    latest_report: Path | None = None
+    notes: list[str] = field(default_factory=list)  # what was left aside while locating, and why
+
+    @property
+    def candidates_name(self) -> str | None:
+        return CANDIDATES if self.candidates is not None else None
+
+    @property
+    def latest_report_name(self) -> str | None:
+        return LATEST_REPORT if self.latest_report is not None else None
+
+
+def open_campaign(campaign_dir: str) -> CampaignFiles:
+    """The campaign folder, resolved, with every file read_benchmark reads located inside it."""
     if not campaign_dir.strip():
-        raise InputError("campaign_dir", "is empty", "pass the campaign folder, the one that holds benchmark.csv")
+        raise InputError("campaign_dir", "is empty", WHERE)
     limits.check_argument(campaign_dir, "campaign_dir", limits.MAX_PATH_CHARS)
     path = Path(campaign_dir).expanduser()
     if not path.exists():
-        raise InputError(
-            "campaign_dir",
-            f"'{campaign_dir}' does not exist",
-            "pass the campaign folder, the one that holds benchmark.csv",
-        )
+        raise InputError("campaign_dir", f"'{campaign_dir}' does not exist", WHERE)
     if not path.is_dir():
+        raise InputError("campaign_dir", f"'{campaign_dir}' is a file, not a folder", WHERE)
+    root = paths.resolve(path, "campaign_dir")
+    results = paths.existing(root, RESULTS, RESULTS)
+    files = CampaignFiles(
+        root=root,
+        benchmark=paths.existing(root, BENCHMARK, BENCHMARK),
+        has_results=results is not None,
+        metrics=paths.existing(root, METRICS_FILE, METRICS_FILE),
+        candidates=paths.existing(root, CANDIDATES, CANDIDATES),
+        latest_report=paths.existing(root, LATEST_REPORT, LATEST_REPORT),
+    )
+    if files.benchmark is None and results is None:
         raise InputError(
             "campaign_dir",
-            f"'{campaign_dir}' is a file, not a folder",
-            "pass the campaign folder, the one that holds benchmark.csv",
+            f"'{campaign_dir}' has no {BENCHMARK}",
+            "pass the campaign folder, or write benchmark.csv or results/<arm>/*.json (see docs/campaign-format.md)",
         )
-    return _resolve(path, "campaign_dir")
+    if results is not None and files.benchmark is None:
+        files.results = _results(root, results, files.notes)
+    return files
 
 
-def _resolve(path: Path, field: str) -> Path:
-    """path with every link followed; a loop of links is the caller's to fix, like any bad path."""
-    try:
-        return path.resolve()
-    except (RuntimeError, OSError):  # Python 3.11 raises RuntimeError on a loop
-        raise InputError(
-            field, f"'{path.name}' is a symbolic link that loops", "replace the link with the file"
-        ) from None
+def _natural(rel: str) -> list[int | str]:
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", rel)]
 
 
-def inside(root: Path, rel: str, field: str) -> Path:
-    """The path of rel under root, refusing anything that would leave root."""
-    limits.check_argument(rel, field, limits.MAX_PATH_CHARS)
-    pure = PurePosixPath(rel.replace("\\", "/"))
-    if pure.is_absolute() or ".." in pure.parts or not pure.parts or "\0" in rel:
-        raise InputError(field, f"'{rel}' is not a path inside the campaign folder", "use a relative path without '..'")
-    full = root.joinpath(*pure.parts)
-    real = _resolve(full, field)
-    if real != root and root not in real.parents:
-        raise InputError(
-            field,
-            f"'{rel}' is a symbolic link that leads outside the campaign folder",
-            "copy the file into the campaign folder instead of linking to it",
-        )
-    return full
-
-
-def check_text_file(path: Path, field: str, limit: int, fix: str) -> None:
-    """Refuse what is not a regular text file of at most limit bytes (a FIFO, a folder, a link loop, a
-    binary or oversized file) before a reader loads it whole into memory; never blocks."""
-    limits.check_regular_file(path, field, limit, fix)
-
-
-def existing(root: Path, rel: str, field: str) -> Path | None:
-    """Like inside(), but None when nothing is there."""
-    path = inside(root, rel, field)
-    return path if path.exists() else None
-
-
-def relative(root: Path, path: Path) -> str:
-    return path.relative_to(root).as_posix()
-
-
-def commit_dir(root: Path, sha: str, field: str) -> Path | None:
-    """commits/<sha>/ for a recorded sha; the folder may be named by a longer or shorter prefix."""
-    if not _SHA.match(sha):
-        raise InputError(field, f"'{sha}' is not a commit sha", "record the hexadecimal sha of the commit")
-    commits = existing(root, COMMITS, COMMITS)
-    if commits is None or not commits.is_dir():
-        return None
-    exact = commits / sha
-    if exact.is_dir():
-        return inside(root, f"{COMMITS}/{sha}", field)
-    low = sha.lower()
-    for entry in sorted(commits.iterdir()):
-        name = entry.name.lower()
-        if _SHA.match(name) and (name.startswith(low) or low.startswith(name)) and entry.is_dir():
-            return inside(root, f"{COMMITS}/{entry.name}", field)
-    return None
+def _results(root: Path, base: Path, notes: list[str]) -> list[Located]:
+    """Every .json and .jsonl under results/ in natural order (run2 before run10), inside the folder."""
+    found = []
+    for p in base.rglob("*"):
+        if p.suffix not in (".json", ".jsonl"):
+            continue
+        rel = paths.relative(root, p)
+        checked = paths.inside(root, rel, RESULTS)
+        if not checked.is_file():
+            notes.append(f"{rel}: left aside, it is not a regular file")
+            continue
+        found.append(Located(rel, checked))
+    return sorted(found, key=lambda f: _natural(f.rel))

@@ -11,7 +11,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from perfkit.benchmark import campaign
+from perfkit.benchmark import number_rule, paths
 from perfkit.benchmark.models import Candidate
 from perfkit.errors import InputError
 from perfkit.guards import limits
@@ -90,8 +90,21 @@ def _record(line: str, where: str) -> dict[str, Any]:
 
 
 def _effect(record: dict[str, Any], where: str, warnings: list[str]) -> tuple[float | None, float | None, float | None]:
-    """(before, after, effect_pct); effect_pct computed from before/after when not recorded."""
+    """(before, after, effect_pct); effect_pct computed from before/after when not recorded.
+
+    before and after follow the number rule of every reader: not negative when the metric's name
+    says a quantity that cannot be (a time, a rate, a count, memory)."""
     before, after = _number(record, "before", where), _number(record, "after", where)
+    named = record.get("metric")
+    metric = named if isinstance(named, str) else "step_time_s"
+    what = number_rule.cannot_be_negative(metric)
+    for key, value in (("before", before), ("after", after)):
+        if what is not None and value is not None and value < 0:
+            raise InputError(
+                f"{where} field '{key}'",
+                f"is {value:g}, but '{metric}' is {what} and cannot be negative",
+                "record the measured value",
+            )
     effect = _number(record, "effect_pct", where)
     if before is not None and after is not None:
         if before == 0:
@@ -119,11 +132,11 @@ def _files(
     root: Path, record: dict[str, Any], sha: str, where: str, warnings: list[str]
 ) -> tuple[str | None, str | None]:
     """(report, trace folder) of a candidate: the recorded report, else commits/<sha>/report.md and trace/."""
-    commit = campaign.commit_dir(root, sha, f"{where} field 'sha'")
+    commit = paths.commit_dir(root, sha, f"{where} field 'sha'")
     report_rel = _text(record, "report", where)
     report = None
     if report_rel is not None:
-        found = campaign.existing(root, report_rel, f"{where} field 'report'")
+        found = paths.existing(root, report_rel, f"{where} field 'report'")
         if found is None:
             warnings.append(f"{where}: report '{report_rel}' does not exist")
         elif not found.is_file():
@@ -131,17 +144,17 @@ def _files(
                 f"{where} field 'report'", f"'{report_rel}' is not a regular file", "point it at the report's file"
             )
         else:
-            report = campaign.relative(root, found)
+            report = paths.relative(root, found)
     elif commit is not None:
-        found = campaign.existing(root, f"{campaign.relative(root, commit)}/report.md", f"{where} field 'sha'")
+        found = paths.existing(root, f"{paths.relative(root, commit)}/report.md", f"{where} field 'sha'")
         if found is not None and not found.is_file():
-            warnings.append(f"{where}: {campaign.relative(root, found)} is not a regular file and is not used")
+            warnings.append(f"{where}: {paths.relative(root, found)} is not a regular file and is not used")
             found = None
-        report = campaign.relative(root, found) if found else None
+        report = paths.relative(root, found) if found else None
     trace = None
     if commit is not None:
-        found = campaign.existing(root, f"{campaign.relative(root, commit)}/trace", f"{where} field 'sha'")
-        trace = campaign.relative(root, found) + "/" if found and found.is_dir() else None
+        found = paths.existing(root, f"{paths.relative(root, commit)}/trace", f"{where} field 'sha'")
+        trace = paths.relative(root, found) + "/" if found and found.is_dir() else None
     return report, trace
 
 

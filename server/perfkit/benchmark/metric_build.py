@@ -1,4 +1,4 @@
-"""The metric model of a campaign (declared, then inferred) and its per-metric comparisons.
+"""The metric model of a campaign: declared metrics first, then the columns whose name says enough.
 
 Declarations come from metrics.yaml beside benchmark.csv and from the caller (the draft's
 benchmark block); the caller's win for the same metric. Columns nobody declared become metrics
@@ -8,54 +8,11 @@ only when their name leaves no doubt about the better direction (metric_spec.inf
 from __future__ import annotations
 
 from collections.abc import Iterable
-from pathlib import Path
-from typing import Any
 
-import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-
-from perfkit.benchmark import campaign
-from perfkit.benchmark.metric_models import MetricComparison
-from perfkit.benchmark.metric_spec import Level, MetricDecl, MetricSpec, Shape, Uninferred, infer, resolve
-from perfkit.benchmark.metric_summary import arm_metric, compare_metric
+from perfkit.benchmark.metric_spec import METRICS_FILE, Level, MetricDecl, MetricSpec, Uninferred, infer, resolve
 from perfkit.errors import InputError
 
-METRICS_FILE = "metrics.yaml"
-MAX_METRICS_BYTES = 256 * 1024
 REQUEST_STATS = ("mean", "p50", "p99")  # what an inferred per-request column reports
-
-
-class CampaignMetrics(BaseModel):
-    """metrics.yaml: the campaign's shape and metric declarations."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    shape: Shape | None = Field(None, description="steps, runs or requests; default: read from benchmark.csv")
-    metrics: list[MetricDecl] = Field(default_factory=list)
-    infer: bool = Field(True, description="false: only the declared metrics, no column is inferred")
-
-
-def read_campaign_metrics(root: Path) -> CampaignMetrics | None:
-    from perfkit.guards import limits, safe_yaml
-
-    path = campaign.existing(root, METRICS_FILE, METRICS_FILE)
-    if path is None:
-        return None
-    text = limits.read_regular_text(path, METRICS_FILE, MAX_METRICS_BYTES, "keep metrics.yaml to the declarations")
-    try:
-        data = safe_yaml.load(text)
-    except safe_yaml.YamlRefused as exc:
-        raise InputError(
-            METRICS_FILE, f"is not valid YAML ({exc})", "fix the file (see docs/campaign-format.md)"
-        ) from None
-    if data is None:
-        return CampaignMetrics()
-    try:
-        return CampaignMetrics.model_validate(data)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(x) for x in err["loc"])
-        raise InputError(f"{METRICS_FILE} {loc}".strip(), err["msg"].lower(), "see docs/campaign-format.md") from None
 
 
 def _decl_key(d: MetricDecl, level: Level) -> str:
@@ -71,6 +28,7 @@ def build_model(
     headline: list[str],
     exclude: Iterable[str] = (),
     implicit: MetricSpec | None = None,
+    setup: Iterable[str] = (),
 ) -> tuple[list[MetricSpec], list[Uninferred]]:
     """Declared metrics first (caller over campaign), then the inferable columns; the headline marked.
 
@@ -80,6 +38,13 @@ def build_model(
     specs: dict[str, MetricSpec] = {implicit.key: implicit} if implicit else {}
     for source, decls in (("campaign", from_campaign), ("draft", from_caller)):
         for d in decls:
+            if d.column in setup:
+                raise InputError(
+                    f"{'draft.benchmark.metrics' if source == 'draft' else METRICS_FILE} column '{d.column}'",
+                    "is a setup field: it says how the benchmark was run (request rate, concurrency, prompt "
+                    "count), not what it measured",
+                    "declare a measured column; read_benchmark reports setup values under setup",
+                )
             if d.column not in numeric:
                 raise InputError(
                     f"{'draft.benchmark.metrics' if source == 'draft' else METRICS_FILE} column '{d.column}'",
@@ -128,36 +93,3 @@ def _default_head(specs: list[MetricSpec]) -> MetricSpec:
     """Without a declared headline: a throughput first (what serving PRs lead with), else the first metric."""
     rates = [s for s in specs if s.direction == "higher"]
     return next((s for s in rates if "output" in s.column), rates[0] if rates else specs[0])
-
-
-def compare_all(
-    model: list[MetricSpec],
-    values: dict[str, dict[str, list[tuple[int, np.ndarray]]]],
-    baseline: str,
-    candidate: str,
-    others: list[str],
-) -> tuple[list[MetricComparison], list[MetricComparison]]:
-    """values[column][arm] = per-run arrays. The PR's arm for every metric; other arms for the headline ones."""
-    main, of_which = [], []
-    for spec in model:
-        per_arm = values[spec.column]
-        base = arm_metric(spec, baseline, per_arm[baseline])
-        main.append(compare_metric(spec, base, arm_metric(spec, candidate, per_arm[candidate])))
-        if spec.headline:
-            for o in others:
-                of_which.append(compare_metric(spec, base, arm_metric(spec, o, per_arm[o])))
-    return main, of_which
-
-
-def runs_of(frame: Any, arm_code: int, column: str, arm_col: str, run_col: str) -> list[tuple[int, np.ndarray]]:
-    """(run id, the run's non-empty values of column) for one arm of a frame sorted by arm and run."""
-    codes = frame[arm_col].to_numpy()
-    lo, hi = np.searchsorted(codes, arm_code, side="left"), np.searchsorted(codes, arm_code, side="right")
-    runs = frame[run_col].to_numpy()[lo:hi]
-    vals = frame[column].to_numpy(dtype=float)[lo:hi]
-    bounds = np.flatnonzero(runs[1:] != runs[:-1]) + 1
-    out = []
-    for r, v in zip(np.split(runs, bounds), np.split(vals, bounds), strict=True):
-        if len(r):
-            out.append((int(r[0]), v[~np.isnan(v)]))
-    return out

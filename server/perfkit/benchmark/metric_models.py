@@ -6,6 +6,10 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from perfkit.guards.outside_text import CampaignName, CampaignText
+
+Basis = Literal["pooled_requests", "mean_of_runs"]
+
 
 class MetricEstimate(BaseModel):
     """A metric's central value for one arm, with its 95% interval, in the metric's unit."""
@@ -20,7 +24,7 @@ class MetricEstimate(BaseModel):
 class ArmMetric(BaseModel):
     """One metric of one arm."""
 
-    arm: str = Field(description="the arm's name")
+    arm: CampaignName = Field(description="the arm's name")
     estimate: MetricEstimate = Field(description="the arm's value of the metric")
     per_run: list[float] = Field(description="the metric per run, in run order")
     run_ids: list[int] = Field(description="the run indices of per_run")
@@ -37,9 +41,9 @@ class ArmMetric(BaseModel):
 class MetricComparison(BaseModel):
     """One metric of one arm against the baseline, with the verdict in the metric's direction."""
 
-    key: str = Field(description="the metric's key (see metric_model)")
-    name: str = Field(description="the metric's name")
-    unit: str = Field(description="the metric's unit")
+    key: CampaignName = Field(description="the metric's key (see metric_model)")
+    name: CampaignName = Field(description="the metric's name")
+    unit: CampaignName = Field(description="the metric's unit")
     direction: Literal["lower", "higher"] = Field(description="which way is better")
     baseline: ArmMetric
     candidate: ArmMetric
@@ -55,4 +59,12 @@ class MetricComparison(BaseModel):
         description="Mann-Whitney U over the per-run values, read in the metric's direction"
     )
     p_value: float | None = Field(description="two-sided p-value; null when verdict is too_few_runs")
-    note: str = Field(description="the verdict in one sentence")
+    note: CampaignText = Field(description="the verdict in one sentence")
+    basis: Basis = Field(
+        description="what each arm's estimate is: 'pooled_requests', the statistic over every request of the arm "
+        "pooled (per-request rows, or the per-request lists a results file saved); 'mean_of_runs', the mean of "
+        "the per-run values (per_run). A description quoting the figure says which"
+    )
+    basis_note: CampaignText | None = Field(
+        default=None, description="why the estimate is not pooled over requests when it could have been, if so"
+    )

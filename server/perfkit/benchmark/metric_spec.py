@@ -12,12 +12,56 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from perfkit.guards.outside_text import CampaignName, CampaignText
+
+METRICS_FILE = "metrics.yaml"  # where a campaign declares its metrics, beside benchmark.csv
 Direction = Literal["lower", "higher"]
 Level = Literal["step", "request", "run"]
 Shape = Literal["steps", "runs", "requests"]
 STATS = ("mean", "median", "p50", "p90", "p95", "p99", "p99.9", "min", "max")
+Stat = Literal["mean", "median", "p50", "p90", "p95", "p99", "p99.9", "min", "max"]
+
+# How a serving benchmark was run, as vLLM's `vllm bench serve` and SGLang's bench_serving save it
+# beside the measured values: never a metric, and read whatever its value (an unlimited request rate
+# is `Infinity` or "inf", an unset concurrency null). metrics.yaml's `setup` names more.
+SETUP = frozenset(
+    {
+        "date",
+        "endpoint_type",
+        "backend",
+        "label",
+        "tag",
+        "model",
+        "model_id",
+        "model_name",
+        "served_model_name",
+        "tokenizer",
+        "tokenizer_id",
+        "num_prompts",
+        "request_rate",
+        "burstiness",
+        "max_concurrency",
+        "ramp_up_strategy",
+        "ramp_up_start_rps",
+        "ramp_up_end_rps",
+        "dataset_name",
+        "dataset_path",
+        "input_len",
+        "output_len",
+        "sharegpt_output_len",
+        "random_input_len",
+        "random_output_len",
+        "random_range_ratio",
+        "random_prefix_len",
+        "num_warmups",
+        "seed",
+        "tensor_parallel_size",
+        "pipeline_parallel_size",
+        "data_parallel_size",
+    }
+)
 
 
 class MetricDecl(BaseModel):
@@ -25,39 +69,59 @@ class MetricDecl(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    column: str = Field(description="Column of benchmark.csv (or key of a results JSON) holding the values.")
-    name: str | None = Field(None, description="How the description names it: 'output throughput', 'TTFT'.")
-    unit: str | None = Field(None, description="Unit as a reader writes it: 'tokens/s', 'ms', 's', 'req/s'.")
+    column: str = Field(
+        min_length=1,
+        max_length=1000,
+        description="Column of benchmark.csv (or key of a results JSON) holding the values.",
+    )
+    name: str | None = Field(
+        None, min_length=1, max_length=200, description="How the description names it: 'output throughput', 'TTFT'."
+    )
+    unit: str | None = Field(
+        None, max_length=100, description="Unit as a reader writes it: 'tokens/s', 'ms', 's', 'req/s'."
+    )
     direction: Direction | None = Field(None, description="'lower' or 'higher': which way is better.")
     level: Level | None = Field(None, description="What one value describes: a step, a request or a whole run.")
-    stat: str | None = Field(
+    stat: Stat | None = Field(
         None,
         description="For per-request values: which statistic of a run's requests to report "
         "(mean, median, p90, p95, p99, p99.9). Give several metrics with the same column for several stats.",
     )
     headline: bool = Field(False, description="Lead the title and the result table with it.")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _from_json_text(cls, data: object) -> object:
+        """A declaration written as JSON text (`--metrics '{"column": ...}'` on the command line)."""
+        if isinstance(data, str):
+            from perfkit.guards import limits
+
+            return limits.load_json(data, "metrics", "give each declaration as a JSON object")
+        return data
+
 
 class MetricSpec(BaseModel):
     """A metric as read_benchmark used it, with where its direction came from."""
 
-    column: str = Field(description="column (or JSON key) the values come from")
-    key: str = Field(description="unique id: the column, with '@<stat>' for a statistic of per-request values")
-    name: str = Field(description="how the description names it")
-    unit: str = Field(description="unit as written after a value ('' for a count)")
+    column: CampaignName = Field(description="column (or JSON key) the values come from")
+    key: CampaignName = Field(description="unique id: the column, with '@<stat>' for a statistic of per-request values")
+    name: CampaignName = Field(description="how the description names it")
+    unit: CampaignName = Field(description="unit as written after a value ('' for a count)")
     direction: Direction = Field(description="which way is better")
     level: Level = Field(description="what one value describes")
     stat: str | None = Field(description="for per-request values, the statistic reported per run; else null")
     headline: bool = Field(description="the title and the result table lead with it")
     declared: Literal["campaign", "draft", "inferred"] = Field(description="where the direction came from")
-    reason: str = Field(description="why this direction and unit: the declaration, or the name pattern matched")
+    reason: CampaignText = Field(
+        description="why this direction and unit: the declaration, or the name pattern matched"
+    )
 
 
 class Uninferred(BaseModel):
     """A numeric column perfkit did not turn into a metric, and why (declare it to use it)."""
 
-    column: str
-    reason: str
+    column: CampaignName
+    reason: CampaignText
 
 
 _STAT_PREFIX = re.compile(r"^(mean|median|std|p\d+(?:\.\d+)?)_(.+)$")
@@ -187,3 +251,16 @@ def better(direction: str, change: float) -> bool | None:
     if change == 0:
         return None
     return (change < 0) if direction == "lower" else (change > 0)
+
+
+# the saved statistics the per-request lists recompute: <stat>_<quantity>_ms
+_REQUEST_STAT = re.compile(r"^(mean|median|p\d+(?:\.\d+)?)_(ttft|tpot|itl|e2el|e2e_latency)_ms$")
+
+
+def request_statistic(column: str) -> tuple[str, str] | None:
+    """(quantity, stat) of a saved statistic the per-request lists can recompute: p99_ttft_ms -> ('ttft', 'p99')."""
+    m = _REQUEST_STAT.match(column)
+    if m is None:
+        return None
+    quantity = "e2el" if m.group(2) == "e2e_latency" else m.group(2)
+    return quantity, "p50" if m.group(1) == "median" else m.group(1)

@@ -6,22 +6,25 @@ peak-memory column holds (GB by convention), percentages are percent (-12.5 mean
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, BeforeValidator, Field
 
 from perfkit.benchmark.metric_models import MetricComparison
 from perfkit.benchmark.metric_spec import MetricSpec, Uninferred
 from perfkit.guards.list_caps import ListsCapped
+from perfkit.guards.outside_text import CampaignName, CampaignText, CampaignTitle, capped_tree
 
 
 class Source(BaseModel):
     """Provenance of a figure: which file, which columns, which rows, and how it was computed."""
 
     file: str = Field(description="file the figure was read from, relative to the campaign folder")
-    columns: list[str] = Field(default_factory=list, description="column names (as written in the file) it uses")
-    rows: str = Field(default="", description="which rows: for example \"arm == 'baseline', step > 1\"")
-    how: str = Field(default="", description="how the figure is computed from those rows")
+    columns: list[CampaignName] = Field(
+        default_factory=list, description="column names (as written in the file) it uses"
+    )
+    rows: CampaignText = Field(default="", description="which rows: for example \"arm == 'baseline', step > 1\"")
+    how: CampaignText = Field(default="", description="how the figure is computed from those rows")
 
 
 class Estimate(BaseModel):
@@ -90,7 +93,7 @@ class Bimodality(BaseModel):
 class MetricSummary(BaseModel):
     """An extra numeric column (kernel launches, tokens per second, ...) over the steady-state steps."""
 
-    name: str = Field(description="column name in benchmark.csv")
+    name: CampaignName = Field(description="column name in benchmark.csv")
     samples: int = Field(description="steady-state rows with a value (empty cells are skipped)")
     mean: float | None = Field(description="mean over steady-state rows; null when no row has a value")
     median: float | None = Field(description="median over steady-state rows")
@@ -103,7 +106,7 @@ class MetricSummary(BaseModel):
 class PeakMemory(BaseModel):
     """Peak memory: the largest value per run, over all steps (warm-up included)."""
 
-    column: str = Field(description="the peak-memory column in benchmark.csv")
+    column: CampaignName = Field(description="the peak-memory column in benchmark.csv")
     max_gb: float = Field(description="largest value over all runs")
     min_run_max_gb: float = Field(description="smallest of the per-run maxima: how much the peak varies between runs")
     runs_with_data: int = Field(description="runs that have at least one value")
@@ -113,7 +116,7 @@ class PeakMemory(BaseModel):
 class ArmSummary(BaseModel):
     """One arm of benchmark.csv, measured on its steady-state steps (after the warm-up)."""
 
-    name: str = Field(description="the arm's name in the arm column")
+    name: CampaignName = Field(description="the arm's name in the arm column")
     runs: int = Field(description="number of interleaved runs")
     run_ids: list[int] = Field(description="the run indices, sorted")
     steps: int = Field(description="rows of the arm, warm-up included")
@@ -166,7 +169,7 @@ class Significance(BaseModel):
 class MetricChange(BaseModel):
     """An extra numeric column compared between two arms (steady-state means)."""
 
-    name: str = Field(description="column name in benchmark.csv")
+    name: CampaignName = Field(description="column name in benchmark.csv")
     baseline: float | None = Field(description="steady-state mean, baseline arm")
     candidate: float | None = Field(description="steady-state mean, compared arm")
     change_pct: float | None = Field(description="(candidate - baseline) / baseline, in percent")
@@ -175,8 +178,8 @@ class MetricChange(BaseModel):
 class Comparison(BaseModel):
     """One arm against the baseline: speedups, percentage changes and a significance verdict."""
 
-    baseline: str = Field(description="baseline arm name")
-    candidate: str = Field(description="compared arm name")
+    baseline: CampaignName = Field(description="baseline arm name")
+    candidate: CampaignName = Field(description="compared arm name")
     speedup_mean: float = Field(description="baseline mean / candidate mean (above 1 means faster)")
     speedup_median: float = Field(description="baseline median / candidate median")
     speedup_mean_ci_low: float | None = Field(
@@ -210,36 +213,75 @@ class Candidate(BaseModel):
 
     line: int = Field(description="line number in candidates.jsonl")
     sha: str = Field(description="the candidate's commit (as recorded)")
-    title: str = Field(description="one-line title of the change")
+    title: CampaignTitle = Field(description="one-line title of the change, as recorded")
     shipped: bool = Field(description="whether the change is part of the delivered branch")
-    baseline: str | None = Field(description="the baseline this candidate's effect was measured against")
-    metric: str = Field(description="what was measured (default step_time_s)")
+    baseline: CampaignName | None = Field(description="the baseline this candidate's effect was measured against")
+    metric: CampaignName = Field(description="what was measured (default step_time_s)")
     before: float | None = Field(description="metric on that baseline")
     after: float | None = Field(description="metric with the candidate")
     effect_pct: float | None = Field(description="(after - before) / before in percent, as recorded or computed")
-    arm: str | None = Field(description="the benchmark.csv arm measuring this change, if any")
+    arm: CampaignName | None = Field(description="the benchmark.csv arm measuring this change, if any")
     other_baseline: bool = Field(
         description="true when the effect was measured against a different baseline than reference_baseline: "
         "a PR must mark such numbers"
     )
     report: str | None = Field(description="commits/<sha>/report.md relative to the campaign folder, if present")
     trace: str | None = Field(description="commits/<sha>/trace/ relative to the campaign folder, if present")
-    note: str | None = Field(description="the record's note or reason, if any")
-    other_fields: dict[str, Any] = Field(default_factory=dict, description="any other keys of the record, as written")
+    note: CampaignText | None = Field(description="the record's note or reason, if any")
+    other_fields: Annotated[dict[str, Any], BeforeValidator(capped_tree)] = Field(
+        default_factory=dict, description="any other keys of the record, as written (each text cut at 200 characters)"
+    )
+
+
+class SetupValue(BaseModel):
+    """One setup field of one arm: how the benchmark was run, as its result files write it (never a metric)."""
+
+    key: CampaignName = Field(description="the key or column as written: num_prompts, request_rate, max_concurrency")
+    value: bool | int | float | CampaignName | None = Field(
+        description="the value as written: a number, text, true/false or null; a non-finite number as the file "
+        "spells it ('Infinity', or the text 'inf' vLLM writes for an unlimited request rate)"
+    )
+    runs: int = Field(description="runs of the arm that hold this value")
+    every_run: bool = Field(
+        description="true when every run of the arm holds this value: a figure a description may quote as the "
+        "arm's setup"
+    )
+    files: list[str] = Field(description="where it is written: each file (with the line, in a file of several runs)")
+
+
+class ArmSetup(BaseModel):
+    """The setup fields of one arm's runs."""
+
+    arm: CampaignName = Field(description="the arm")
+    runs: int = Field(description="runs of the arm")
+    values: list[SetupValue] = Field(description="one entry per key and value; a key whose value varies has several")
 
 
 class BenchmarkSummary(ListsCapped):
     """Everything read_benchmark found in a campaign folder."""
 
     campaign_dir: str = Field(description="the campaign folder, resolved")
-    benchmark_file: str = Field(description="benchmark.csv, relative to the campaign folder")
-    columns: dict[str, str] = Field(
+    benchmark_file: str = Field(
+        description="benchmark.csv, or 'results' for serving results saved under results/ (see result_files)"
+    )
+    result_files: list[str] = Field(
+        default_factory=list, description="every results file read, relative to the campaign folder, in run order"
+    )
+    columns: dict[str, CampaignName] = Field(
         description="role -> column name used (arm, run, step, step_time_s, and peak_mem_gb when present)"
     )
-    ignored_columns: list[str] = Field(default_factory=list, description="non-numeric columns that were not used")
+    ignored_columns: list[CampaignName] = Field(
+        default_factory=list,
+        description="columns or keys not used as metrics: text, setup fields, per-request lists, always empty",
+    )
+    setup: list[ArmSetup] = Field(
+        default_factory=list,
+        description="per arm, the setup fields of its runs (request rate, concurrency, prompt count, dataset "
+        "lengths, model, backend, date) with the files they come from; never metrics",
+    )
     warmup_steps: int = Field(description="steps 1..warmup_steps of every run are excluded from steady-state figures")
-    baseline: str = Field(description="baseline arm")
-    candidate: str = Field(description="the PR's arm")
+    baseline: CampaignName = Field(description="baseline arm")
+    candidate: CampaignName = Field(description="the PR's arm")
     shape: Literal["steps", "runs", "requests"] = Field(
         default="steps",
         description="steps: one row per training step (step-time figures below); runs: one row per run with "
@@ -269,18 +311,26 @@ class BenchmarkSummary(ListsCapped):
     metrics_of_which: list[MetricComparison] = Field(
         default_factory=list, description="each headline metric, every other arm against the baseline"
     )
-    arm_names: list[str] = Field(default_factory=list, description="every arm, baseline first, the PR's arm second")
+    arm_names: list[CampaignName] = Field(
+        default_factory=list, description="every arm, baseline first, the PR's arm second"
+    )
     candidates: list[Candidate] = Field(default_factory=list, description="records/candidates.jsonl, in file order")
     candidates_file: str | None = Field(description="records/candidates.jsonl when present")
-    reference_baseline: str | None = Field(
+    reference_baseline: CampaignName | None = Field(
         description="the baseline the PR's numbers are measured against, used to mark candidates measured elsewhere"
     )
     reference_baseline_rule: str | None = Field(description="how reference_baseline was chosen")
     latest_report: str | None = Field(description="latest-report.md when present (the drafts go next to it)")
-    warnings: list[str] = Field(
+    warnings: list[CampaignText] = Field(
         default_factory=list,
         description="things worth checking that did not stop the reading (missing steps, "
-        "unequal run counts, a recorded effect that disagrees with before/after)",
+        "unequal run counts, a recorded effect that disagrees with before/after, a run without a value the "
+        "other runs have)",
+    )
+    notes: list[CampaignText] = Field(
+        default_factory=list,
+        description="what was read and what was left aside, and why: files beside the results that are not "
+        "results, failed requests left out of per-request figures",
     )
 
     def arm(self, name: str) -> ArmSummary:

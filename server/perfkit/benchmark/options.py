@@ -1,61 +1,137 @@
-"""How read_benchmark reads a campaign, as one object render_pr's draft and lint_wording share.
+"""How read_benchmark reads a campaign: its options, declared once.
 
+read_benchmark's parameters (after campaign_dir) are these fields, with their types, bounds and
+descriptions: the tool's signature is made from this model, so the MCP input schema and the CLI
+options show exactly what the model accepts. render_pr's draft carries the same object as its
+`benchmark` block and lint_wording reads it from there, so all three read a campaign the same way.
 It lives with the benchmark reader, below publish and lint, so that lint can read the campaign the
 way render_pr did without loading a publish draft.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+import inspect
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from perfkit.benchmark.metric_spec import MetricDecl
 
 if TYPE_CHECKING:
     from perfkit.benchmark.models import BenchmarkSummary
 
+Role = Literal["arm", "run", "step", "step_time_s", "peak_mem_gb"]
+ROLES: tuple[str, ...] = ("arm", "run", "step", "step_time_s", "peak_mem_gb")
+Name = Annotated[str, StringConstraints(min_length=1, max_length=1000)]
+
 
 class BenchmarkOptions(BaseModel):
+    """read_benchmark's options; render_pr's draft.benchmark; what lint_wording reads the campaign with."""
+
     model_config = ConfigDict(extra="forbid")
 
-    baseline: str = Field("baseline", description="Arm name of the baseline (read_benchmark's baseline).")
-    candidate: str | None = Field(None, description="Arm name of this PR (read_benchmark's candidate).")
-    warmup_steps: int = Field(1, ge=0, description="Steps per run excluded from the steady state.")
+    baseline: Name = Field("baseline", description="Name of the baseline arm in benchmark.csv.")
+    candidate: Name | None = Field(
+        None,
+        description="Name of the PR's arm. Default: the arm named 'pr', else the only arm that is not the baseline.",
+    )
+    warmup_steps: int = Field(
+        1,
+        ge=0,
+        le=10**9,
+        description="Steps 1..warmup_steps of every run are left out of the steady-state figures "
+        "(step 1, the one-time cost, is reported on its own).",
+    )
     slow_threshold_s: float | None = Field(
-        None, gt=0, allow_inf_nan=False, description="Step time above which a step counts as slow."
+        None,
+        gt=0,
+        le=1e9,
+        allow_inf_nan=False,
+        description="A steady-state step slower than this many seconds counts as slow. Default: automatic, "
+        "from the baseline (the valley between its clusters when bimodal, else max(Q3 + 3 IQR, 1.2 x median)); "
+        "the same threshold applies to every arm.",
     )
-    columns: dict[str, str] | None = Field(
-        None, description="Map roles to differently named columns (read_benchmark's columns)."
+    columns: dict[Role, Name] | None = Field(
+        None,
+        max_length=len(ROLES),
+        description='Map roles to differently named columns, for example {"step_time_s": "iter_time", '
+        '"run": "trial"}. Roles: arm, run, step, step_time_s, peak_mem_gb (the runs and requests shapes use '
+        "arm and run; in results JSON they name the keys).",
     )
-    reference_baseline: str | None = Field(
-        None, description="The baseline the PR's numbers are measured against (read_benchmark's reference_baseline)."
+    reference_baseline: Name | None = Field(
+        None,
+        description="The baseline (commit or label, as written in candidates.jsonl) the PR's numbers are "
+        "measured against; candidates measured against another one are marked. Default: the baseline of the "
+        "last shipped candidate.",
     )
     shape: Literal["steps", "runs", "requests"] | None = Field(
-        None, description="steps, runs or requests (read_benchmark's shape). Default: metrics.yaml, else the file's."
+        None,
+        description="steps: one row per training step (arm, run, step, step_time_s); runs: one row per run "
+        "with metric columns (or results/<arm>/*.json|*.jsonl as vLLM and SGLang save them); requests: one row "
+        "per request, statistics computed per run. Default: metrics.yaml's shape, else a benchmark.csv without "
+        "a step column is runs (one row per arm and run) or requests (several).",
     )
-    metrics: list[MetricDecl] = Field(
-        default_factory=list,
-        description="Metric declarations (column, name, unit, direction, level, stat, headline); they win over "
-        "metrics.yaml for the same metric.",
+    metrics: list[MetricDecl] | None = Field(
+        None,
+        max_length=1000,
+        description="Metric declarations, each {column, name, unit, direction: lower|higher, level: "
+        "step|request|run, stat: mean|median|p90|p95|p99, headline}; they win over the campaign's metrics.yaml. "
+        "Undeclared columns are inferred only when the name is unambiguous (*_tok_s, throughput: higher; "
+        "*_ms, *_s, ttft, itl, tpot, latency: lower); see metric_model and uninferred in the result. Each "
+        "declaration is an object or its JSON text (on the command line, repeat --metrics '{...}').",
     )
-    headline: list[str] = Field(
-        default_factory=list, description="The metrics the title and the result table lead with (key, column or name)."
+    headline: list[Name] | None = Field(
+        None,
+        max_length=100,
+        description="The metrics to lead with (key, column or name). Default: declared headline metrics.",
     )
+
+    @classmethod
+    def from_arguments(cls, values: object, where: str = "") -> BenchmarkOptions:
+        """The options from a tool call or a draft block; a value the model refuses is an InputError
+        naming it (where: the block's path, such as 'draft.benchmark.')."""
+        from perfkit.errors import InputError
+
+        given = {k: v for k, v in values.items() if v is not None} if isinstance(values, Mapping) else values
+        try:
+            return cls.model_validate(given)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            loc = [str(x) for x in err["loc"]]
+            if loc[:1] == ["columns"] and "[key]" in loc:
+                raise InputError(
+                    f"{where}columns",
+                    f"unknown role '{loc[1]}'",
+                    f"map these roles to your column names: {', '.join(ROLES)}",
+                ) from None
+            raise InputError(
+                f"{where}{'.'.join(loc)}".rstrip("."), err["msg"].lower(), "see docs/campaign-format.md"
+            ) from None
+
+    @classmethod
+    def parameters(cls) -> list[inspect.Parameter]:
+        """The fields as the parameters of a tool's signature: type, bounds and description as declared here."""
+        out = []
+        for name, info in cls.model_fields.items():
+            described = Field(description=info.description)
+            annotation = Annotated.__class_getitem__((info.annotation, *info.metadata, described))  # type: ignore[attr-defined]
+            out.append(
+                inspect.Parameter(
+                    name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=info.default, annotation=annotation
+                )
+            )
+        return out
+
+    @classmethod
+    def signature(cls, func: Callable[..., Any]) -> inspect.Signature:
+        """func's signature with **options replaced by the fields (func's other parameters kept first)."""
+        sig = inspect.signature(func, eval_str=True)
+        own = [p for p in sig.parameters.values() if p.kind != inspect.Parameter.VAR_KEYWORD]
+        return sig.replace(parameters=[*own, *cls.parameters()])
 
     def read(self, campaign_dir: str) -> BenchmarkSummary:
-        """read_benchmark with every option of this block: render_pr and lint_wording read the same way."""
-        from perfkit.benchmark.read import read_benchmark
+        """read_benchmark with these options: render_pr and lint_wording read the same way."""
+        from perfkit.benchmark.pipeline import read_campaign
 
-        return read_benchmark(
-            campaign_dir,
-            baseline=self.baseline,
-            candidate=self.candidate,
-            warmup_steps=self.warmup_steps,
-            slow_threshold_s=self.slow_threshold_s,
-            columns=self.columns,
-            reference_baseline=self.reference_baseline,
-            shape=self.shape,
-            metrics=[m.model_dump(exclude_none=True) for m in self.metrics] or None,
-            headline=self.headline or None,
-        )
+        return read_campaign(campaign_dir, self)

@@ -89,14 +89,24 @@ def _metric_lines(s: BenchmarkSummary) -> list[str]:
     widths = [max(len(r[i]) for r in rows) for i in range(5)]
     lines += ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
     lines.append("  (* headline)")
+    pooled = [m.name for m in s.metrics if m.basis == "pooled_requests"]
+    if pooled:
+        lines.append(f"pooled over every request of the arm: {', '.join(pooled)}; others: mean of the per-run values")
     for m in s.metrics:
+        if m.basis_note:
+            lines.append(f"{m.name}: {m.basis_note}")
         if m.candidate.tail_note:
             lines.append(f"tail {m.name}: {m.candidate.tail_note}")
+    for a in s.setup:
+        shared = [f"{v.key} {v.value if v.value is not None else 'null'}" for v in a.values if v.every_run]
+        if shared:
+            lines.append(f"setup of {a.arm} (every run): {', '.join(shared)}")
     lines.append("metric model:")
     lines += [
         f"  {x.key}: {x.direction} is better, {x.unit or 'no unit'}, per {x.level} ({x.reason})" for x in s.metric_model
     ]
     lines += [f"  not a metric: {u.column} ({u.reason})" for u in s.uninferred]
+    lines += [f"note: {n}" for n in s.notes]
     lines += [f"warning: {w}" for w in s.warnings]
     return lines
 

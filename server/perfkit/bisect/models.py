@@ -114,6 +114,18 @@ class SubmoduleCulprit(CommitRef):
     superproject: str = Field(description="superproject commit the submodule commits were tested with")
 
 
+class TestedPackage(BaseModel):
+    """One package an install put in from the checkout under test, as the step's run imports it."""
+
+    package: str = Field(description="distribution name")
+    version: str
+    module: str = Field(description="top-level import name")
+    path: str = Field(description="where the import resolves: a folder of the checkout, or the copy installed")
+    commit: str | None = Field(description="the commit that path holds (for a copy: the commit it was installed from)")
+    editable: bool
+    source: str = Field(description="the checkout folder it was installed from")
+
+
 class StepRecord(BaseModel):
     n: int
     phase: str
@@ -137,10 +149,20 @@ class StepRecord(BaseModel):
     prepared: bool = Field(
         default=False, description="installed ahead, while the previous round ran (build_ahead): no install waited"
     )
+    tested: list[TestedPackage] = Field(
+        default_factory=list,
+        description="every package the installs put in from the checkout: where the run imports it, the commit there",
+    )
     checkout_changed: list[str] = Field(
         default_factory=list,
         description="what changed in the user's checkout while this step ran (HEAD, refs, stash, index, submodule "
         "HEAD); the bisect stopped on it",
+    )
+    worktree_rebuilt: list[str] = Field(
+        default_factory=list,
+        description="perfkit's worktree or its submodule clone no longer led to the git folder perfkit made for "
+        "it before this step (a command rewrote .git or set core.worktree): what perfkit saw; it ran no git "
+        "command there and made the worktree again",
     )
 
 
@@ -182,6 +204,14 @@ class BisectStatus(ListsCapped):
     candidates: list[CommitRef] = Field(
         default_factory=list, description="when skips surround the culprit: every commit it may be"
     )
+    sideways_base: str | None = Field(
+        default=None, description="a pointer moved sideways: the merge base level 2 searched from"
+    )
+    dropped: list[CommitRef] = Field(
+        default_factory=list,
+        description="a pointer moved sideways: the submodule commits only the old side has (the move dropped them)",
+    )
+    dropped_count: int = Field(default=0, description="how many commits the sideways move dropped (dropped may be cut)")
     candidates_in: str | None = Field(
         default=None, description="'superproject' or the submodule path the candidates are in"
     )
@@ -210,7 +240,9 @@ class BisectStatus(ListsCapped):
     settings: BisectSettings | None = None
     notes: list[str] = Field(default_factory=list)
     confidence: dict[str, float] = Field(
-        default_factory=dict, description="per search (level1, level2, find_fix): probability its answer is right"
+        default_factory=dict,
+        description="per search (level1, level2, find_fix) and split point (split_pointer, split_source): the "
+        "probability its answer is right, under a flake-rate prior that allows flaky checks",
     )
     evidence: list[PointEvidence] = Field(
         default_factory=list, description="points run more than once, or every point when noise is on"
@@ -232,6 +264,10 @@ class BisectStatus(ListsCapped):
             lines.append(f"  {s.path} {role}  {s.short} {quoted(s.subject)} ({s.author}, {s.date})")
         for cand in self.candidates:
             lines.append(f"  candidate  {cand.short} {quoted(cand.subject)}")
+        if self.dropped_count:
+            shown = ", ".join(d.short for d in self.dropped[:10])
+            more = f" and {self.dropped_count - 10} more" if self.dropped_count > 10 else ""
+            lines.append(f"  dropped    {self.dropped_count} commits only the old side has: {shown}{more}")
         if self.steps:
             lines.append("  steps:")
             for rec in self.steps:  # a skip's cause is in its log: say where

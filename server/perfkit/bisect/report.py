@@ -32,11 +32,6 @@ def label(point: Point, repo: Path, sub_repo: Path | None, sub_path: str | None)
     return r.short, r.subject
 
 
-def reproduce_script(st: State, repo: Path) -> str | None:
-    """The reproduce script (reproduce.py), under the name callers know."""
-    return reproduce.script(st, repo)
-
-
 def reuse_note(st: State, reused: list[int]) -> str:
     """Say that verdicts came from memory, what they are keyed on, and how to forget them."""
     files = named_paths(st.settings)
@@ -100,6 +95,9 @@ def status_of(
         submodule_culprit=st.submodule_culprit,
         candidates=st.candidates,
         candidates_in=st.candidates_in,
+        sideways_base=st.sideways_base,
+        dropped=st.dropped,
+        dropped_count=st.dropped_count,
         steps=st.steps,
         runs=runs,
         installs=st.installs,

@@ -13,14 +13,17 @@ instead; the script then prints the exact commands that put it back at the user'
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 from pathlib import Path
 
+from perfkit.bisect.command import provenance
+from perfkit.bisect.command.envs import SITES
 from perfkit.bisect.state.store import State
 from perfkit.bisect.workers.devices import with_device
 
-_SITES = 'import site; print("\\n".join(site.getsitepackages() + [site.getusersitepackages()]))'
+_JSON_ARGS = "import json, sys; print(json.dumps(sys.argv[1:]))"
 _PTH = (
     "import os, pathlib, sysconfig; p = pathlib.Path(sysconfig.get_paths()['purelib']); "
     "lines = [f'import site; site.addsitedir({s!r})' for s in os.environ['SITES'].splitlines() if os.path.isdir(s)]; "
@@ -79,8 +82,8 @@ def script(st: State, repo: Path) -> str | None:
             'if [ "${PERFKIT_REPRODUCE_IN_MY_ENV:-}" != 1 ]; then',
             "  # a throwaway environment with your packages behind it: yours stays as it is",
             f"  PY={py}",
-            '  "$PY" -m venv --without-pip --system-site-packages "$T/env"',
-            f'  SITES="$("$PY" -c {q(_SITES)})" "$T/env/bin/python" -c {q(_PTH)}',
+            '  "$PY" -m venv --without-pip "$T/env"',
+            f'  SITES="$("$PY" -c {q(SITES)})" "$T/env/bin/python" -c {q(_PTH)}',
             '  printf \'#!/bin/sh\\nexec "%s" -m pip "$@"\\n\' "$T/env/bin/python" > "$T/env/bin/pip"',
             '  chmod +x "$T/env/bin/pip"; ln -s pip "$T/env/bin/pip3"',
             '  export VIRTUAL_ENV="$T/env" PATH="$T/env/bin:$PATH"',
@@ -98,6 +101,14 @@ def script(st: State, repo: Path) -> str | None:
     if sub_dir and sub:
         for cmd in s.install_submodule:
             lines.append(f"(cd {sub_dir} && {env} bash -c {q(with_device(cmd, dev))})")
+    if installs:  # as every step did: what the run will import, and a refusal when a copy shadows the build
+        roots = [x for x in (sub_dir if sub and sub_dir else None, '"$D"') if x]
+        heads = json.dumps([c for c, x in ((sub, sub_dir if sub else None), (sup, "$D")) if x])
+        lines += [
+            'PY_RUN="$(command -v python3 || command -v python)"',
+            f'ROOTS="$("$PY_RUN" -c {q(_JSON_ARGS)} {" ".join(roots)})"',
+            f'(cd / && "$PY_RUN" -c {q(provenance.PROBE)} "$ROOTS" {q(heads)})',
+        ]
     if s.run_cwd and os.path.isabs(s.run_cwd):
         cwd = q(s.run_cwd)
     else:

@@ -20,6 +20,7 @@ from typing import Any, Literal
 from pydantic import ValidationError, create_model
 
 from perfkit import __version__
+from perfkit.cli.argparse_private import WideCommandList
 from perfkit.cli.terms import cli_error, cli_text, tool_words
 from perfkit.errors import InputError, ToolFailure
 from perfkit.tools.spec import ToolSpec
@@ -229,23 +230,13 @@ def _raw(text: str) -> str:
     return text.replace("%", "%%") if "%(" in text else text
 
 
-class _OneLineEach(argparse.HelpFormatter):
-    """Room for the longest command name, so each command's summary stays on the name's own line.
-
-    argparse measures sub-commands two columns short of where it prints them; widen by that much.
-    """
-
-    def add_argument(self, action: argparse.Action) -> None:
-        super().add_argument(action)
-        if isinstance(action, argparse._SubParsersAction):
-            longest = max((len(name) for name in action.choices), default=0)
-            self._action_max_length = max(self._action_max_length, longest + 6)
-
-
 def build_parser(specs: list[ToolSpec]) -> argparse.ArgumentParser:
+    # allow_abbrev=False everywhere: a cut-off option (--warmup-step) is an error with a "did you mean", never
+    # silently another option, and a new option can never change what an old command line means
     parser = argparse.ArgumentParser(
         prog="perfkit",
-        formatter_class=_OneLineEach,
+        allow_abbrev=False,
+        formatter_class=WideCommandList,
         description="Publish performance campaigns and bisect precision regressions.",
         epilog="`perfkit COMMAND --help` describes a command, with examples. Every tool command accepts --json "
         "to print the tool's structured result exactly as MCP returns it.",
@@ -253,11 +244,19 @@ def build_parser(specs: list[ToolSpec]) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"perfkit {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.add_parser(
-        "serve", help=SERVE_HELP, description=SERVE_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
+        "serve",
+        help=SERVE_HELP,
+        description=SERVE_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        allow_abbrev=False,
     )
     for name, (fn, help_text, description) in _extra_commands().items():
         extra = sub.add_parser(
-            name, help=help_text, description=description, formatter_class=argparse.RawDescriptionHelpFormatter
+            name,
+            help=help_text,
+            description=description,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+            allow_abbrev=False,
         )
         fn(extra)
     for spec in specs:
@@ -267,6 +266,7 @@ def build_parser(specs: list[ToolSpec]) -> argparse.ArgumentParser:
             description=_raw(cli_text(spec.cli.description or spec.description, spec, specs)),
             epilog=_examples(spec),
             formatter_class=argparse.RawDescriptionHelpFormatter,
+            allow_abbrev=False,
         )
         for param in spec.parameters():
             _add_param(p, param, spec, specs)
@@ -297,16 +297,21 @@ def main(argv: list[str] | None = None) -> int:
     specs = all_tools()
     parser = build_parser(specs)
     args = sys.argv[1:] if argv is None else argv
+    say = _Errors(as_json="--json" in args)
     from perfkit.cli.hints import extra_arguments_hint, unknown_command_hint
 
     hint = unknown_command_hint(args, parser)
     if hint:
-        print(f"perfkit: error: {hint}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    ns, extras = parser.parse_known_args(args)
+        return say("bad_input", hint, EXIT_BAD_INPUT)
+    if say.as_json:
+        parsed = _parse_quietly(parser, args)
+        if isinstance(parsed, str):
+            return say("bad_input", parsed, EXIT_BAD_INPUT)
+        ns, extras = parsed
+    else:
+        ns, extras = parser.parse_known_args(args)
     if extras:
-        print(f"perfkit: error: {extra_arguments_hint(args, extras, ns, parser)}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return say("bad_input", extra_arguments_hint(args, extras, ns, parser), EXIT_BAD_INPUT)
     if ns.command is None:
         parser.print_help()
         return EXIT_BAD_INPUT
@@ -315,27 +320,89 @@ def main(argv: list[str] | None = None) -> int:
 
         serve()
         return EXIT_OK
+    spec = getattr(ns, "_spec", None)
     try:
-        if hasattr(ns, "_spec"):
-            return _run_tool(ns._spec, ns, specs)
+        if spec is not None:
+            return _run_tool(spec, ns, specs)
         return int(ns._run(ns))
     except InputError as exc:
-        print(f"perfkit: error: {cli_error(exc, getattr(ns, '_spec', None), specs)}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return say("bad_input", cli_error(exc, spec, specs), EXIT_BAD_INPUT, field=_flag_of(exc.field, spec))
     except ToolFailure as exc:
-        print(f"perfkit: failed: {cli_text(str(exc), getattr(ns, '_spec', None), specs)}", file=sys.stderr)
-        return EXIT_FAILURE
+        return say("failed", cli_text(str(exc), spec, specs), EXIT_FAILURE)
     except KeyboardInterrupt:
-        print("perfkit: interrupted", file=sys.stderr)
-        return 130
+        return say("interrupted", _interrupted(spec, ns), EXIT_INTERRUPTED)
     except Exception as exc:  # a bug: one line for users, the traceback on request
         if os.environ.get("PERFKIT_DEBUG"):
             raise
-        print(
-            f"perfkit: internal error: {type(exc).__name__}: {exc} (set PERFKIT_DEBUG=1 for the traceback)",
-            file=sys.stderr,
+        text = f"{type(exc).__name__}: {exc} (set PERFKIT_DEBUG=1 for the traceback)"
+        return say("internal_error", text, EXIT_FAILURE)
+
+
+EXIT_INTERRUPTED = 130
+_PREFIX = {"bad_input": "error", "failed": "failed", "interrupted": "", "internal_error": "internal error"}
+
+
+class _Errors:
+    """How the CLI ends on an error: one line on stderr, `perfkit: error: ...`; with --json, one JSON object
+    on stderr instead, {"error": kind, "exit_code": N, "message": the same line, "field": the flag when one
+    is at fault}, so a script reading stdout never mistakes an error for a result (stdout stays empty)."""
+
+    def __init__(self, as_json: bool) -> None:
+        self.as_json = as_json
+
+    def __call__(self, kind: str, message: str, code: int, field: str | None = None) -> int:
+        if self.as_json:
+            said: dict[str, Any] = {"error": kind, "exit_code": code, "message": message}
+            if field:
+                said["field"] = field
+            print(json.dumps(said), file=sys.stderr)
+        elif kind == "interrupted":
+            print(f"perfkit: {message}", file=sys.stderr)
+        else:
+            print(f"perfkit: {_PREFIX[kind]}: {message}", file=sys.stderr)
+        return code
+
+
+def _parse_quietly(parser: argparse.ArgumentParser, args: list[str]) -> tuple[argparse.Namespace, list[str]] | str:
+    """argparse's own errors (a missing argument) as one line, for --json; --help still prints and exits."""
+    import contextlib
+    import io
+
+    caught = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(caught):
+            return parser.parse_known_args(args)
+    except SystemExit as exc:
+        if exc.code in (0, None):
+            raise
+        lines = [ln for ln in caught.getvalue().splitlines() if ln.strip()]
+        last = lines[-1] if lines else "bad arguments"
+        return re.sub(r"^perfkit(?: [\w-]+)?: error: ", "", last)
+
+
+def _flag_of(field: str, spec: ToolSpec | None) -> str:
+    """The field of an InputError as the command line spells it (the JSON error's `field`)."""
+    from perfkit.cli.terms import flag
+
+    if spec is None:
+        return field
+    params = {p.name: p for p in spec.parameters()}
+    head = re.split(r"[.\[]", field, maxsplit=1)[0]
+    return flag(params[head]) + field[len(head) :] if head in params else field
+
+
+def _interrupted(spec: ToolSpec | None, ns: argparse.Namespace) -> str:
+    """Ctrl-C: a bisect keeps its steps and resumes where it stopped; say with which command."""
+    import shlex
+
+    repo = getattr(ns, "repo", None)
+    if spec is not None and spec.name in ("bisect_run", "bisect_step") and repo:
+        where = shlex.quote(str(repo))
+        return (
+            f"interrupted; the bisect keeps its steps: resume with `perfkit bisect-run {where}` "
+            f"(or `perfkit bisect-step {where}`), or end it with `perfkit bisect-reset {where}`"
         )
-        return EXIT_FAILURE
+    return "interrupted"
 
 
 if __name__ == "__main__":

@@ -11,19 +11,14 @@ import difflib
 import os
 import shlex
 
-
-def _commands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            return dict(action.choices)
-    return {}
+from perfkit.cli.argparse_private import actions, subcommands, takes_one_value_per_flag
 
 
 def unknown_command_hint(args: list[str], parser: argparse.ArgumentParser) -> str | None:
     """'read-benchmarks' -> did you mean `perfkit read-benchmark`; None when the command exists."""
     if not args or args[0].startswith("-"):
         return None
-    commands = _commands(parser)
+    commands = subcommands(parser)
     word = args[0]
     if word in commands:
         return None
@@ -47,10 +42,10 @@ def extra_arguments_hint(
 ) -> str:
     """Arguments the command did not take, with the flag that would take them."""
     command = ns.command or ""
-    sub = _commands(parser).get(command)
+    sub = subcommands(parser).get(command)
     word = extras[0]
     help_line = f"`perfkit {command} --help` lists its arguments" if command else "`perfkit --help` lists the commands"
-    options = [a for a in sub._actions if a.option_strings and a.dest not in ("help", "json", "quiet")] if sub else []
+    options = [a for a in actions(sub) if a.option_strings and a.dest not in ("help", "json", "quiet")] if sub else []
     flags = [a.option_strings[0] for a in options]
     if word.startswith("-"):
         close = difflib.get_close_matches(word.replace("_", "-"), flags, n=1, cutoff=0.6)
@@ -58,7 +53,7 @@ def extra_arguments_hint(
             return f"unknown option {word}; did you mean {close[0]}? {help_line}"
         return f"unknown option {word}; {help_line}"
     at = args.index(word) if word in args else -1
-    lists = {a.option_strings[0] for a in options if isinstance(a, argparse._AppendAction)}
+    lists = {a.option_strings[0] for a in options if takes_one_value_per_flag(a)}
     previous = args[at - 2] if at >= 2 else ""
     if previous in lists or (at >= 1 and args[at - 1].split("=", 1)[0] in lists and "=" in args[at - 1]):
         flag = previous if previous in lists else args[at - 1].split("=", 1)[0]

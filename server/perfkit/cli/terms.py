@@ -52,7 +52,8 @@ def _json_list(text: str) -> list[str] | None:
 
 
 def _value_end(text: str, start: int) -> int:
-    """End of a value written after `name=`: a balanced {...} or [...], a quoted string, or one word."""
+    """End of a value written after `name=`: a balanced {...} or [...], a <placeholder>, a quoted string, or
+    one word."""
     if start < len(text) and text[start] in "{[":
         depth, quote = 0, False
         for i in range(start, len(text)):
@@ -66,7 +67,7 @@ def _value_end(text: str, start: int) -> int:
                 if depth == 0:
                     return i + 1
         return len(text)
-    m = re.compile(r"\"[^\"]*\"|'[^']*'|[^\s,;)]+").match(text, start)
+    m = re.compile(r"<[^<>]*>|\"[^\"]*\"|'[^']*'|[^\s,;)]+").match(text, start)
     return m.end() if m else start
 
 
@@ -79,7 +80,7 @@ def argument_words(text: str, spec: ToolSpec) -> str:
     # name=VALUE (how a call passes it): the flag with the value, quoted for a shell. `name = VALUE` is a
     # settings-file line, which the command line's user writes the same way: it stays.
     out, pos = [], 0
-    for m in re.finditer(rf"(?<![\w\-./$])({names})=(?=[\[{{\"'\w])", text):
+    for m in re.finditer(rf"(?<![\w\-./$])({names})=(?=[\[{{\"'\w<])", text):
         if m.start() < pos:
             continue
         p = params[m.group(1)]
@@ -105,6 +106,8 @@ def _flag_with_value(p: inspect.Parameter, value: str) -> str:
         return " ".join(f"{name} {_shell(v)}" for v in items) if items else name
     if value[:1] in "\"'" and value[-1:] == value[:1]:
         value = value[1:-1]
+    if re.fullmatch(r"<[^<>]*>", value):  # a placeholder (`<the baseline arm>`) for the user to replace
+        return f"{name} {value}"
     return f"{name} {_shell(value)}"
 
 

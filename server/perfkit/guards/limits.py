@@ -12,6 +12,7 @@ import errno
 import json
 import math
 import os
+import re
 import stat
 from pathlib import Path
 from typing import Any
@@ -19,8 +20,6 @@ from typing import Any
 from perfkit.errors import InputError
 
 MiB = 1024**2
-MAX_REPORT_BYTES = 16 * MiB  # a report, draft or template: text a person wrote
-MAX_JSONL_BYTES = 64 * MiB  # one short JSON object per tried change
 MAX_JSON_LINE_CHARS = 1 * MiB  # one JSON object of a .jsonl file
 MAX_JSON_DEPTH = 64  # nesting of one JSON value: a record is two or three levels deep
 MAX_INT_DIGITS = 400  # more digits than any float holds: a number, not a payload
@@ -162,8 +161,19 @@ def check_text(value: str, field: str, limit: int, fix: str) -> str:
     return value
 
 
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_DEPTH_CHUNK = 8 * MiB  # brackets counted at once in long texts (bounded extra memory)
+
+
 def json_depth(text: str) -> int:
-    """Deepest nesting of brackets outside strings: measured before parsing, so no parser recurses on it."""
+    """Deepest nesting of brackets outside strings: measured before parsing, so no parser recurses on it.
+
+    A long text (a serving result with per-request lists is tens of MB) has its strings blanked by
+    one regular expression and its brackets counted with numpy, a chunk at a time: linear, and as
+    fast as the parser that follows. Short texts take the plain loop, without importing numpy."""
+    if len(text) > 64 * 1024:
+        return _json_depth_long(text)
     depth = deepest = 0
     in_string = escaped = False
     for ch in text:
@@ -181,6 +191,23 @@ def json_depth(text: str) -> int:
             deepest = max(deepest, depth)
         elif ch in "]}":
             depth -= 1
+    return deepest
+
+
+def _json_depth_long(text: str) -> int:
+    import numpy as np
+
+    bare = _JSON_STRING.sub("", text)
+    cut = bare.find('"')  # a string left open runs to the end, as the loop above reads it
+    if cut >= 0:
+        bare = bare[:cut]
+    brackets = _NOT_BRACKET.sub("", bare)  # a list of numbers leaves two characters
+    depth = deepest = 0
+    for start in range(0, len(brackets), _DEPTH_CHUNK):
+        codes = np.frombuffer(brackets[start : start + _DEPTH_CHUNK].encode("ascii"), dtype=np.uint8)
+        levels = depth + np.cumsum(np.where((codes == 91) | (codes == 123), 1, -1), dtype=np.int64)
+        deepest = max(deepest, int(levels.max()))
+        depth = int(levels[-1])
     return deepest
 
 
@@ -212,8 +239,36 @@ def _check_values(value: Any, field: str, fix: str) -> None:
             stack.extend((where, item) for item in v)
 
 
+class _Repeated(ValueError):
+    """A key named twice in one JSON object (json would keep the last value silently)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _Repeated(key)
+        out[key] = value
+    return out
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_unique, parse_int=_int)
+_SPACE = re.compile(r"\s*")
+
+
+def _repeated(key: str) -> str:
+    shown = key if len(key) <= 120 else f"{key[:120]}... ({len(key):,} characters)"
+    return f"names the key {json.dumps(shown)} twice in one object"
+
+
 def load_json(text: str, field: str, fix: str) -> Any:
-    """One JSON value from user text, within the caps above; anything else is an InputError."""
+    """One JSON value from user text, within the caps above; anything else is an InputError.
+
+    A key named twice in one object is refused: json keeps the last value and drops the other unsaid."""
     if len(text) > MAX_JSON_LINE_CHARS:
         raise InputError(
             field, f"is {len(text):,} characters, more than the {MAX_JSON_LINE_CHARS:,} of one record", fix
@@ -222,13 +277,59 @@ def load_json(text: str, field: str, fix: str) -> Any:
     if depth > MAX_JSON_DEPTH:
         raise InputError(field, f"nests {depth:,} levels deep, more than the {MAX_JSON_DEPTH} perfkit reads", fix)
     try:
-        value = json.loads(text, parse_int=_int)
+        value = _DECODER.decode(text)
+    except _Repeated as exc:
+        raise InputError(field, _repeated(exc.key), "keep one value per key") from None
     except json.JSONDecodeError as exc:
         raise InputError(field, f"is not valid JSON ({exc.msg} at column {exc.colno})", fix) from None
     except (ValueError, RecursionError) as exc:
         raise InputError(field, f"is not valid JSON ({exc})", fix) from None
     _check_values(value, field, fix)
     return value
+
+
+def load_json_values(text: str, field: str, fix: str) -> list[tuple[int, Any]]:
+    """Every JSON value of a file with the line it starts on: one value, one per line (JSONL), or
+    several written one after another (an appending writer). Keys are unique, as in load_json;
+    numbers are as written (NaN and Infinity included: the reader decides what they may be).
+    An error's field is `<field> line <n>`."""
+    depth = json_depth(text)
+    if depth > MAX_JSON_DEPTH:
+        raise InputError(field, f"nests {depth:,} levels deep, more than the {MAX_JSON_DEPTH} perfkit reads", fix)
+    out: list[tuple[int, Any]] = []
+    pos = _skip_space(text, 0)
+    while pos < len(text):
+        try:
+            value, end = _DECODER.raw_decode(text, pos)
+        except _Repeated as exc:
+            line = _repeat_line(text, pos, exc.key)
+            raise InputError(f"{field} line {line}", _repeated(exc.key), "keep one value per key") from None
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{field} line {exc.lineno}", f"is not valid JSON ({exc.msg})", fix) from None
+        except (ValueError, RecursionError) as exc:
+            raise InputError(f"{field} line {_line_at(text, pos)}", f"is not valid JSON ({exc})", fix) from None
+        out.append((_line_at(text, pos), value))
+        pos = _skip_space(text, end)
+    return out
+
+
+def _skip_space(text: str, pos: int) -> int:
+    match = _SPACE.match(text, pos)
+    return match.end() if match else pos
+
+
+def _line_at(text: str, pos: int) -> int:
+    return text.count("\n", 0, pos) + 1
+
+
+def _repeat_line(text: str, start: int, key: str) -> int:
+    """The line of the second `"key":` from start, where the object that failed began."""
+    for form in (json.dumps(key, ensure_ascii=False), json.dumps(key)):
+        hits = re.finditer(re.escape(form) + r"\s*:", text[start:])
+        first, second = next(hits, None), next(hits, None)
+        if first is not None and second is not None:
+            return _line_at(text, start + second.start())
+    return _line_at(text, start)
 
 
 def check_argument(value: str, field: str, limit: int = MAX_ARG_CHARS) -> None:

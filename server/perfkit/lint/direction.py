@@ -19,21 +19,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from perfkit.lint import numbers as nums
+from perfkit.lint.claims.vocab import CHANGE_WORD_RE as _WORD
 from perfkit.lint.markdown import Doc
 from perfkit.lint.models import Finding
 
-# up, down, good and bad words of change, in that order of groups (one literal, so the audit times it)
-_WORD = re.compile(
-    r"(?<![\w-])(?:"
-    r"(?P<up>rose|rises|risen|rising|increase[sd]?|increasing|grew|grows|grown|higher|gains?|gained|went up|"
-    r"raises|raised)"
-    r"|(?P<down>fell|falls|fallen|falling|drop(?:s|ped)?|decrease[sd]?|decreasing|declined?|declines|"
-    r"lower(?:s|ed)?|shrank|shrinks|loss(?:es)?|lost|went down|cuts?)"
-    r"|(?P<good>faster|quicker|speed-?ups?|improve[sd]?|improving|improvements?|better)"
-    r"|(?P<bad>slower|slowdowns?|regress(?:ed|es|ions?)?|worse|degrade[sd]?|degradations?)"
-    r")(?![\w-])",
-    re.I,
-)
 _DIRECTION_PHRASE = re.compile(r"\b(?:higher|lower) is better\b|\bbetter\)", re.I)
 _CLAUSE = re.compile(r"[;,]\s+|(?<!\s)\s+(?:and|but|while|whereas)\s+|(?<=[.!?])\s+")
 _FROM_TO = re.compile(
@@ -76,8 +65,10 @@ def facts_from(dump: dict[str, Any]) -> list[Fact]:
     cmp = dump.get("comparison")
     if cmp:
         steps: list[tuple[str, list[str]]] = [
-            ("change_mean_pct", ["step time", "step"]),
+            ("change_mean_pct", ["step time", "step", "mean step time"]),
+            ("change_median_pct", ["median step time", "median"]),
             ("peak_mem_change_pct", ["peak memory"]),
+            ("first_step_change_pct", ["first step", "one-time cost", "first-step time"]),
         ]
         for key, words in steps:
             if isinstance(cmp.get(key), (int, float)):
@@ -221,7 +212,6 @@ def rule_direction(doc: Doc, ctx: Any) -> list[Finding]:
         if not line.strip():
             continue
         masked = _DIRECTION_PHRASE.sub(lambda m: " " * len(m.group(0)), line)
-        figs = doc.figures(i)
         pieces = [(0, len(masked))] if doc.table[i] else _pieces(masked)
         carried: list[Fact] = []
         for ps, pe in pieces:
@@ -229,7 +219,7 @@ def rule_direction(doc: Doc, ctx: Any) -> list[Finding]:
             out += _internal(doc, i, text, ps)
             if not facts:
                 continue
-            clause_figs = [f for f in figs if ps <= f.start < pe]
+            clause_figs = doc.figures_between(i, ps, pe)  # a bisection: a long line stays linear
             named = _facts_in(text, facts) or _by_value(clause_figs, facts) or carried
             out += _against(doc, i, text, ps, named, clause_figs)
             carried = named

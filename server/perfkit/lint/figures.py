@@ -19,13 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from perfkit.guards import campaign_walk
-from perfkit.lint.numbers import NUMBER_RE, Figure, unit_of
+from perfkit.lint.numbers import NUMBER_RE, Figure, tolerance, unit_of
 
 _TEXT_SUFFIXES = {".md", ".json", ".jsonl", ".csv", ".txt"}
 _MAX_FILE_BYTES = 2_000_000
 KINDS = ("time", "pct", "ratio", "mem", "any")
 # text unit -> (kind, factor to the data's unit)
-_UNIT = {
+UNIT = {
     "s": ("time", 1.0),
     "ms": ("time", 1e-3),
     "µs": ("time", 1e-6),
@@ -59,7 +59,7 @@ def _text_values(text: str) -> list[tuple[str, float]]:
     out = []
     for m in NUMBER_RE.finditer(text):
         v = float(m.group("num").replace(",", ""))
-        kind, factor = _UNIT.get(unit_of(m.group("unit") or ""), ("any", 1.0))
+        kind, factor = UNIT.get(unit_of(m.group("unit") or ""), ("any", 1.0))
         out.append((kind, v * factor))
     return out
 
@@ -101,6 +101,10 @@ class FigureSet:
         self.values = {k: sorted(vs) for k, vs in buckets.items()}
         self.sources = sources or []
         self.directions: list[Any] = []
+        self.bench: Any = None  # the read_benchmark result, for the claim rules (perfkit.lint.claims)
+        self.arm_words: dict[str, str] = {}  # the draft's names of changes measured alone -> their arms
+        self.unit = "step"  # what one row of a steps campaign is (the draft's unit)
+        self.claims: Any = None  # the claim rules' catalog of this result, built on first use
 
     def __len__(self) -> int:
         return sum(len(v) for v in self.values.values())
@@ -112,14 +116,17 @@ class FigureSet:
 
     def backs(self, f: Figure) -> bool:
         x = abs(f.value)
-        half = 0.5 * 10 ** (-f.decimals)
-        tol = half + 1e-9 * max(1.0, x)
-        kind, factor = _UNIT.get(f.unit, ("any", 1.0))
-        kinds = KINDS if kind == "any" else (kind, "any")
+        tol = tolerance(x, f.decimals, f.unit)
+        kind, factor = UNIT.get(f.unit, ("any", 1.0))
+        kinds: tuple[str, ...] = KINDS if kind == "any" else (kind, "any")
+        if f.unit == "x" and f.decimals == 0:
+            kinds = ("ratio",)  # "2x" against any unitless 2 in a report would back every round multiplier
         return any(self._near(k, x * factor, tol * factor) for k in kinds)
 
     @classmethod
-    def from_campaign(cls, campaign_dir: str | Path, bench: Any | None) -> FigureSet:
+    def from_campaign(
+        cls, campaign_dir: str | Path, bench: Any | None, arm_words: dict[str, str] | None = None, unit: str = "step"
+    ) -> FigureSet:
         root = Path(campaign_dir)
         tagged: list[tuple[str, float]] = []
         sources: list[str] = []
@@ -149,6 +156,7 @@ class FigureSet:
                 tagged += _text_values(text)
         found = cls(tagged, sources)
         found.directions = directions  # the direction rule's facts (perfkit.lint.direction)
+        found.bench, found.arm_words, found.unit = bench, dict(arm_words or {}), unit or "step"
         return found
 
 

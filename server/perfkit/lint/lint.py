@@ -11,6 +11,7 @@ from perfkit.errors import InputError
 from perfkit.guards import limits
 from perfkit.lint.models import Finding, LintResult
 
+CLAIM_RULES = ("wrong-figure", "two-measurements", "unchanged", "unstated-cost")
 MAX_BYTES = 512 * 1024  # GitHub takes 65,536 characters in a PR or issue body; 8x that is never a draft
 _TOO_BIG = "GitHub accepts at most 65,536 characters in a PR or issue body: pass one description or issue"
 
@@ -26,13 +27,14 @@ def check_size(text: str, field: str) -> None:
 
 def detect_kind(text: str, name: str = "") -> str:
     from perfkit.lint import markdown
+    from perfkit.markdown import parse_blocks
 
     low = Path(name).name.lower()  # the file's own name: a folder called 'issue-42' says nothing
     if "issue" in low:
         return "issue"
     if "pr-description" in low or "pull" in low:
         return "pr"
-    heads = [markdown.norm_heading(line.lstrip("#")) for line in text.split("\n") if line.startswith("#")]
+    heads = [markdown.norm_heading(b.text) for b in parse_blocks(text) if b.kind == "heading"]
     return "pr" if any(h in ("summary", "speedup result", "correctness verification") for h in heads) else "issue"
 
 
@@ -65,10 +67,12 @@ def lint_text(
         if rule_id == "unbacked-number" and figures is None:
             skipped.append("unbacked-number: no campaign_dir given, so numbers were not checked against the data")
             continue
+        if rule_id in CLAIM_RULES and figures is None:
+            continue  # said once, under unbacked-number
         if rule_id == "unrequested-section" and allowed_headings is None:
             skipped.append("unrequested-section: no repo given, so headings were not checked against its templates")
             continue
-        if rule_id == "structure" and kind != "pr":
+        if rule_id in ("structure", "no-checks") and kind != "pr":
             continue
         run.append(rule_id)
         found += fn(doc, ctx)
@@ -96,11 +100,12 @@ def repo_context(
 def campaign_figures(campaign_dir: str, draft: dict[str, Any] | str | None = None) -> Any:
     """Every figure the campaign backs, read with the same read_benchmark options render_pr used."""
     from perfkit.lint.figures import FigureSet
-    from perfkit.lint.options import bench_options
+    from perfkit.lint.options import bench_options, draft_words
 
     o = bench_options(draft, campaign_dir)
     bench = o.read(campaign_dir)  # the same options as render_pr
-    return FigureSet.from_campaign(campaign_dir, bench)
+    arms, unit = draft_words(draft, campaign_dir)
+    return FigureSet.from_campaign(campaign_dir, bench, arms, unit)
 
 
 def lint_wording(
@@ -149,9 +154,13 @@ def lint_wording(
     """Check the wording of a PR description or issue: em and en dashes, sales and filler words, review
     words aimed at the repo, campaign vocabulary and test-function names, stray bold, speedups without
     the hardware, scope wider than measured, the same number in two sections, sections the description
-    leaves out, the title form, the description's structure, words of change the figures contradict ('0.86x
-    faster') and, given the campaign, numbers the data does not back and directions it contradicts ('throughput
-    fell' when it rose). Each finding has a rule id, line, column, excerpt and a one-line fix. Reads only."""
+    leaves out, the title form and length, the description's structure, words of change the figures contradict
+    ('0.86x faster'), tolerances claimed with no check, and, given the campaign, each figure bound to the datum
+    its words name: numbers (and '2x', 'twice') the data does not back, another metric's, arm's or statistic's
+    figure, from and to swapped, a commit's screening quoted unnamed, 'unchanged' on a significant change, a
+    significant regression the Summary does not state. Each finding has a rule id, line, column, excerpt and a
+    one-line fix naming the figure the data has. On the command line, exit status 1 when there are findings.
+    Reads only."""
     if (path is None) == (text is None):
         raise InputError("path", "give exactly one of `path` and `text`", "pass the file to check, or its text")
     source = "<text>"

@@ -9,7 +9,9 @@ comments are inert on GitHub and the repository's own template text is the repos
 mentions, HTML and links there are left alone; hidden characters are flagged everywhere but the
 template's text, code included, since they change what a reader sees there too.
 
-Every scan here is one linear pass: the patterns use possessive repeats or single characters.
+What is code, a comment or raw HTML is perfkit.markdown's CommonMark reading, shared with the
+writer that makes drafts inert; so are the mention pattern, the tag shapes and the list of tags
+that act. Every scan here is one linear pass: the patterns use possessive repeats or single characters.
 """
 
 from __future__ import annotations
@@ -20,18 +22,12 @@ from collections.abc import Callable
 
 from perfkit.lint.markdown import Doc
 from perfkit.lint.models import Finding
+from perfkit.markdown import html, safe
+from perfkit.markdown.spans import MENTION_RE
 
-_CODE_SPAN = re.compile(r"(?<!`)(`++)(.+?)\1")
-# @name or @org/team, not an e-mail address (a word character before '@') and not a path
-_MENTION = re.compile(r"(?<![\w@./`-])@[A-Za-z0-9](?:[A-Za-z0-9-]{0,38}+)(?:/[A-Za-z0-9][\w-]{0,99}+)?(?![\w@])")
-# tags that load, run or embed something, or restyle the page; any tag with an on...= handler too.
-# Other angle-bracket words (`<fork verify branch>`, `<br>`) are placeholders or harmless markup.
-_ACTIVE_TAGS = {"img", "script", "iframe", "frame", "svg", "object", "embed", "style", "link", "meta", "form"}
-_ACTIVE_TAGS |= {"input", "button", "video", "audio", "source", "picture", "math", "base", "textarea", "select"}
-_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]{0,30}+)(?=[\s/>])([^<>]{0,2000}+)>?")
-# what follows a tag's name when it is markup: attributes, name or name=value; a placeholder such
-# as "<base commit, data size>" is not
-_ATTRS = re.compile(r"(?:[\s/]++[A-Za-z_:][\w:.-]*+(?:\s*+=\s*+(?:\"[^\"]*+\"|'[^']*+'|[^\s\"'>]++))?)*+\s*+/?")
+# Tags that load, run or embed something, or restyle the page (perfkit.markdown.html.ACTIVE), and
+# any tag with an on...= handler. Other angle-bracket words (`<fork verify branch>`, `<br>`) are
+# placeholders or harmless markup.
 _EVENT_ATTR = re.compile(r"\bon[a-z]{2,30}+\s*+=", re.I)
 # a Markdown link's target (to its closing parenthesis) or an autolink, with its scheme
 _LINK_SCHEME = re.compile(
@@ -44,13 +40,6 @@ _BARE_SCHEME = re.compile(
     r"(?<![\w.+-])(?:(javascript|vbscript):|(data):[a-z]{1,20}+/[\w.+-]{1,60}+[;,]|(file)://)", re.I
 )
 _WEB = {"http", "https", "mailto"}
-_BIDI = {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C)}
-_ZERO_WIDTH = {"\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u180e"}
-
-
-def _without_code(line: str) -> str:
-    """The line with inline code spans blanked to spaces, so columns stay where they were."""
-    return _CODE_SPAN.sub(lambda m: " " * len(m.group()), line)
 
 
 def _finding(rule: str, line: int, column: int, excerpt: str, fix: str) -> Finding:
@@ -65,7 +54,7 @@ def _mention_spans(doc: Doc) -> list[Span]:
     for i, line in enumerate(doc.lines):
         if "@" not in line:
             continue
-        for m in _MENTION.finditer(_without_code(doc.live[i])):
+        for m in MENTION_RE.finditer(doc.live[i]):
             team = " (a whole team)" if "/" in m.group() else ""
             fix = f"posting this notifies {m.group()}{team}: write it as code (`@name`) or leave it out"
             out.append(("mention", i, m.start(), m.end(), fix))
@@ -77,11 +66,11 @@ def _html_spans(doc: Doc) -> list[Span]:
     for i, line in enumerate(doc.lines):
         if "<" not in line:
             continue
-        for m in _TAG.finditer(_without_code(doc.live[i])):
+        for m in html.TAG_SHAPE_RE.finditer(doc.live[i]):
             name, attrs = m.group(2).lower(), m.group(3)
-            if not _ATTRS.fullmatch(attrs):
+            if not html.ATTRS_RE.fullmatch(attrs):
                 continue
-            if name not in _ACTIVE_TAGS and not _EVENT_ATTR.search(attrs) and "javascript:" not in attrs.lower():
+            if name not in html.ACTIVE and not _EVENT_ATTR.search(attrs) and "javascript:" not in attrs.lower():
                 continue
             why = "an event handler" if _EVENT_ATTR.search(attrs) else f"a <{name}> tag"
             fix = f"raw HTML with {why} that no one here wrote for this PR: remove it, or quote it as code"
@@ -94,7 +83,7 @@ def _link_spans(doc: Doc) -> list[Span]:
     for i, line in enumerate(doc.lines):
         if ":" not in line:
             continue
-        bare = _without_code(doc.live[i])
+        bare = doc.live[i]
         taken: list[tuple[int, int]] = []
         for m in _LINK_SCHEME.finditer(bare):
             scheme = (m.group(1) or m.group(2)).lower()
@@ -121,11 +110,10 @@ def _hidden_spans(doc: Doc) -> list[Span]:
     for i, line in enumerate(doc.lines):
         if line.isascii():
             continue
-        shown = line if doc.fenced[i] else doc.live[i]  # a fence's text is code, and shown
-        for col, ch in enumerate(shown):
-            if ch in _BIDI or ch in _ZERO_WIDTH:
+        for col, ch in enumerate(doc.shown[i]):  # code too: a hidden character changes what code reads
+            if ch in safe.HIDDEN:
                 name = unicodedata.name(ch, "format character").lower()
-                kind = "a bidi control" if ch in _BIDI else "a zero-width character"
+                kind = "a bidi control" if ch in safe.BIDI else "a zero-width character"
                 fix = f"U+{ord(ch):04X} ({name}) is {kind}: the text reads differently from what it holds; delete it"
                 out.append(("hidden-char", i, col, col + 1, fix))
     return out

@@ -2,7 +2,9 @@
 
 Rules search masked copies of each line in which code, HTML comments, URLs, tags and the repo's
 own template text are blanked with spaces. Blanking instead of deleting keeps every column
-right, so a finding points at the exact character a writer must change.
+right, so a finding points at the exact character a writer must change. Which lines are code,
+which stretches are code spans or comments, where headings, tables and `<details>` blocks are:
+all of it is CommonMark's reading from perfkit.markdown, the same one the writer of drafts uses.
 """
 
 from __future__ import annotations
@@ -12,54 +14,46 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from perfkit.repo.template_text import fence_step, norm_heading
+from perfkit.markdown import blocks, html
+from perfkit.repo.template_text import norm_heading
 
 if TYPE_CHECKING:
     from perfkit.lint.numbers import Figure
 
 __all__ = ["norm_heading"]  # rules and callers compare headings through here
 
-# The heading's text is everything after the marks; the closing #s and spaces are cut in code, as
-# a lazy group before `\s*#*\s*$` would try every split of a long run of them.
-_HEADING_RE = re.compile(r"^\s{0,3}(#{1,6})\s++(.*)$")
-# A code span opens at the start of a run of backticks only, so a long run is tried once.
-_INLINE_CODE_RE = re.compile(r"(?<!`)(`++)(.+?)\1")
 _URL_RE = re.compile(r"\]\([^)\s]*\)|<https?://[^>\s]*>|https?://[^\s)>\]]+")
-_TAG_RE = re.compile(
-    r"</?(?:details|summary|br|p|div|span|sub|sup|code|pre|kbd|img|a|hr|table|tr|td|th|"
-    r"ul|ol|li)\b[^<>]*+>",
-    re.I,
-)
 # perfkit's own placeholders ('<answer 'Test plan'>', '<one of: x86 (64 bits) | arm64>', '#<issue>'): not
 # prose, so no rule reads their words or numbers
 _PLACEHOLDER_RE = re.compile(
-    r"<(?![/!])(?!(?:details|summary|br|p|div|span|sub|sup|b|i|u|s|em|strong|code|pre|kbd|img|a|hr|table|tr|td|"
-    r"th|thead|tbody|ul|ol|li|dl|dt|dd|h[1-6]|blockquote|picture|source|video|input|ins|del|mark|small|"
-    r"https?:|mailto:)\b)[A-Za-z#'][^<>\n]{0,4000}+>",
+    r"<(?![/!])(?!(?:" + html.names() + r"|https?:|mailto:)\b)"
+    r"[A-Za-z#'][^<>\n]{0,4000}+>",
     re.I,
 )
-_CHECKBOX_RE = re.compile(r"^(\s*[-*+]\s+\[)([ xX])(\]\s*)")
 OWN_SUBSECTIONS = {"speedup result"}
-_DETAILS_OPEN_RE = re.compile(r"<details\b", re.I)
-_DETAILS_CLOSE_RE = re.compile(r"</details>", re.I)
 
 
 def norm_line(line: str) -> str:
     """A line compared with the repo's template: boxes unticked, spacing collapsed."""
-    return re.sub(r"\s+", " ", _CHECKBOX_RE.sub(lambda m: m.group(1) + " " + m.group(3), line)).strip()
+    m = blocks.BOX_RE.match(line)
+    if m:
+        line = f"{m.group('lead')} {m.group('close')}{m.group('text')}"
+    return re.sub(r"\s+", " ", line).strip()
 
 
 @dataclass
 class Doc:
     lines: list[str]
+    outline: blocks.Outline
     prose: list[str] = field(default_factory=list)  # code, comments, URLs, tags, repo text blanked
     code: list[str] = field(default_factory=list)  # comments, URLs, repo text blanked; code kept
-    fenced: list[bool] = field(default_factory=list)
+    fenced: list[bool] = field(default_factory=list)  # in a code block (fenced or indented), fences included
     heading: list[tuple[int, str] | None] = field(default_factory=list)
     section: list[int] = field(default_factory=list)
     section_names: list[str] = field(default_factory=list)
     table: list[bool] = field(default_factory=list)
-    live: list[str] = field(default_factory=list)  # what GitHub renders as written: comments, fences, repo text blanked
+    shown: list[str] = field(default_factory=list)  # what a reader sees: comments and repo text blanked
+    live: list[str] = field(default_factory=list)  # what GitHub renders as markup: shown, without code
 
     def joined(self, mask: str = "prose") -> tuple[str, list[int]]:
         """The masked lines joined by newlines, and the offset where each line starts."""
@@ -102,43 +96,16 @@ class Doc:
                 start = i
         return out
 
+    def details_opened(self, i: int) -> bool:
+        """A <details> block opens on line i (in raw HTML, as the page reads it)."""
+        return self.outline.details_opened[i] > 0
 
-def _blank_spans(s: str, spans: list[tuple[int, int]]) -> str:
-    """s with every span replaced by spaces, in one pass (a line with many links stays linear)."""
-    if not spans:
-        return s
-    out, pos = [], 0
-    for start, end in sorted(spans):
-        start = max(start, pos)
-        if end <= start:
-            continue
-        out += [s[pos:start], " " * (end - start)]
-        pos = end
-    out.append(s[pos:])
-    return "".join(out)
+    def details_closed(self, i: int) -> bool:
+        return self.outline.details_closed[i] > 0
 
 
-def _comment_spans(raw: str, in_comment: bool) -> tuple[list[tuple[int, int]], bool]:
-    """The spans of raw inside HTML comments, and whether a comment is still open at its end."""
-    spans, pos = [], 0
-    while pos <= len(raw):
-        if in_comment:
-            end = raw.find("-->", pos)
-            stop = len(raw) if end == -1 else end + 3
-            spans.append((pos, stop))
-            if end == -1:
-                break
-            in_comment, pos = False, stop
-        else:
-            start = raw.find("<!--", pos)
-            if start == -1:
-                break
-            in_comment, pos = True, start
-    return spans, in_comment
-
-
-class _Masker:
-    """Line by line: fences and comments carried across lines, the repo's own lines blanked."""
+class _RepoText:
+    """The stretch of a line, from its start, that is the repo's template text carried verbatim."""
 
     def __init__(self, repo_lines: set[str] | None) -> None:
         norm = {norm_line(x) for x in (repo_lines or set())}
@@ -146,15 +113,8 @@ class _Masker:
         # prefix lengths to try, longest first: a line is looked up once per distinct length, never
         # compared with every repo line, so masking stays linear in the text and the template
         self.lengths = sorted({len(x) for x in self.repo_norm})
-        self.fence: str | None = None
-        self.comment = False
-        self.live = ""
 
-    def _fenced(self, raw: str) -> bool:
-        self.fence, fenced = fence_step(self.fence, self.comment, raw)
-        return fenced
-
-    def _repo_cut(self, raw: str) -> int:
+    def cut(self, raw: str) -> int:
         """How much of raw, from its start, is the repo's template text carried verbatim."""
         if not self.repo_norm:
             return 0
@@ -168,24 +128,6 @@ class _Masker:
             if (size >= 12 or nl[size - 1] == ":") and nl[:size] in self.repo_norm:
                 return _prefix_len(raw, nl[:size])
         return 0
-
-    def mask(self, raw: str) -> tuple[str, str, str, bool]:
-        """(prose, code, bare, fenced): bare has only comments blanked, what a reader sees."""
-        fenced = self._fenced(raw)
-        if fenced:
-            prose, code, bare = " " * len(raw), raw, raw
-        else:
-            comments, self.comment = _comment_spans(raw, self.comment)
-            links = [(m.start(), m.end()) for rx in (_URL_RE, _TAG_RE, _PLACEHOLDER_RE) for m in rx.finditer(raw)]
-            code = _blank_spans(raw, comments + links)
-            bare = _blank_spans(raw, comments)
-            prose = _blank_spans(code, [(m.start(), m.end()) for m in _INLINE_CODE_RE.finditer(code)])
-        cut = self._repo_cut(raw)
-        self.live = " " * len(raw) if fenced else bare
-        if cut:
-            prose, code = _blank_spans(prose, [(0, cut)]), _blank_spans(code, [(0, cut)])
-            self.live = _blank_spans(self.live, [(0, cut)])
-        return prose, code, bare, fenced
 
 
 class _Sections:
@@ -201,48 +143,72 @@ class _Sections:
         self.doc.section_names.append(name)
         self.current = len(self.doc.section_names) - 1
 
-    def before(self, idx: int, raw: str, h: tuple[int, str] | None, fenced: bool) -> int:
+    def before(self, idx: int, h: tuple[int, str] | None) -> int:
         if h is not None:
             if idx == 0 and h[0] == 1:
                 self._open("(title)")
             elif norm_heading(h[1]) not in OWN_SUBSECTIONS:
                 self._open(h[1])
-        if not fenced and _DETAILS_OPEN_RE.search(raw):
+        if self.doc.details_opened(idx) and not self.in_details:
             self.in_details = True
             self._open("(details)")
         return self.current
 
-    def after(self, idx: int, raw: str, h: tuple[int, str] | None) -> None:
-        if self.in_details and _DETAILS_CLOSE_RE.search(raw):
+    def after(self, idx: int, h: tuple[int, str] | None) -> None:
+        o = self.doc.outline
+        if self.in_details and o.details_closed[idx] and (idx + 1 >= len(o.details) or o.details[idx + 1] == 0):
             self.in_details = False
             self._open("(after details)")
         if idx == 0 and h is not None and h[0] == 1:
             self._open("(after title)")
 
 
-def _heading(bare: str, fenced: bool) -> tuple[int, str] | None:
-    hm = None if fenced else _HEADING_RE.match(bare)
-    title = hm.group(2).rstrip().rstrip("#").strip() if hm else ""
-    return (len(hm.group(1)), title) if hm and title else None
+def _heading(o: blocks.Outline, i: int) -> tuple[int, str] | None:
+    """(level, text) of the heading that starts on line i, its comments left out; None for an empty one."""
+    b = o.heading_at(i)
+    if b is None:
+        return None
+    title = " ".join(html.strip_comments(b.text).split())
+    return (b.level, title) if title else None
+
+
+def _masks(o: blocks.Outline, i: int) -> tuple[str, str, str]:
+    """(prose, code, shown) of line i outside code blocks."""
+    raw = o.lines[i]
+    comments = o.comments[i]
+    links = [(m.start(), m.end()) for rx in (_URL_RE, html.MARKUP_TAG_RE, _PLACEHOLDER_RE) for m in rx.finditer(raw)]
+    code = blocks.blank(raw, comments + links)
+    prose = blocks.blank(code, o.code_spans(i))
+    return prose, code, blocks.blank(raw, comments)
 
 
 def parse(text: str, repo_lines: set[str] | None = None) -> Doc:
-    """Split text into lines and build the masks, sections and table flags, in one linear pass."""
-    lines = text.replace("\r\n", "\n").split("\n")
-    doc = Doc(lines=lines)
-    masker = _Masker(repo_lines)
+    """The text's CommonMark outline (perfkit.markdown) turned into masks, sections and table flags."""
+    o = blocks.outline(text)
+    doc = Doc(lines=o.lines, outline=o)
+    repo = _RepoText(repo_lines)
     sections = _Sections(doc)
-    for idx, raw in enumerate(lines):
-        prose, code, bare, fenced = masker.mask(raw)
-        h = _heading(bare, fenced)
-        doc.section.append(sections.before(idx, raw, h, fenced))
+    for idx, raw in enumerate(o.lines):
+        fenced = o.code[idx] is not None
+        if fenced:
+            prose, code, shown = " " * len(raw), raw, raw
+        else:
+            prose, code, shown = _masks(o, idx)
+        live = " " * len(raw) if fenced else blocks.blank(shown, o.code_spans(idx))
+        cut = repo.cut(raw)
+        if cut:
+            prose, code = blocks.blank(prose, [(0, cut)]), blocks.blank(code, [(0, cut)])
+            shown, live = blocks.blank(shown, [(0, cut)]), blocks.blank(live, [(0, cut)])
+        h = None if fenced else _heading(o, idx)
+        doc.section.append(sections.before(idx, h))
         doc.prose.append(prose)
-        doc.live.append(masker.live)
         doc.code.append(code)
+        doc.shown.append(shown)
+        doc.live.append(live)
         doc.fenced.append(fenced)
         doc.heading.append(h)
-        doc.table.append(not fenced and raw.lstrip().startswith("|"))
-        sections.after(idx, raw, h)
+        doc.table.append(o.table[idx])
+        sections.after(idx, h)
     return doc
 
 
@@ -261,27 +227,31 @@ def _prefix_len(raw: str, norm_prefix: str) -> int:
 
 
 def paragraphs(doc: Doc) -> list[list[int]]:
-    """Groups of line indexes: each paragraph, list item, heading or table is one unit."""
+    """Groups of line indexes: each paragraph, list item, heading, table or HTML block is one unit.
+
+    Units are CommonMark's blocks (perfkit.markdown), cut at lines with no prose left; a setext
+    heading's underline is not a line of its own."""
+    o = doc.outline
+    starts: dict[int, int] = {}
+    for b in o.blocks:
+        if b.kind in ("paragraph", "heading", "table", "html"):
+            starts.setdefault(b.start, b.end if b.style != "setext" else b.end - 1)
     units: list[list[int]] = []
-    cur: list[int] = []
-    cur_table = False
-    for i, line in enumerate(doc.prose):
-        blank = not line.strip()
-        is_item = bool(re.match(r"^\s*([-*+]|\d+[.)])\s+", line))
-        if blank or doc.heading[i] or is_item or doc.table[i] != cur_table:
-            if cur:
-                units.append(cur)
-            cur = []
-        if blank:
-            cur_table = False
-            continue
-        cur_table = doc.table[i]
-        cur.append(i)
-        if doc.heading[i]:
+    i = 0
+    while i < len(doc.lines):
+        end = starts.get(i, i + 1)
+        cur: list[int] = []
+        for j in range(i, min(end, len(doc.lines))):
+            if not doc.prose[j].strip():
+                if cur:
+                    units.append(cur)
+                cur = []
+                continue
+            cur.append(j)
+        if cur:
             units.append(cur)
-            cur = []
-    if cur:
-        units.append(cur)
+        h = o.heading[i]
+        i = h.end if h is not None and h.style == "setext" else max(end, i + 1)
     return units
 
 

@@ -10,16 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-_TIME = {"ms": 1e-3, "s": 1.0, "µs": 1e-6, "us": 1e-6, "min": 60.0, "h": 3600.0}
+from perfkit.lint.claims.data import unit_kind
 
 
 def _kind(unit: str) -> tuple[str, float]:
-    u = unit.strip()
-    if u in _TIME:
-        return "time", _TIME[u]
-    if u in ("GB", "GiB"):
-        return "mem", 1.0
-    return "any", 1.0
+    kind, factor = unit_kind(unit)
+    return (kind, factor) if kind in ("time", "mem") else ("any", 1.0)
 
 
 def _arm(arm: dict[str, Any], kind: str, factor: float) -> list[tuple[str, float]]:

@@ -14,7 +14,7 @@ from perfkit.lint.models import Finding
 
 METRIC_TITLE_RE = re.compile(
     r"^# (?:(?P<prefix>(?:\[[^\]]+\])+|[\w-]+(?:\([^)]*\))?!?:)\s+)?(?P<job>.+?) on (?P<hw>[^:]+?): "
-    r"(?P<spans>.*?\d[\d,.]*\s?\S*\s+to\s+\d.*?)(?: at (?P<ws>[^,]+))?, mostly from (?P<cause>.+?)\s*$"
+    r"(?P<spans>.*?\d[\d,.]*\s?\S*\s+to\s+\d.*?)(?: at (?P<ws>[^,]+))?(?:, mostly from (?P<cause>.+?))?\s*$"
 )
 
 

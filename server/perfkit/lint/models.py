@@ -27,6 +27,10 @@ class LintResult(ListsCapped):
         description="The repo's template files not read: committed symlinks, files over 1 MiB.",
     )
 
+    def cli_exit_code(self) -> int:
+        """1 when the text has findings, so a CI job or a skill can stop on them; 0 when it is clean."""
+        return 1 if self.findings else 0
+
     def human(self) -> str:
         if not self.findings:
             head = f"{self.source}: no findings ({len(self.rules_run)} rules)"

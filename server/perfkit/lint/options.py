@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import ValidationError
-
 from perfkit.benchmark.options import BenchmarkOptions
 from perfkit.errors import InputError
 
@@ -29,6 +27,21 @@ def draft_job(draft: dict[str, Any] | str | None, campaign_dir: str) -> str | No
     return job if isinstance(job, str) and job.strip() else None
 
 
+def draft_words(draft: dict[str, Any] | str | None, campaign_dir: str) -> tuple[dict[str, str], str]:
+    """The draft's names of changes measured alone (name -> arm) and its unit ('step', 'iteration')."""
+    if draft is None:
+        return {}, "step"
+    data = _data(_checked(draft), campaign_dir)
+    if not isinstance(data, dict):
+        return {}, "step"
+    arms = {}
+    for c in data.get("changes") or []:
+        if isinstance(c, dict) and isinstance(c.get("arm"), str) and isinstance(c.get("name"), str):
+            arms[c["name"]] = c["arm"]
+    unit = data.get("unit")
+    return arms, unit if isinstance(unit, str) and unit.strip() else "step"
+
+
 def _checked(draft: object) -> dict[str, Any] | str:
     if not isinstance(draft, (dict, str)):
         raise InputError("draft", f"has type {type(draft).__name__}", "pass an object, JSON text or a file path")
@@ -43,9 +56,4 @@ def bench_options(draft: dict[str, Any] | str | None, campaign_dir: str) -> Benc
     block = data.get("benchmark") if isinstance(data, dict) else None
     if block is None:
         return BenchmarkOptions.model_validate({})
-    try:
-        return BenchmarkOptions.model_validate(block)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(x) for x in err["loc"])
-        raise InputError(f"draft.benchmark.{loc}".rstrip("."), err["msg"].lower(), "see docs/publish.md") from None
+    return BenchmarkOptions.from_arguments(block, where="draft.benchmark.")

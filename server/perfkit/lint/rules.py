@@ -12,8 +12,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from perfkit.lint import direction, live_text, metric_title
+from perfkit.lint import direction, live_text, metric_title, title_length
 from perfkit.lint import numbers as nums
+from perfkit.lint.claims import rules as claim_rules
 from perfkit.lint.markdown import Doc, norm_heading, paragraphs, sentences
 from perfkit.lint.models import Finding
 
@@ -365,6 +366,9 @@ def rule_scope(doc: Doc, ctx: Context) -> list[Finding]:
 # --- the same number in two sections -----------------------------------------------------------
 
 
+_P_VALUE_BEFORE = re.compile(r"\bp\s*[=<>]\s*$")
+
+
 def rule_duplicate_number(doc: Doc, ctx: Context) -> list[Finding]:
     first: dict[str, tuple[str, int]] = {}
     out = []
@@ -374,8 +378,12 @@ def rule_duplicate_number(doc: Doc, ctx: Context) -> list[Finding]:
         seen_here: set[str] = set()
         for i in rng:
             for f in doc.figures(i):
-                if f.setup_count or nums.is_small_count(f):
-                    continue
+                if (
+                    f.setup_count
+                    or nums.is_small_count(f)
+                    or _P_VALUE_BEFORE.search(doc.prose[i][max(0, f.start - 6) : f.start])
+                ):
+                    continue  # a p-value names a test: the table may mark a change with the p Details reports
                 key = f.numeral
                 if key in first and first[key][0] != name and key not in seen_here:
                     out.append(
@@ -464,8 +472,7 @@ def rule_unrequested_section(doc: Doc, ctx: Context) -> list[Finding]:
 PR_TITLE_RE = re.compile(
     r"^# (?:(?P<prefix>(?:\[[^\]]+\])+|[\w-]+(?:\([^)]*\))?!?:)\s+)?(?P<job>.+?) on (?P<hw>.+?): "
     r"(?P<t0>\d[\d,]*(?:\.\d+)?) ?(?P<u0>m?s|min|h) to (?P<t1>\d[\d,]*(?:\.\d+)?) ?(?P<u1>m?s|min|h) "
-    r"per (?P<unit>[^,]+?) "
-    r"at (?P<ws>[^,]+), mostly from (?P<cause>.+?)\s*$"
+    r"per (?P<unit>[^,]+?)(?: at (?P<ws>[^,]+))?(?:, mostly from (?P<cause>.+?))?\s*$"
 )
 _ISSUE_SPEED_RE = re.compile(
     r"(?<!\d)\d++(?:\.\d++)?\s?[x×](?![A-Za-z0-9])|(?<!\d)\d++(?:\.\d++)?\s?%|\b(?:speed-?ups?|faster|slower|"
@@ -488,34 +495,42 @@ def rule_title_form(doc: Doc, ctx: Context) -> list[Finding]:
             )
         ]
     if ctx.kind == "pr":
-        m = PR_TITLE_RE.match(first)
-        if not m and metric_title.matches(first):
-            return metric_title.check(first)
-        if not m:
-            return [
-                Finding(
-                    rule="title-form",
-                    line=1,
-                    column=1,
-                    excerpt=first[:120],
-                    fix="use '# [perf] <job> on <hardware>: <t0> s to <t1> s per <unit> at <world size>, "
-                    "mostly from <largest cause>'",
-                )
-            ]
-        if hardware := metric_title.hardware_check(m, "8 B200"):
-            return hardware
-        t0, t1 = (float(m.group(k).replace(",", "")) for k in ("t0", "t1"))
-        if m.group("u0") == m.group("u1") and t1 >= t0:
-            return [
-                Finding(
-                    rule="title-form",
-                    line=1,
-                    column=m.start("t0") + 1,
-                    excerpt=f"{m.group('t0')} to {m.group('t1')}",
-                    fix="the title names a speedup: the second time must be the smaller",
-                )
-            ]
-        return []
+        return _pr_title(first) + title_length.check(first)
+    return _issue_title(first, ctx)
+
+
+def _pr_title(first: str) -> list[Finding]:
+    m = PR_TITLE_RE.match(first)
+    if not m and metric_title.matches(first):
+        return metric_title.check(first)
+    if not m:
+        return [
+            Finding(
+                rule="title-form",
+                line=1,
+                column=1,
+                excerpt=first[:120],
+                fix="use '# [perf] <job> on <hardware>: <t0> s to <t1> s per <unit> at <world size>, "
+                "mostly from <largest cause>'",
+            )
+        ]
+    if hardware := metric_title.hardware_check(m, "8 B200"):
+        return hardware
+    t0, t1 = (float(m.group(k).replace(",", "")) for k in ("t0", "t1"))
+    if m.group("u0") == m.group("u1") and t1 >= t0:
+        return [
+            Finding(
+                rule="title-form",
+                line=1,
+                column=m.start("t0") + 1,
+                excerpt=f"{m.group('t0')} to {m.group('t1')}",
+                fix="the title names a speedup: the second time must be the smaller",
+            )
+        ]
+    return []
+
+
+def _issue_title(first: str, ctx: Context) -> list[Finding]:
     out = []
     title = first[2:]
     prefix = _OWN_PREFIX_RE.match(title)
@@ -611,9 +626,7 @@ def _speedup_section(doc: Doc, i: int) -> list[Finding]:
 
 
 def _checks_section(doc: Doc, i: int) -> list[Finding]:
-    end = next(
-        (j for j in range(i + 1, len(doc.lines)) if doc.heading[j] or "<details" in doc.lines[j]), len(doc.lines)
-    )
+    end = next((j for j in range(i + 1, len(doc.lines)) if doc.heading[j] or doc.details_opened(j)), len(doc.lines))
     tables = [j for j in range(i + 1, end) if doc.table[j]]
     if tables and _cells(doc.lines[tables[0]]) != CHECK_HEADER:
         return [
@@ -624,19 +637,15 @@ def _checks_section(doc: Doc, i: int) -> list[Finding]:
 
 def _details_block(doc: Doc) -> list[Finding]:
     """Our Details block closes, and only the repo's own text (a bot's cut-off tail) may follow it."""
-    det = [i for i, line in enumerate(doc.lines) if _DETAILS_RE.search(line) and not doc.fenced[i]]
-    ours = [i for i in det if "Details:" in doc.lines[i]]
+    ours = [i for i, line in enumerate(doc.lines) if doc.details_opened(i) and "Details:" in line]
     if not ours:
         fix = "end with '<details><summary>Details: hardware, model, full command, traces</summary>'"
         return [Finding(rule="structure", line=len(doc.lines), column=1, excerpt="", fix=fix)]
-    close = next((j for j in range(ours[-1], len(doc.lines)) if "</details>" in doc.lines[j]), None)
+    close = next((j for j in range(ours[-1], len(doc.lines)) if doc.details_closed(j)), None)
     if close is None:
         return [_whole_line(doc, ours[-1], "close the block with </details>")]
     j = next((j for j in range(close + 1, len(doc.lines)) if doc.code[j].strip()), None)
     return [] if j is None else [_whole_line(doc, j, "nothing after the Details block")]
-
-
-_DETAILS_RE = re.compile(r"<details\b", re.I)
 
 
 def rule_structure(doc: Doc, ctx: Context) -> list[Finding]:
@@ -657,23 +666,56 @@ def rule_structure(doc: Doc, ctx: Context) -> list[Finding]:
 def rule_unbacked_number(doc: Doc, ctx: Context) -> list[Finding]:
     if ctx.figures is None:
         return []
-    out = []
+    from perfkit.lint.claims.rules import analyse
+
+    claims = analyse(doc, ctx)
+    out = [f for f in claims.findings if f.rule == "unbacked-number"]  # multipliers in words
     for i, text in enumerate(doc.prose):
         for f in nums.figures_in(i, text):
             if f.setup_count or nums.is_small_count(f):
                 continue
-            if not ctx.figures.backs(f):  # type: ignore[attr-defined]
-                out.append(
-                    _find(
-                        "unbacked-number",
-                        doc,
-                        i,
-                        f.start,
-                        f.end,
-                        "no figure in the campaign's files matches this number: take it from "
-                        "read_benchmark or a report, or cut it",
-                    )
+            if not ctx.figures.backs(f) and (i, f.start) not in claims.bound:  # type: ignore[attr-defined]
+                fix = claims.hints.get((i, f.start)) or (
+                    "no figure in the campaign's files matches this number: take it from read_benchmark or a "
+                    "report, or cut it"
                 )
+                out.append(_find("unbacked-number", doc, i, f.start, f.end, fix))
+    return out
+
+
+# --- correctness claimed with no check ----------------------------------------------------------
+
+_CHECK_CLAIM_RE = re.compile(
+    r"\btolerances? (?:were|was|are|is) (?:chosen|set|fixed|agreed)\b|\bwithin (?:the |their |its )?tolerances?\b|"
+    r"\bcode that recorded\b|\b(?:all|both|every) (?:\d+ |the )?checks? (?:are|is|were|was|pass(?:ed)?)\b|"
+    r"\bnumerical(?:ly)? equivalen(?:ce|t) (?:is|was) (?:shown|verified|confirmed)\b",
+    re.I,
+)
+_PLACEHOLDER_CELL_RE = re.compile(r"^\s*(?:<[^<>]*>\s*)?$")
+
+
+def rule_no_checks(doc: Doc, ctx: Context) -> list[Finding]:
+    """Tolerances, recording code or passing checks claimed in Correctness Verification, with no check listed."""
+    start = next(
+        (i for i, h in enumerate(doc.heading) if h and i > 0 and norm_heading(h[1]) == "correctness verification"), None
+    )
+    if start is None:
+        return []
+    end = next(
+        (j for j in range(start + 1, len(doc.lines)) if doc.heading[j] or "<details" in doc.lines[j]), len(doc.lines)
+    )
+    rows = [j for j in range(start + 1, end) if doc.table[j]][2:]  # past the header and its separator
+    if any(not all(_PLACEHOLDER_CELL_RE.match(c) for c in doc.lines[j].strip().strip("|").split("|")) for j in rows):
+        return []
+    fix = (
+        "no check is listed: list each check (what was recorded, the difference, the tolerance chosen before "
+        "the runs), or say plainly that numerical equivalence was not verified"
+    )
+    out = []
+    for i in range(start + 1, end):
+        m = _CHECK_CLAIM_RE.search(doc.prose[i])
+        if m:
+            out.append(_find("no-checks", doc, i, m.start(), m.end(), fix))
     return out
 
 
@@ -694,5 +736,7 @@ RULES: dict[str, Callable[[Doc, Context], list[Finding]]] = {
     "structure": rule_structure,
     "unbacked-number": rule_unbacked_number,
     "direction": direction.rule_direction,
+    "no-checks": rule_no_checks,
 }
+RULES.update(claim_rules.RULES)  # claims bound to the data: wrong figures, measurements, "unchanged", the cost
 RULES.update(live_text.RULES)  # text that would act once posted: mentions, raw HTML, script links, hidden characters

@@ -15,13 +15,15 @@ import fcntl
 import json
 import logging
 import os
+import secrets
 import sys
 from typing import BinaryIO
 
 log = logging.getLogger("perfkit")
 
 MAX_REQUEST_LINE_BYTES = 32 * 1024**2
-TOO_LARGE_METHOD = "perfkit/request_too_large"  # never sent by a client: stands for a dropped line
+# stands for a dropped line; the random part is this process's own, so a client cannot send it
+TOO_LARGE_METHOD = f"perfkit/request_too_large/{secrets.token_hex(8)}"
 _SKIP_PIECE = 1024**2
 _ID_SCAN_BYTES = 4096
 

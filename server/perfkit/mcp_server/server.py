@@ -27,6 +27,7 @@ from mcp.types import Tool as MCPTool
 from perfkit import __version__
 from perfkit.errors import InputError, ToolFailure
 from perfkit.mcp_server import tool_list_cache
+from perfkit.mcp_server.sdk_private import SchemaLookupHook
 from perfkit.registry import all_tools
 
 if TYPE_CHECKING:
@@ -126,7 +127,7 @@ def _register(server: MCPServer, specs: list[ToolSpec]) -> None:
         )
 
 
-class _ListedFromCache(MCPServer):
+class _ListedFromCache(SchemaLookupHook):
     """Lists the tools from a stored answer; imports and registers the real ones on first use."""
 
     cached: list[MCPTool] | None = None
@@ -142,9 +143,8 @@ class _ListedFromCache(MCPServer):
             return list(self.cached)
         return await super().list_tools()
 
-    def _tool_input_schema(self, name: str) -> dict[str, Any] | None:
+    def before_schema_lookup(self) -> None:
         self.ensure_tools()
-        return super()._tool_input_schema(name)
 
     async def call_tool(
         self,

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from perfkit import __version__
+from perfkit.guards import private_dirs
 
 log = logging.getLogger("perfkit")
 PACKAGE = Path(__file__).resolve().parents[1]  # the whole perfkit package: perfkit/mcp_server/this file
@@ -29,8 +30,7 @@ def cache_dir() -> Path:
     explicit = os.environ.get("PERFKIT_CACHE_DIR")
     if explicit:
         return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "perfkit"
+    return private_dirs.xdg_home("XDG_CACHE_HOME", strict=False) / "perfkit"
 
 
 def fingerprint(root: Path = PACKAGE) -> str:
@@ -68,7 +68,7 @@ def store(key: str, tools: list[dict[str, Any]]) -> None:
     target = _path(key)
     tmp: str | None = None
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
+        private_dirs.make_dir(target.parent)
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tools-", suffix=".tmp")
         with os.fdopen(fd, "w") as f:
             json.dump(tools, f)

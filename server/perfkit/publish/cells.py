@@ -2,15 +2,19 @@
 
 Figures are formatted by perfkit.publish.numfmt (re-exported here): three significant digits
 (times, memory), one decimal (percentages) or two (speedup factors), which is also the rounding the
-truthfulness rule allows when it checks the rendered text against the data.
+truthfulness rule allows when it checks the rendered text against the data. Text from the campaign
+(metric names, arm names, titles, commit shas) is left to the renderer's last step, which makes
+any plain text inline-safe (perfkit.markdown.safe), or written as code here; what mixes it with
+perfkit's own markup or placeholders is built as Markdown from inline-safe parts.
 """
 
 from __future__ import annotations
 
-import re
-
 from perfkit.benchmark.models import BenchmarkSummary, Candidate, Comparison
 from perfkit.errors import InputError
+from perfkit.markdown.safe import Markdown, code, inline
+from perfkit.markdown.spans import code_texts
+from perfkit.publish.change_marks import marked
 from perfkit.publish.draft_model import Draft
 from perfkit.publish.numfmt import Row, factor, pct, sig
 
@@ -30,7 +34,7 @@ def result_rows(b: BenchmarkSummary, d: Draft, placeholder: str) -> list[Row]:
             f"mean {unit} time (per run)",
             f"{sig(base.mean.value)} s ({_runs([r.mean_s for r in base.per_run])})",
             f"{sig(pr.mean.value)} s ({_runs([r.mean_s for r in pr.per_run])})",
-            pct(cmp.change_mean_pct),
+            marked(pct(cmp.change_mean_pct), cmp.significance.verdict, cmp.significance.p_value),
         )
     ]
     if cmp.show_mean_and_median:
@@ -78,41 +82,42 @@ def result_rows(b: BenchmarkSummary, d: Draft, placeholder: str) -> list[Row]:
                 pct(cmp.first_step_change_pct),
             )
         )
-    names = {c.arm: c.name for c in d.changes if c.arm}
+    names = {c.arm: Markdown(c.name) for c in d.changes if c.arm and c.name}
     for o in b.of_which:
-        name = names.get(o.candidate) or placeholder.format(what=f"name of the change measured as '{o.candidate}'")
+        what = f"name of the change measured as '{inline(o.candidate)}'"
+        name = names.get(o.candidate) or placeholder.format(what=what)
         rows.append(
             Row(
-                f"of which: {name}, measured alone",
+                Markdown(f"of which: {name}, measured alone"),
                 f"{sig(b.arm(o.baseline).mean.value)} s",
                 f"{sig(b.arm(o.candidate).mean.value)} s",
-                pct(o.change_mean_pct),
+                marked(pct(o.change_mean_pct), o.significance.verdict, o.significance.p_value),
             )
         )
     return rows
 
 
-def _effect(c: Candidate, b: BenchmarkSummary | None = None) -> str:
+def _effect(c: Candidate, b: BenchmarkSummary | None = None) -> Markdown:
     if b is not None:
         from perfkit.publish.metric_text import effect
 
-        text = effect(b, c)
+        text: str = effect(b, c)
     else:
         text = pct(c.effect_pct)
     if c.other_baseline and c.baseline:
-        text += f" (measured on a different base, `{c.baseline}`)"
-    return text
+        text += f" (measured on a different base, {code(c.baseline)})"
+    return Markdown(text)
 
 
 def _setting_words(settings: list[str]) -> set[str]:
     """The code a setting names ('`NCCL_P2P_LEVEL=NVL`'), and its variable alone ('NCCL_P2P_LEVEL')."""
     words: set[str] = set()
     for text in settings:
-        for code in re.findall(r"`([^`]+)`", text):
-            code = code.strip()
-            words.add(code)
-            name = code.split("=", 1)[0].strip()
-            if "=" in code and len(name) >= 4:
+        for inner in code_texts(text):
+            written = inner.strip()
+            words.add(written)
+            name = written.split("=", 1)[0].strip()
+            if "=" in written and len(name) >= 4:
                 words.add(name)
     return words
 
@@ -147,7 +152,7 @@ def commit_rows(
     if len(shipped) < 2:
         return []
     named = b if names_metric(b, b.candidates) else None
-    return [{"short": c.sha[:12], "title": c.title, "effect": _effect(c, named)} for c in shipped]
+    return [{"short": Markdown(code(c.sha[:12])), "title": c.title, "effect": _effect(c, named)} for c in shipped]
 
 
 def not_shipped(
@@ -197,11 +202,16 @@ def cause(b: BenchmarkSummary, d: Draft) -> dict[str, object] | None:
 
             found = [m for m in b.metrics if m.candidate.arm == i.cause_arm and m in b.headline()]
             found += [m for m in b.metrics_of_which if m.candidate.arm == i.cause_arm]
-            return {"sentence": f"takes {span(found[0])}", "other_base": False} if found else None
+            return (
+                {"sentence": Markdown(f"takes {span(found[0])}"), "other_base": False, "screened": False}
+                if found
+                else None
+            )
         return {
             "before": sig(b.arm(b.baseline).mean.value),
             "after": sig(b.arm(i.cause_arm).mean.value),
             "other_base": False,
+            "screened": False,  # an arm of the benchmark: the same runs as the PR's figures
         }
     if i.cause_commit:
         hits = [c for c in b.candidates if c.sha.startswith(i.cause_commit.strip().lower())]
@@ -238,5 +248,10 @@ def cause(b: BenchmarkSummary, d: Draft) -> dict[str, object] | None:
         from perfkit.publish.metric_text import cause_sentence
 
         sentence = cause_sentence(b, chosen)
-        return {"sentence": sentence, "other_base": chosen.other_baseline} if sentence else None
-    return {"before": sig(chosen.before), "after": sig(chosen.after), "other_base": chosen.other_baseline}
+        return {"sentence": sentence, "other_base": chosen.other_baseline, "screened": True} if sentence else None
+    return {
+        "before": sig(chosen.before),
+        "after": sig(chosen.after),
+        "other_base": chosen.other_baseline,
+        "screened": True,  # the commit's own record: another measurement than the PR's runs
+    }

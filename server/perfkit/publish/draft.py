@@ -6,6 +6,7 @@ perfkit.guards.draft_source, shared with lint_wording.
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from perfkit.publish.draft_model import Draft
 __all__ = ["MAX_BYTES", "MAX_DEPTH", "load_draft"]
 
 
-def _known_fields(loc: tuple[int | str, ...]) -> str:
+def _known_fields(loc: tuple[int | str, ...]) -> list[str]:
     """The field names allowed where an unknown one was found, walking the model along its location."""
     parent: Any = Draft
     for part in loc:
@@ -28,7 +29,14 @@ def _known_fields(loc: tuple[int | str, ...]) -> str:
         ann = getattr(parent, "model_fields", {}).get(part)
         parent = getattr(ann, "annotation", None) if ann else None
         parent = next((a for a in getattr(parent, "__args__", (parent,)) if hasattr(a, "model_fields")), parent)
-    return ", ".join(getattr(parent, "model_fields", {}) or [])
+    return list(getattr(parent, "model_fields", {}) or [])
+
+
+def _unknown_field_fix(name: object, known: list[str]) -> str:
+    """'did you mean summary?' for a misspelt key, then every field allowed there."""
+    close = difflib.get_close_matches(str(name).lower().replace("-", "_"), known, n=1, cutoff=0.6)
+    meant = f"did you mean {close[0]}? " if close else ""
+    return f"{meant}known fields here: {', '.join(known)}"
 
 
 def _validate(data: Any, field: str) -> Draft:
@@ -42,7 +50,9 @@ def _validate(data: Any, field: str) -> Draft:
         loc = ".".join(str(x) for x in err["loc"])
         if err["type"] == "extra_forbidden":
             raise InputError(
-                f"{field}.{loc}", "is not a draft field", f"known fields here: {_known_fields(err['loc'][:-1])}"
+                f"{field}.{loc}",
+                "is not a draft field",
+                _unknown_field_fix(err["loc"][-1], _known_fields(err["loc"][:-1])),
             ) from None
         more = f" (and {len(exc.errors()) - 1} more)" if len(exc.errors()) > 1 else ""
         raise InputError(f"{field}.{loc}" if loc else field, err["msg"].lower() + more, _FIX) from None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from perfkit.markdown.safe import Markdown, one_line
 from perfkit.publish import issue_forms
 from perfkit.publish.forms.common import Filled
 from perfkit.publish.forms.facts import Facts
@@ -20,17 +21,18 @@ if TYPE_CHECKING:
     from perfkit.publish.draft_model import Draft
 
 
-def _or(value: str | None, placeholder: str, what: str) -> str:
-    return value.strip() if value and value.strip() else placeholder.format(what=what)
+def _or(value: str | None, placeholder: str, what: str) -> Markdown:
+    """The draft's text (Markdown the agent wrote), or a placeholder for it."""
+    return Markdown(value.strip() if value and value.strip() else placeholder.format(what=what))
 
 
-def issue_title(d: Draft, form: issue_forms.IssueForm | None, placeholder: str) -> str:
-    """The draft's title, after the form's own prefix ("[Bug]: ") when the form has one."""
+def issue_title(d: Draft, form: issue_forms.IssueForm | None, placeholder: str) -> Markdown:
+    """The draft's title, after the form's own prefix ("[Bug]: ") when the form has one, on one line."""
     title = _or(d.issue.title, placeholder, "what was observed, with the job and the GPU")
     prefix = form.title_prefix if form else ""
     if not prefix.strip() or title.startswith(prefix.strip()):
-        return title
-    return prefix + title if prefix.endswith(" ") else f"{prefix} {title}"
+        return Markdown(one_line(title))
+    return Markdown(one_line(prefix + title if prefix.endswith(" ") else f"{prefix} {title}"))
 
 
 def _facts(d: Draft) -> Facts:
@@ -91,7 +93,7 @@ def render_issue(
                 placeholder,
                 "what the logs or docs said at the time, and the one line that would have saved the profile",
             ),
-            "pr": (i.pr or "").strip().lstrip("#") or placeholder.format(what="PR"),
+            "pr": (i.pr or "").strip().lstrip("#") or Markdown(placeholder.format(what="PR")),
         },
         "form_body": None,
     }
@@ -110,5 +112,5 @@ def render_issue(
         warnings += [
             f"draft.issue.form_answers['{k}'] matches no field of {choice.form.path}" for k in filled.unused_answers
         ]
-        view["form_body"] = filled.body
+        view["form_body"] = Markdown(filled.body)  # the repo's form with the draft's text and ours in it
     return tpl.render(**view), _use(choice, filled), warnings

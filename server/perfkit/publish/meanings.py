@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-Meaning = str  # one of MEANINGS
+Meaning = str  # one of the meanings of _VOCAB
 
 # narrowest first: 'test results' is results, 'how was this tested' is tests, 'model version' is software
 _VOCAB: list[tuple[Meaning, str]] = [
@@ -84,10 +84,6 @@ _VOCAB: list[tuple[Meaning, str]] = [
     ),
 ]
 _RX = [(m, re.compile(rf"(?<![\w-])(?:{rx})(?![\w-])")) for m, rx in _VOCAB]
-MEANINGS: tuple[Meaning, ...] = tuple(m for m, _ in _VOCAB)
-
-# the draft's facts, by the meaning a field must have to take them
-FACT_MEANINGS = {"hardware", "model", "software", "reproduction", "alternatives", "results", "related-issues"}
 
 
 @dataclass(frozen=True)

@@ -1,33 +1,17 @@
 """How the description writes a figure: three significant digits, one decimal for percentages.
 
-The truthfulness rule allows exactly this rounding when it checks the rendered text against the
-data, so every module that writes a figure formats it here.
+The formatting itself is declared in perfkit.lint.numbers, beside the reading of figures, because
+the truthfulness rule allows exactly this rounding when it checks the rendered text against the
+data and names the figure the data has; every module that writes a figure formats it through here.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
+from perfkit.lint.numbers import factor, pct, sig
 
-def sig(v: float | None, digits: int = 3) -> str:
-    if v is None or not math.isfinite(v):
-        return "n/a"
-    a = abs(v)
-    if a >= 10 ** (digits - 1):
-        return f"{v:,.0f}"
-    if a == 0:
-        return "0"
-    d = max(0, digits - 1 - math.floor(math.log10(a)))
-    return f"{v:.{d}f}"
-
-
-def pct(v: float | None) -> str:
-    return "n/a" if v is None else f"{v:+.1f}%"
-
-
-def factor(v: float) -> str:
-    return f"{v:.2f}"
+__all__ = ["Row", "factor", "pct", "sig"]
 
 
 @dataclass

@@ -3,6 +3,12 @@
 Everything is rendered and checked in memory first; the two files are written together at the
 end, so an error leaves nothing behind. Figures come from read_benchmark only. The repo's template
 text is merged as data and handed to Jinja as a finished string, so it is never evaluated.
+
+Where text enters Markdown: every value the templates print passes perfkit.markdown.safe.finalize.
+Text marked Markdown (perfkit's own wording and placeholders, the agent's draft, the repo's template
+carried verbatim, sentences built from inline-safe parts) prints as it is; anything else (a metric
+name, a unit, an arm name, a candidate title, a commit sha, a folder name) is made one line,
+fence-safe and inert first. A value nobody marked is escaped, never trusted.
 """
 
 from __future__ import annotations
@@ -16,6 +22,9 @@ from pydantic import Field
 
 from perfkit.errors import InputError, ToolFailure
 from perfkit.guards import campaign_walk
+from perfkit.markdown.html import is_markup
+from perfkit.markdown.safe import Markdown, code, code_block, finalize, inline, one_line
+from perfkit.markdown.spans import code_texts
 from perfkit.publish.models import IssueFormUse, Placeholder, PolicyConflict, RenderResult, RepoNote, TemplateUse
 from perfkit.publish.outputs import check_out_dir, write_all
 
@@ -37,68 +46,28 @@ GITHUB_BODY_CHARS = 65_536
 PR_FILE = "proposed-pr-description.md"
 ISSUE_FILE = "proposed-issue.md"
 _PLACEHOLDER_RE = re.compile(r"<([A-Za-z#'][^<>\n]{0,160})>")
-_HTML = {
-    "details",
-    "summary",
-    "br",
-    "p",
-    "div",
-    "span",
-    "sub",
-    "sup",
-    "b",
-    "i",
-    "em",
-    "strong",
-    "code",
-    "pre",
-    "kbd",
-    "img",
-    "a",
-    "hr",
-    "table",
-    "tr",
-    "td",
-    "th",
-    "ul",
-    "ol",
-    "li",
-    "h1",
-    "h2",
-    "h3",
-    "h4",
-    "h5",
-    "h6",
-    "blockquote",
-    "picture",
-    "source",
-    "video",
-    "input",
-    "dl",
-    "dt",
-    "dd",
-    "tbody",
-    "thead",
-}
 
 
-def _ph(what: str) -> str:
-    return PH.format(what=what)
+def _ph(what: str) -> Markdown:
+    return Markdown(PH.format(what=what))
 
 
-def _or(value: Any, what: str) -> str:
-    return str(value).strip() if value not in (None, "") else _ph(what)
+def _or(value: Any, what: str) -> Markdown:
+    """The draft's text (Markdown the agent wrote), or a placeholder for it."""
+    return Markdown(str(value).strip()) if value not in (None, "") else _ph(what)
 
 
 def placeholders(text: str, file: Literal["pr", "issue"]) -> list[Placeholder]:
     """Every <placeholder> outside HTML comments, tags and autolinks."""
-    masked = re.sub(r"<!--.*?-->", lambda m: re.sub(r"[^\n]", " ", m.group(0)), text, flags=re.S)
+    from perfkit.markdown import blocks
+
+    o = blocks.outline(text)  # comments as GitHub hides them
     out = []
-    for n, line in enumerate(masked.split("\n"), 1):
+    for k, raw in enumerate(o.lines):
+        line, n = blocks.blank(raw, o.comments[k]), k + 1
         for m in _PLACEHOLDER_RE.finditer(line):
             inner = m.group(1)
-            first = re.split(r"[\s/>]", inner.lstrip("/"), maxsplit=1)[0].lower()
-            if first in _HTML or inner.startswith(("http:", "https:", "mailto:")):
+            if is_markup(m.group(0)) or inner.startswith(("http:", "https:", "mailto:")):
                 continue
             out.append(Placeholder(file=file, line=n, text=m.group(0)))
     return out
@@ -108,43 +77,53 @@ def _environment(templates: Path) -> SandboxedEnvironment:
     from jinja2 import FileSystemLoader, StrictUndefined
     from jinja2.sandbox import SandboxedEnvironment
 
-    return SandboxedEnvironment(
+    env = SandboxedEnvironment(
         loader=FileSystemLoader(str(templates)),
         undefined=StrictUndefined,
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
         autoescape=False,
+        finalize=finalize,  # every printed value: Markdown as it is, any other text made inline-safe
     )
+    env.filters["fenced"] = code_block  # a code block no line of its text can close
+    env.filters["built"] = Markdown  # a macro's output: the template's own text and values that passed finalize
+    return env
 
 
-def _hardware(d: Draft) -> str:
-    return f"{d.gpu_count if d.gpu_count else _ph('n')} {_or(d.gpu, 'GPU')}"
+def _hardware(d: Draft) -> Markdown:
+    return Markdown(f"{d.gpu_count if d.gpu_count else _ph('n')} {_or(d.gpu, 'GPU')}")
 
 
-def _title(b: BenchmarkSummary, d: Draft, rule: TitleRule | None = None) -> str:
-    """Our title form; in the repo's own form when it has a title rule and the draft keeps the default prefix."""
-    from perfkit.publish import title_rule
+def _title(b: BenchmarkSummary, d: Draft, rule: TitleRule | None = None) -> tuple[Markdown, list[str]]:
+    """Our title form on one line, in the repo's own form when it has a title rule and the draft keeps the
+    default prefix, within about 100 characters (perfkit.publish.title_fit); and the warnings saying what
+    was left out."""
+    from perfkit.publish import title_fit, title_rule
     from perfkit.publish.cells import sig
 
-    if b.shape != "steps":
-        from perfkit.publish.metric_text import title_summary
+    own = d.title_prefix.strip()
 
-        summary = title_summary(b, d, _or(d.job, "job"), _hardware(d), _or(d.largest_cause, "largest cause"))
+    def frame(summary: str) -> str:
         if rule is not None and d.title_prefix == DEFAULT_PREFIX:
             return title_rule.apply(rule, summary)
-        return f"{d.title_prefix.strip()} {summary}" if d.title_prefix.strip() else summary
-    ws = d.world_size or d.gpu_count
+        return f"{own} {summary}" if own else summary
+
     at = d.parallelism.strip() if d.parallelism and d.parallelism.strip() else None
-    at = at or f"world size {ws if ws else _ph('world size')}"
-    summary = (
-        f"{_or(d.job, 'job')} on {_hardware(d)}: {sig(b.arm(b.baseline).mean.value)} s to "
-        f"{sig(b.arm(b.candidate).mean.value)} s per {d.unit} at {at}, "
-        f"mostly from {_or(d.largest_cause, 'largest cause')}"
-    )
-    if rule is not None and d.title_prefix == DEFAULT_PREFIX:
-        return title_rule.apply(rule, summary)
-    return f"{d.title_prefix.strip()} {summary}" if d.title_prefix.strip() else summary
+    repeats = False
+    if b.shape != "steps":
+        from perfkit.publish.metric_text import span
+
+        spans: list[str] = [span(m) for m in b.headline()]
+    else:
+        ws = d.world_size or d.gpu_count
+        repeats = at is None and bool(ws) and ws == d.gpu_count
+        at = at or f"world size {ws if ws else _ph('world size')}"
+        base, pr = sig(b.arm(b.baseline).mean.value), sig(b.arm(b.candidate).mean.value)
+        spans = [f"{base} s to {pr} s per {d.unit}"]
+    cause = _or(d.largest_cause, "largest cause")
+    title, warnings = title_fit.fit(frame, _or(d.job, "job"), _hardware(d), spans, at, cause, repeats)
+    return Markdown(one_line(title)), warnings
 
 
 def _changes(b: Any, d: Draft) -> list[dict[str, str]]:
@@ -179,29 +158,39 @@ def _check_view(d: Draft) -> dict[str, Any]:
     ordered = [x for x in checks if x.when == "end"] + [x for x in checks if x.when == "step"]
     rows, failed = [], []
     for x in ordered:
-        cell = x.compared.strip()
+        cell = Markdown(x.compared.strip())
         if x.exceeded:
-            cell += (
-                f"; {x.exceeded} {x.exceeded_unit} above {x.tolerance}" if x.when == "step" else "; above the tolerance"
+            cell = Markdown(
+                cell
+                + (
+                    f"; {x.exceeded} {x.exceeded_unit} above {x.tolerance}"
+                    if x.when == "step"
+                    else "; above the tolerance"
+                )
             )
-            failed.append({"recorded": x.recorded, "cell": cell})
-        rows.append({"recorded": x.recorded, "cell": cell, "tolerance": x.tolerance})
-    if not rows:
-        rows = [{"recorded": _ph("what was recorded"), "cell": _ph("difference found"), "tolerance": _ph("tolerance")}]
+            failed.append({"recorded": Markdown(x.recorded), "cell": cell})
+        rows.append({"recorded": Markdown(x.recorded), "cell": cell, "tolerance": Markdown(x.tolerance)})
+    if not checks:  # nothing recorded: no tolerance, no recording code, and the user is asked
+        return {
+            "ran": Markdown((c.ran or "").strip()) if c else "",
+            "compared": Markdown((c.compared or "").strip()) if c else "",
+            "total": 0,
+            "ask": _ph("confirm that no check compared the outputs of both versions, or add each check you ran"),
+        }
     return {
         "ran": _or(c.ran if c else None, "what you ran: both versions on the same batches"),
         "compared": _or(c.compared if c else None, "which values you compared, and how many"),
         "recording_code": _or(c.recording_code if c else None, "fork verify branch"),
         "total": len(checks),
         "failed": failed,
-        "passed": [x.recorded for x in ordered if not x.exceeded],
-        "suspected": (c.suspected_cause or "").strip() if c else "",
-        "acceptance": (c.acceptance or "").strip() if c else "",
+        "passed": Markdown("; ".join(x.recorded for x in ordered if not x.exceeded)),
+        "suspected": Markdown((c.suspected_cause or "").strip() if c else ""),
+        "acceptance": Markdown((c.acceptance or "").strip() if c else ""),
         "rows": rows,
     }
 
 
-def _traces(b: Any, d: Draft, campaign: Path) -> list[dict[str, str]]:
+def _traces(b: Any, d: Draft, campaign: Path) -> list[dict[str, Markdown]]:
     titles = {c.sha: c.title for c in b.candidates}
     shas = [c.sha for c in b.candidates if c.trace]
     for p in campaign_walk.folders(campaign, campaign / "commits"):  # a link out of the campaign is not listed
@@ -212,9 +201,9 @@ def _traces(b: Any, d: Draft, campaign: Path) -> list[dict[str, str]]:
         link = next((v for k, v in d.details.trace_links.items() if k and sha.startswith(k.strip().lower())), None)
         out.append(
             {
-                "label": f"{titles.get(sha, 'commit')} (`{sha[:12]}`)",
-                "link": link or _ph("share link"),
-                "local": f"commits/{sha}/trace/",
+                "label": Markdown(f"{inline(titles.get(sha, 'commit'))} ({code(sha[:12])})"),
+                "link": Markdown(link) if link else _ph("share link"),
+                "local": Markdown(code(f"commits/{sha}/trace/")),  # a folder name in the campaign: code
             }
         )
     return out
@@ -229,10 +218,10 @@ def _details(b: Any, d: Draft, campaign: Path) -> dict[str, Any]:
         "model": _or(x.model, "model and job"),
         "data": _or(x.data, "data preparation"),
         "setup": _or(x.setup, "base commit, what both versions share, data size, seed"),
-        "shared": list(x.shared_settings),
+        "shared": [Markdown(t) for t in x.shared_settings],
         "command_baseline": _or(x.command_baseline, "full command, baseline"),
         "command_pr": _or(x.command_pr, "full command, this PR"),
-        "rejected": list(x.rejected),
+        "rejected": [Markdown(t) for t in x.rejected],
         "not_shipped": cells.not_shipped(b, d.ships, x.shared_settings),
         "traces": _traces(b, d, campaign),
         "chart": None,
@@ -338,7 +327,7 @@ def render_pr(
     pr_text, issue_text, issue_use, issue_warnings = _render_texts(b, d, view, repo_part)
     pr_text, issue_text = _inert(pr_text, issue_text, repo_part)
     warnings += issue_warnings
-    lint_pr, lint_issue, skipped = _lint(campaign, b, top, repo_part, pr_text, issue_text, d.job)
+    lint_pr, lint_issue, skipped = _lint(campaign, b, top, repo_part, pr_text, issue_text, d)
     out = Path(out_dir).expanduser() if out_dir else (campaign / (b.latest_report or "latest-report.md")).parent
     paths = write_all(out, {PR_FILE: pr_text, ISSUE_FILE: issue_text})
     return _result(paths, pr_text, issue_text, repo_part, issue_use, lint_pr, lint_issue, skipped, warnings, d)
@@ -454,15 +443,18 @@ def _enforced(top: Path, commit: str | None, tpl: RepoTemplate) -> dict[str, str
     return enforced.enforced(titles, enforced.check_texts(top, commit)) if titles else {}
 
 
-def _shared_settings(d: Draft) -> tuple[list[str], list[str]]:
+def _shared_settings(d: Draft) -> tuple[list[Markdown], list[str]]:
     """Settings named as applied to both versions, minus any whose code appears in only one command."""
     base, pr = d.details.command_baseline or "", d.details.command_pr or ""
-    kept: list[str] = []
+    kept: list[Markdown] = []
     dropped: list[str] = []
     for setting in d.details.shared_settings:
-        codes = re.findall(r"`([^`]+)`", setting)
+        codes = code_texts(setting)
         one_sided = base and pr and any((c in base) != (c in pr) for c in codes)
-        (dropped if one_sided else kept).append(setting)
+        if one_sided:
+            dropped.append(setting)
+        else:
+            kept.append(Markdown(setting))
     warnings = [
         f"draft.details.shared_settings '{x}' is left out of 'Applied to both versions': only one command has it"
         for x in dropped
@@ -476,8 +468,10 @@ def _pr_view(b: BenchmarkSummary, d: Draft, campaign: Path, part: _RepoPart) -> 
 
     details = _details(b, d, campaign)
     details["shared"], warnings = _shared_settings(d)
+    title, title_warnings = _title(b, d, part.rule)
+    warnings += title_warnings
     view: dict[str, Any] = {
-        "title": _title(b, d, part.rule),
+        "title": title,
         "summary": _or(
             d.summary, "summary: what the job loses and why, with one or two figures, and what this PR adds"
         ),
@@ -492,14 +486,20 @@ def _pr_view(b: BenchmarkSummary, d: Draft, campaign: Path, part: _RepoPart) -> 
     else:
         view.update(_step_speedups(b))
         rows = [r.__dict__ for r in cells.result_rows(b, d, PH)]
+    from perfkit.publish.cells import cause
+    from perfkit.publish.cost_text import cost_sentences
+
+    found = cause(b, d)
     view.update(
         {
+            "cost": cost_sentences(b, _hardware(d), d.unit),
+            "screened": bool(found and found.get("screened")),
             "changes": _changes(b, d),
             "rows": rows,
             "commits": cells.commit_rows(b, d.ships, d.details.shared_settings),
             "check": _check_view(d),
-            "repo_sections": "\n".join(part.merged.lines).strip(),
-            "repo_tail": "\n".join(part.tpl.tail).strip(),
+            "repo_sections": Markdown("\n".join(part.merged.lines).strip()),  # the repo's own text, as written
+            "repo_tail": Markdown("\n".join(part.tpl.tail).strip()),
             "d": details,
             "warnings": warnings,
         }
@@ -560,7 +560,7 @@ def _inert(pr_text: str, issue_text: str, part: _RepoPart) -> tuple[str, str]:
 
 
 def _lint(
-    campaign: Path, b: BenchmarkSummary, top: Path, part: _RepoPart, pr_text: str, issue_text: str, job: str | None
+    campaign: Path, b: BenchmarkSummary, top: Path, part: _RepoPart, pr_text: str, issue_text: str, d: Draft
 ) -> tuple[list[Finding], list[Finding], list[str]]:
     from perfkit.lint.figures import FigureSet
     from perfkit.lint.lint import check_size, lint_text
@@ -568,7 +568,8 @@ def _lint(
 
     check_size(pr_text, "draft")
     check_size(issue_text, "draft")
-    figures = FigureSet.from_campaign(campaign, b)
+    job = d.job
+    figures = FigureSet.from_campaign(campaign, b, {c.name: c.arm for c in d.changes if c.arm and c.name}, d.unit)
     pr_lines, pr_heads = template_text.pr_template_lines(part.files)
     f_lines, f_heads, f_prefixes = template_text.issue_template_lines(part.files)
     lint_pr, _, skipped = lint_text(

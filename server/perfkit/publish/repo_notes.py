@@ -34,11 +34,11 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from perfkit.markdown.blocks import BOX_RE, FENCE_RE
 from perfkit.publish import rule_params
 from perfkit.publish.models import NoteKind, PolicyConflict, RepoRule
 from perfkit.publish.rule_search import Source, Start
 from perfkit.repo.contribution_files import RepoFiles
-from perfkit.repo.template_text import BOX_RE, FENCE_RE
 
 _TEXT_CAP = 300
 _CAP: dict[NoteKind, int] = {  # the AI cap counts permissive sentences only

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from perfkit.errors import InputError
 from perfkit.publish.template_lines import cut_line
@@ -60,16 +59,6 @@ class RepoTemplate:
     tail: list[str] = field(default_factory=list)  # a bot's cut-off line and what follows it, verbatim
     cut_at: int | None = None  # 0-based line of the cut-off line, when the template has one
     parts: list[Part] = field(default_factory=list)  # the text above the cut, read once as a structure
-
-
-def _ci_child(folder: Path, name: str) -> Path | None:
-    """A child of folder whose name matches case-insensitively (issue_forms still reads the working tree)."""
-    if not folder.is_dir():
-        return None
-    for p in sorted(folder.iterdir()):
-        if p.name.lower() == name:
-            return p
-    return None
 
 
 _FIT = [

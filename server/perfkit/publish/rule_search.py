@@ -233,11 +233,6 @@ def doc_guides(doc_paths: list[str]) -> list[str]:
     return found[:MAX_DOC_GUIDES]
 
 
-def _rst_doc(target: str) -> str:
-    """An RST :doc: target names a document without its suffix."""
-    return target if "." in posixpath.basename(target) else target + ".rst"
-
-
 def _candidates(target: str) -> list[str]:
     out = [target]
     if not _is_text(target):

@@ -1,25 +1,16 @@
-"""Lines of a repo's PR template that are answered in place: issue links, AI-use questions, cut-off lines.
+"""Lines of a repo's PR template that are answered in place: AI-use questions and cut-off lines.
 
-Each is recognised by its wording alone and rewritten only where the answer is certain: an issue
-link gets `#<issue>` (the companion issue the user files, a placeholder until then), a question
+Each is recognised by its wording alone and rewritten only where the answer is certain: a question
 whether AI was used gets the true answer (this description was drafted with an agent), and a line
-saying a bot removes everything below it marks where our description must end.
+saying a bot removes everything below it marks where our description must end. Issue-link lines
+are perfkit.publish.template_parts.links.
 """
 
 from __future__ import annotations
 
 import re
 
-from perfkit.repo.template_text import comment_state_after
-
-# "Fixes #", "Closes # (issue)", "- Related issue: #<number>", "Resolves: #___"
-ISSUE_LINK_RE = re.compile(
-    r"^(?P<lead>\s*+(?:[-*+]\s++)?(?:\*\*|__)?(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?|related(?: issues?| to)?|"
-    r"issues?(?: link| number)?|linked issues?|refs?|references?)(?:\*\*|__)?\s*+:?\s*+(?:\*\*|__)?\s*+)"
-    r"#\s*+(?:\(?\s*+(?:issue|number|issue[ _-]?number|id)?\s*+\)?|<[^>\n]*+>|_++|\[[^\]\n]*+\])\s*+$",
-    re.I,
-)
-ISSUE_PLACEHOLDER = "#<issue>"
+from perfkit.markdown import blocks
 
 # "AI usage: YES / NO", "Was AI used? (yes/no):", "AI-assisted: Yes/No"
 _AI_WORDS = r"(?:ai|a\.i\.|llms?|agents?|copilot|chatgpt|claude|generative|machine[- ]generated)"
@@ -38,12 +29,6 @@ CUT_RE = re.compile(
 )
 
 
-def issue_link(line: str) -> str | None:
-    """The line with its issue number replaced by `#<issue>`, or None when it is no issue-link line."""
-    m = ISSUE_LINK_RE.match(line)
-    return None if m is None else m.group("lead").rstrip() + " " + ISSUE_PLACEHOLDER
-
-
 def ai_value(line: str) -> str | None:
     """The AI-use question answered truthfully, or None when the line asks no such yes/no value."""
     m = AI_VALUE_RE.match(line)
@@ -53,12 +38,12 @@ def ai_value(line: str) -> str | None:
 def cut_line(lines: list[str]) -> int | None:
     """Index of the first line a bot cuts from (a `sed` range to the end), moved back to the start of
     the HTML comment it sits in, so that nothing of ours is left after an unclosed `<!--`."""
-    in_comment = False
-    opened = 0
+    o: blocks.Outline | None = None
     for i, ln in enumerate(lines):
-        if not in_comment and "<!--" in ln:
-            opened = i
         if CUT_RE.search(ln):
-            return opened if in_comment else i
-        in_comment = comment_state_after(ln, in_comment)
+            o = o or blocks.outline("\n".join(lines))  # comments as the page reads them
+            opened = i
+            while opened > 0 and o.in_comment[opened]:
+                opened -= 1
+            return opened
     return None

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from perfkit.errors import InputError, ToolFailure
 from perfkit.guards import limits
-from perfkit.repo import config_includes
+from perfkit.repo import config_includes, gitdir_proof
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -146,7 +146,10 @@ def git_env(extra: dict[str, str] | None = None) -> dict[str, str]:
 
 
 _lock = threading.Lock()
-_overrides_cache: dict[str, tuple[tuple[tuple[str, int, int], ...], tuple[str, ...], tuple[str, ...]]] = {}
+# repo -> (stat key of its config files, filter overrides, other overrides, files that set core.worktree)
+_overrides_cache: dict[
+    str, tuple[tuple[tuple[str, int, int], ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]]
+] = {}
 _safe_dirs: tuple[str, ...] | None = None
 
 
@@ -180,7 +183,7 @@ def _stat_key(files: list[str]) -> tuple[tuple[str, int, int], ...]:
     return tuple(out)
 
 
-def _list_config(repo: str) -> tuple[list[str], list[str]]:
+def _list_config(repo: str, pinned: list[str]) -> tuple[list[str], list[str]]:
     """(config files, key names) git reads in repo, includes followed. Listing runs no program."""
     try:
         config_includes.check_repository(repo, git_env())
@@ -188,7 +191,7 @@ def _list_config(repo: str) -> tuple[list[str], list[str]]:
         raise UnsafeGitConfig(str(exc)) from None
     try:
         proc = subprocess.run(
-            ["git", *_fixed_args(), "-C", repo, "config", "--list", "--show-origin", "--name-only", "-z"],
+            ["git", *_fixed_args(), *pinned, "-C", repo, "config", "--list", "--show-origin", "--name-only", "-z"],
             capture_output=True,
             stdin=subprocess.DEVNULL,
             env=git_env(),
@@ -212,19 +215,33 @@ def _list_config(repo: str) -> tuple[list[str], list[str]]:
 
 
 def _repo_files(repo: str) -> list[str]:
-    """Config files git may read in repo even when they hold no key yet, so a new one is noticed."""
+    """Config files git may read in repo even when they hold no key yet, so a new one is noticed
+    (a linked worktree's `.git` is a file: its config.worktree sits in the folder that file names)."""
     dot = os.path.join(repo, ".git")
-    return [os.path.join(dot, "config"), os.path.join(dot, "config.worktree"), dot]
+    files = [os.path.join(dot, "config"), os.path.join(dot, "config.worktree"), dot]
+    try:
+        dirs = config_includes.git_dirs(repo)
+    except config_includes.UnsafeInclude:
+        dirs = None
+    if dirs is not None:
+        files += [os.path.join(dirs[1], "config"), os.path.join(dirs[0], "config.worktree")]
+    return files
 
 
-def driver_overrides(repo: str | Path) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def driver_overrides(repo: str | Path, pinned: list[str] | None = None) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """-c arguments for every program-naming key repo's config defines: (filter keys, other keys)."""
-    where = str(repo)
+    entry = _config_entry(str(repo), pinned or [])
+    return entry[1], entry[2]
+
+
+def _config_entry(
+    where: str, pinned: list[str]
+) -> tuple[tuple[tuple[str, int, int], ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
     with _lock:
         cached = _overrides_cache.get(where)
     if cached is not None and _stat_key([f for f, _, _ in cached[0]]) == cached[0]:
-        return cached[1], cached[2]
-    files, keys = _list_config(where)
+        return cached
+    files, keys = _list_config(where, pinned)
     filters: list[str] = []
     others: list[str] = []
     for key in dict.fromkeys(keys):
@@ -232,12 +249,13 @@ def driver_overrides(repo: str | Path) -> tuple[tuple[str, ...], tuple[str, ...]
             if pattern.match(key):
                 (filters if _FILTER_KEY.match(key) else others).append(f"--config-env={key}={_VALUE_ENV[value]}")
                 break
-    entry = (_stat_key(list(dict.fromkeys(_repo_files(where) + files))), tuple(filters), tuple(others))
+    work_tree = tuple(f for f, k in zip(files, keys, strict=True) if k == "core.worktree")
+    entry = (_stat_key(list(dict.fromkeys(_repo_files(where) + files))), tuple(filters), tuple(others), work_tree)
     with _lock:
         if len(_overrides_cache) > 256:
             _overrides_cache.clear()
         _overrides_cache[where] = entry
-    return entry[1], entry[2]
+    return entry
 
 
 def _fixed_args() -> list[str]:
@@ -260,10 +278,52 @@ def _with_command_flags(args: tuple[str, ...]) -> list[str]:
     return out
 
 
-def armour(repo: str | Path, filters: bool = False) -> list[str]:
+def armour(repo: str | Path, filters: bool = False, pinned: list[str] | None = None) -> list[str]:
     """The options placed before `-C repo` on every git process perfkit starts in repo."""
-    filter_args, other_args = driver_overrides(repo)
+    filter_args, other_args = driver_overrides(repo, pinned)
     return [*_fixed_args(), *other_args, *(() if filters else filter_args)]
+
+
+def _proved(repo: str | Path) -> list[str]:
+    """For a work tree perfkit made (gitdir_proof): the proof that its git folder is perfkit's, as the
+    options that hold git to it; nothing for any other repository. NotPerfkits when the proof fails."""
+    owned = gitdir_proof.owner(repo)
+    if owned is None:
+        return []
+    git_dir = gitdir_proof.prove(owned)
+    pinned = gitdir_proof.pin(owned, git_dir)
+    origin = gitdir_proof.sets_work_tree(owned, git_dir, _config_entry(str(repo), pinned)[3])
+    if origin is not None:
+        raise gitdir_proof.NotPerfkits(owned.root, f"core.worktree is set in {origin}, sending git to another folder")
+    return pinned
+
+
+def prove_own(root: str | Path) -> None:
+    """The proof gitrepo makes before a git command in root, and no command: NotPerfkits when it fails."""
+    _proved(root)
+
+
+class GitFailed(ToolFailure):
+    """A git command exited with an error; stderr holds all git said (the message only its last line)."""
+
+    def __init__(self, message: str, stderr: str):
+        super().__init__(message)
+        self.stderr = stderr
+
+
+class RefusedGitmodules(InputError):
+    """git refuses the repository's `.gitmodules` (a value it will not take, a line it cannot parse), so it
+    fails every command that reads it: bad repository data, said as bad input naming the file."""
+
+    def __init__(self, repo: str | Path, stderr: str, refusal: str):
+        super().__init__(
+            "repo",
+            f"git refuses the .gitmodules of '{repo}' ({refusal}) and stops every command that reads it",
+            "correct or remove that entry of .gitmodules and commit (git refuses `update = !command` and any "
+            "update value other than checkout, rebase, merge or none in a committed .gitmodules)",
+        )
+        self.stderr = stderr
+        self.refusal = refusal
 
 
 def git(
@@ -280,8 +340,23 @@ def git(
 
     filters=True keeps the repository's checkout filters (the bisect's checkouts only).
     errors="surrogateescape" keeps bytes that are not UTF-8 (a latin-1 file name) as they were,
-    so a name read from git is handed back to git unchanged; git_paths does that."""
-    cmd = ["git", *armour(repo, filters), "-C", str(repo), *_with_command_flags(args)]
+    so a name read from git is handed back to git unchanged; git_paths does that.
+    In a work tree perfkit made, its git folder is proved first (gitdir_proof)."""
+    return _run(repo, args, _proved(repo), check, input, env, timeout, filters, errors)
+
+
+def _run(
+    repo: str | Path,
+    args: tuple[str, ...],
+    pinned: list[str],
+    check: bool = True,
+    input: str | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float | None = 600,
+    filters: bool = False,
+    errors: str = "replace",
+) -> str:
+    cmd = ["git", *armour(repo, filters, pinned), *pinned, "-C", str(repo), *_with_command_flags(args)]
     try:
         proc = subprocess.run(
             cmd,
@@ -294,9 +369,44 @@ def git(
     except OSError as exc:  # E2BIG: an argument longer than the system takes
         raise ToolFailure(f"git {' '.join(a[:40] for a in args[:3])} could not start: {exc.strerror}") from None
     if check and proc.returncode != 0:
-        err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise ToolFailure(f"git {' '.join(args[:3])} failed: {err[-1] if err else 'exit ' + str(proc.returncode)}")
+        stderr = proc.stderr.decode("utf-8", "replace")
+        err = stderr.strip().splitlines()
+        message = f"git {' '.join(args[:3])} failed: {err[-1] if err else 'exit ' + str(proc.returncode)}"
+        refused = refused_gitmodules(stderr)
+        if refused:
+            raise RefusedGitmodules(repo, stderr, refused)
+        raise GitFailed(message, stderr)
     return proc.stdout.decode("utf-8", errors)
+
+
+def refused_gitmodules(stderr: str) -> str | None:
+    """git's line refusing a repository's `.gitmodules`, if it said one: a value it will not take
+    (`update = !command` committed, an unknown strategy) or a file it cannot parse."""
+    for line in stderr.splitlines():
+        if ("invalid value for 'submodule." in line) or ("bad config line" in line and ".gitmodules" in line):
+            return line.removeprefix("fatal: ").removeprefix("error: ").strip()
+    return None
+
+
+def confirm_own(root: str | Path) -> None:
+    """Check a work tree perfkit just made (or meets first in this process): the proof, then git's own
+    reading of its `.git` (`rev-parse --git-dir --git-common-dir`, read only, not held to the proof)
+    must agree; then its git folder is recorded, and every later proof compares with it."""
+    owned = gitdir_proof.owner(root)
+    if owned is None or owned.root != os.path.abspath(root):
+        raise ToolFailure(f"{root} is not a work tree perfkit registered")
+    git_dir = gitdir_proof.prove(owned)
+    try:
+        seen = _run(root, ("rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir"), [])
+    except GitFailed as exc:
+        raise gitdir_proof.NotPerfkits(owned.root, f"git cannot read its .git ({exc})") from None
+    lines = seen.splitlines()
+    common = owned.common if owned.kind == "worktree" else git_dir
+    if len(lines) != 2 or os.path.realpath(lines[0]) != git_dir or os.path.realpath(lines[1]) != common:
+        raise gitdir_proof.NotPerfkits(
+            owned.root, f"git reads its git folders as {' and '.join(lines) or 'none'}, not {git_dir} and {common}"
+        )
+    gitdir_proof.record(owned, git_dir)
 
 
 def git_paths(repo: str | Path, *args: str, **kwargs: Any) -> str:
@@ -317,7 +427,7 @@ def git_ok(repo: str | Path, *args: str) -> bool:
     try:
         git(repo, *args)
         return True
-    except BrokenGitConfig:
+    except (BrokenGitConfig, gitdir_proof.NotPerfkits):
         raise
     except ToolFailure:
         return False
@@ -438,10 +548,11 @@ def gitlinks(repo: Path, commit: str) -> dict[str, str]:
 
 
 def submodule_paths(repo: Path, commit: str) -> dict[str, str]:
-    """path -> name of submodules declared in .gitmodules at commit (empty when none)."""
+    """path -> name of submodules declared in .gitmodules at commit (empty when none, or when that commit's
+    .gitmodules cannot be parsed: history cannot be fixed, and the working tree's file is checked anyway)."""
     try:
         out = git(repo, "config", "--blob", f"{commit}:.gitmodules", "--get-regexp", r"^submodule\..*\.path$")
-    except ToolFailure:
+    except (ToolFailure, RefusedGitmodules):
         return {}
     paths = {}
     for line in out.splitlines():

@@ -2,8 +2,9 @@
 
 Below both publish (which merges a PR template after our parts and fills issue templates) and lint
 (which leaves the repo's verbatim lines alone and accepts the headings the repo asks for), so neither
-imports the other. Headings inside code fences, HTML comments and `<details>` blocks are the
-template's text, not questions: they never start a section.
+imports the other. Headings inside code blocks, HTML comments and `<details>` blocks are the
+template's text, not questions: they never start a section. Where those are is perfkit.markdown's
+CommonMark reading; this module only groups lines under the headings it finds.
 """
 
 from __future__ import annotations
@@ -12,19 +13,12 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from perfkit.markdown import blocks
+from perfkit.markdown.blocks import BOX_RE, FENCE_RE
 from perfkit.repo.contribution_files import RepoFiles
 
-FENCE_RE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
-# Possessive repeats and a greedy text (closing #s cut in code) keep both patterns to one pass
-# over a line, whatever runs of spaces or #s it holds.
-_ATX_RE = re.compile(r"^\s{0,3}(#{1,6})(?:\s++(.*))?$")
-_SETEXT_RE = re.compile(r"^\s{0,3}(=+|-+)\s*$")
-# a checkbox: '- [ ] text', or a bare '[ ] text' without a list marker
-BOX_RE = re.compile(
-    r"^(?P<lead>\s*+(?:(?:[-*+]|\d{1,9}[.)])\s++)?\[)(?P<mark>[ xX])(?P<close>\]\s++)(?P<text>(?:.*\S)?)\s*$"
-)
-_DETAILS_OPEN = re.compile(r"<details\b", re.I)
-_DETAILS_CLOSE = re.compile(r"</details\s*>", re.I)
+__all__ = ["BOX_RE", "FENCE_RE"]  # the template parser reads box and fence lines through here
+
 _LABEL_NOTED = re.compile(r"^(\s{0,3}(?:[-*+]\s+)?(\*\*|__)[^*_\n]{2,160}?\2)\s*[*_]?\([^\n]{0,300}?\)[*_]?\s*:")
 _LABEL_PREFIX = re.compile(
     r"^\s{0,3}(?:[-*+]\s+)?(\*\*|__)[^*_\n]{2,160}?\1\s*:|^\s{0,3}(?:[-*+]\s+)?(\*\*|__)[^*_\n]{2,160}?:\2"
@@ -38,44 +32,10 @@ def norm_heading(text: str) -> str:
     return re.sub(r"\s+", " ", t).strip(" ?")
 
 
-def comment_state_after(line: str, in_comment: bool) -> bool:
-    """Whether an HTML comment is still open at the end of line, given whether one was open before it."""
-    pos = 0
-    while True:
-        if in_comment:
-            end = line.find("-->", pos)
-            if end == -1:
-                return True
-            in_comment, pos = False, end + 3
-        else:
-            start = line.find("<!--", pos)
-            if start == -1:
-                return False
-            in_comment, pos = True, start + 4
-
-
 def hidden_lines(lines: list[str]) -> list[bool]:
-    """For each line, whether it starts inside an HTML comment, a code fence or a <details> block."""
-    out, in_comment, fence, details = [], False, None, 0
-    for ln in lines:
-        m = FENCE_RE.match(ln)
-        out.append(in_comment or bool(fence) or details > 0 or (bool(m) and not in_comment))
-        if fence:
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
-                fence = None
-            continue
-        if m and not in_comment:
-            fence = m.group(1)
-            continue
-        if not in_comment:
-            details += len(_DETAILS_OPEN.findall(ln)) - len(_DETAILS_CLOSE.findall(ln))
-            details = max(details, 0)
-        in_comment = comment_state_after(ln, in_comment)
-    return out
-
-
-def strip_comments(text: str) -> str:
-    return re.sub(r"<!--.*?(-->|$)", "", text, flags=re.S)
+    """For each line, whether it is in a code block or starts inside an HTML comment or a <details> block."""
+    o = blocks.outline("\n".join(lines))
+    return [o.hidden(i) for i in range(len(lines))]
 
 
 @dataclass
@@ -89,85 +49,41 @@ class Section:
 
     @property
     def boxes(self) -> list[tuple[int, re.Match[str]]]:
-        """Checkbox lines outside HTML comments, code fences and <details> blocks."""
+        """Checkbox lines outside HTML comments, code blocks and <details> blocks."""
         hidden = hidden_lines(self.body)
         return [(k, m) for k, ln in enumerate(self.body) if not hidden[k] and (m := BOX_RE.match(ln))]
 
-    def visible_text(self) -> str:
-        return strip_comments("\n".join(self.body)).strip()
 
-
-def fence_step(fence: str | None, in_comment: bool, ln: str) -> tuple[str | None, bool]:
-    """(the open fence after ln, whether ln is fenced): a fence closes only on a run as long of its own kind."""
-    m = FENCE_RE.match(ln)
-    if fence:
-        if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
-            return None, True
-        return fence, True
-    if m and not in_comment:
-        return m.group(1), True
-    return None, False
-
-
-class _Scan:
-    """Where a line stands: inside a fence, a comment or a <details> block."""
-
-    def __init__(self) -> None:
-        self.fence: str | None = None
-        self.comment = False
-        self.details = 0
-
-    def quiet(self) -> bool:
-        return bool(self.fence) or self.comment or self.details > 0
-
-    def step(self, ln: str) -> bool:
-        """Advance over a line; True when the line is inside or opens/closes a fence."""
-        self.fence, fenced = fence_step(self.fence, self.comment, ln)
-        return fenced
-
-    def after(self, ln: str) -> None:
-        if not self.comment:
-            self.details = max(0, self.details + len(_DETAILS_OPEN.findall(ln)) - len(_DETAILS_CLOSE.findall(ln)))
-        self.comment = comment_state_after(ln, self.comment)
-
-
-def _heading_at(lines: list[str], i: int, prev_body: list[str]) -> tuple[int, str, list[str]] | None:
-    ln = lines[i]
-    hm = _ATX_RE.match(ln)
-    if hm:
-        return len(hm.group(1)), (hm.group(2) or "").rstrip().rstrip("#").strip(), [ln]
-    if (
-        i + 1 < len(lines)
-        and ln.strip()
-        and not BOX_RE.match(ln)
-        and _SETEXT_RE.match(lines[i + 1])
-        and not re.match(r"^\s*([-*+>|]|\d+[.)])\s", ln)
-        and not (prev_body and prev_body[-1].strip())
-    ):
-        return (1 if lines[i + 1].strip()[0] == "=" else 2), ln.strip(), [ln, lines[i + 1]]
-    return None
+def _headings(o: blocks.Outline) -> dict[int, blocks.Block]:
+    """The headings a reader sees, by first line: none inside a comment or a <details> block."""
+    out = {}
+    for b in o.blocks:
+        if b.kind != "heading" or o.in_comment[b.start] or o.details[b.start] > 0:
+            continue
+        if any(a <= len(o.lines[b.start]) - len(o.lines[b.start].lstrip()) < z for a, z in o.comments[b.start]):
+            continue  # the heading's line starts inside a comment that opens on it
+        out[b.start] = b
+    return out
 
 
 def split(text: str) -> list[Section]:
-    """Sections by ATX and setext headings; headings in fences, comments and <details> are body text."""
-    lines = text.split("\n")
+    """Sections by ATX and setext headings; headings in code, comments and <details> are body text."""
+    o = blocks.outline(text)
+    lines = o.lines
     while lines and not lines[-1].strip():
-        lines.pop()
+        lines = lines[:-1]
+    heads = _headings(o)
     sections: list[Section] = [Section(None, 0, [], [], 1, 1)]
-    scan = _Scan()
     i = 0
     while i < len(lines):
-        ln = lines[i]
-        fenced = scan.step(ln)
-        heading = None if fenced or scan.comment or scan.details else _heading_at(lines, i, sections[-1].body)
-        if heading:
-            level, title, hl = heading
-            sections.append(Section(title, level, hl, [], i + 1, i + 1 + len(hl)))
+        b = heads.get(i)
+        if b is not None:
+            hl = lines[b.start : min(b.end, len(lines))]
+            title = " ".join(b.text.split())
+            sections.append(Section(title, b.level, hl, [], i + 1, i + 1 + len(hl)))
             i += len(hl)
             continue
-        if not fenced:
-            scan.after(ln)
-        sections[-1].body.append(ln)
+        sections[-1].body.append(lines[i])
         i += 1
     if not sections[0].body or not "\n".join(sections[0].body).strip():
         sections = sections[1:] if len(sections) > 1 else sections

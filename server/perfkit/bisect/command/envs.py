@@ -1,12 +1,14 @@
 """Each device's worker installs into an environment of its own, so parallel installs never meet.
 
 With `worker_env = "venv"` (the default with several devices) a worker's environment is a virtual
-environment made from the user's interpreter (`python` setting, else `python3` on the PATH) with
-`--system-site-packages`, and with the user's own site-packages added at its end: everything
-the user has installed is importable, and what the worker installs (`pip install -e .` of the
-commit under test) shadows it. `pip` and `python` on the worker's PATH are the environment's, so
-the user's install commands work unchanged. The user's environment is not written until the
-final restore; the worker environments are removed with the worktrees.
+environment made from the user's interpreter (`python` setting, else `python3` on the PATH),
+which then sees exactly the site folders that interpreter sees, in its order, and nothing more:
+a user's virtual environment made without `--system-site-packages` hides its base interpreter's
+global packages, so the worker's must too (an older copy there would win over the build under
+test). What the worker installs (`pip install -e .` of the commit under test) goes first.
+`pip` and `python` on the worker's PATH are the environment's, so the user's install commands
+work unchanged. The user's environment is not written until the final restore; the worker
+environments are removed with the worktrees.
 
 With `worker_env = "none"` the commands run in the user's environment as they are; use it when
 the commands install into a place that already depends on `{device}` or `PERFKIT_DEVICE`.
@@ -24,9 +26,16 @@ from pathlib import Path
 from perfkit.bisect.models import BisectSettings
 from perfkit.bisect.state import confine
 from perfkit.errors import ToolFailure
+from perfkit.guards import private_dirs
 
 _USER_PTH = "zzz-perfkit-user-env.pth"  # processed last, so the worker's own installs win
-_SITE = "import site, sys; print('\\n'.join(site.getsitepackages() + [site.getusersitepackages()]))"
+# The site folders an interpreter imports from, in its own order: its site-packages as `site` set them up
+# (a virtual environment's base folders only when it was made with --system-site-packages) and the user
+# site only where `site` enabled it (never in a virtual environment that hides its base).
+SITES = (
+    "import site, sys; s = site.getsitepackages() + ([site.getusersitepackages()] if site.ENABLE_USER_SITE else []); "
+    "print('\\n'.join(p for p in sys.path if p in s))"
+)
 _PURELIB = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
 
 
@@ -60,9 +69,9 @@ class WorkerEnv:
     def _create(self) -> None:
         user = interpreter(self.settings)
         confine.remove(self.folder.parent, self.folder)  # a half-made environment from a killed call
-        self.folder.parent.mkdir(parents=True, exist_ok=True)
-        _call([user, "-m", "venv", "--without-pip", "--system-site-packages", str(self.folder)], "create")
-        sites = [s for s in _call([user, "-c", _SITE], "inspect").splitlines() if s.strip()]
+        private_dirs.make_dir(self.folder.parent)
+        _call([user, "-m", "venv", "--without-pip", str(self.folder)], "create")
+        sites = [s for s in _call([user, "-c", SITES], "inspect").splitlines() if s.strip()]
         purelib = Path(_call([str(self.folder / "bin" / "python"), "-c", _PURELIB], "inspect").strip())
         lines = [f"import site; site.addsitedir({s!r})" for s in sites if Path(s).is_dir()]
         (purelib / _USER_PTH).write_text("\n".join(lines) + "\n", encoding="utf-8")

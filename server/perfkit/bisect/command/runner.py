@@ -27,6 +27,7 @@ from perfkit.bisect.command.scan import Scan as Scan  # re-exported: the runner'
 from perfkit.bisect.command.scan import _last as _last  # re-exported for the scan's property tests
 from perfkit.bisect.command.scan import _search as _search  # re-exported for the scan's property tests
 from perfkit.bisect.command.scanproc import BUFFER_MAX, ScanProcess, widen_pipe
+from perfkit.guards import private_dirs
 
 TAIL_BYTES = 64 * 1024
 GRACE_S = 3.0
@@ -57,9 +58,9 @@ class Log:
         try:
             if path.parent.is_symlink():  # planted in perfkit's folder: removed as a link, never followed
                 path.parent.unlink()
-            path.parent.mkdir(exist_ok=True)
+            private_dirs.make_dir(path.parent)
             flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW
-            self._fh = os.fdopen(os.open(path, flags, 0o644), "ab")
+            self._fh = os.fdopen(os.open(path, flags, 0o600), "ab")
         except OSError as exc:
             self.error = exc.strerror or str(exc)
 

@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from perfkit.bisect.command import error_line, provenance, runner, shutdown
 from perfkit.bisect.command import lookup as command_lookup
-from perfkit.bisect.command import runner, shutdown
 from perfkit.bisect.command import verdict as verdicts
 from perfkit.bisect.command.worktree import Checkout, Unavailable
-from perfkit.bisect.models import BisectSettings
+from perfkit.bisect.models import BisectSettings, TestedPackage
 from perfkit.bisect.state.point import Point
 from perfkit.bisect.state.store import Build
 from perfkit.errors import ToolFailure
@@ -48,6 +48,8 @@ class PointResult:
     prepared: bool = False  # its installs ran ahead, while the previous round ran
     commands: int = 0  # install commands this test ran
     ahead_commands: int = 0  # install commands run ahead for it, when prepared
+    rebuilt: list[str] = field(default_factory=list)  # perfkit's worktree was not its own: what it saw and did
+    tested: list[TestedPackage] = field(default_factory=list)  # what the run imports from the checkout
 
 
 def command_env(
@@ -106,6 +108,7 @@ class PointTester:
         self.check_stop: Callable[[], None] = shutdown.check  # raises to stop the command running
         self.before_run: Callable[[Point], None] = lambda _p: None  # a device slot checks affinity here
         self.install_commands = 0  # install commands started by this tester, ever (tests and builds ahead)
+        self.rebuilt: list[str] = []  # worktree rebuilds not yet reported with a test (a build ahead found some)
 
     def test(self, point: Point, step: int, log: runner.Log, tick: Tick) -> PointResult:
         start = self.install_commands
@@ -114,6 +117,7 @@ class PointTester:
             return self._test(point, step, log, tick, result)
         finally:
             result.commands = self.install_commands - start
+            result.rebuilt, self.rebuilt = self.rebuilt, []
 
     def _test(self, point: Point, step: int, log: runner.Log, tick: Tick, result: PointResult) -> PointResult:
         failed = self._ready(point, step, log, tick, result)
@@ -130,12 +134,45 @@ class PointTester:
             result.verdict = verdicts.Classified("skip", f"run_cwd {s.run_cwd} leads out of the checkout", None)
             return result
         self.before_run(point)
+        result.tested = self.what_is_tested(point, env, log)
         scan = verdicts.scanner(s)
         result.ran = True
         res = runner.run(s.run, cwd, env, s.timeout_s, log, scan, tick("running"), self.on_start, self.check_stop)
         result.exit_code = res.exit_code
         result.verdict = command_lookup.named(verdicts.classify(res, scan), res, s.run, env, cwd)
         return result
+
+    def what_is_tested(self, point: Point, env: dict[str, str], log: runner.Log) -> list[TestedPackage]:
+        """Every package the installs put in from the checkout, where the run will import it from and the
+        commit there; raises provenance.ShadowedImport (no verdict) when one imports from elsewhere."""
+        s = self.settings
+        if not s.install and not (s.install_submodule and point.submodule):
+            return []
+        python = provenance.interpreter(env, s.python)
+        if python is None:
+            return []
+        wt, sub_dir = self.checkout.path, self.checkout.sub_dir if point.submodule else None
+        roots = [r for r in (sub_dir, wt) if r is not None]
+        if not provenance.worth_probing(provenance.import_path(python, env), roots):
+            return []  # nothing on the import path was installed from the checkout
+        heads = [(r, self._head(r)) for r in roots]
+        built = [(r, c) for r, c in ((sub_dir, self.build.submodule), (wt, self.build.superproject)) if r is not None]
+        try:
+            found = provenance.tested(provenance.probe(python, env, roots), heads, built)
+        except provenance.ShadowedImport as exc:
+            log.note(f"[perfkit: {exc}]\n")
+            raise
+        for t in found:
+            at = (t.commit or "an unknown commit")[:12]
+            log.note(f"[perfkit: tested {t.package} {t.version} ({t.module}) from {t.path} at {at}]\n")
+        return found
+
+    @staticmethod
+    def _head(folder: Path) -> str | None:
+        try:
+            return gitrepo.git(folder, "rev-parse", "HEAD").strip()
+        except ToolFailure:
+            return None
 
     def prepare(self, point: Point, log: runner.Log) -> bool:
         """Check out and install point without running it (a build made ahead); whether it is ready."""
@@ -159,6 +196,10 @@ class PointTester:
             if "submodule" in self.checkout.created:
                 self.build.submodule = None
             self.checkout.created.clear()
+            for seen in self.checkout.rebuilt:
+                log.note(f"[perfkit: {seen}]\n")
+            self.rebuilt += self.checkout.rebuilt
+            self.checkout.rebuilt.clear()
         wt, sub_dir = self.checkout.path, self.checkout.sub_dir if point.submodule else None
         env = command_env(self.bisect_id, wt, sub_dir, point, step) | self.extra_env
         return self._installs(point, wt, sub_dir, env, log, tick, result.installed)
@@ -230,7 +271,8 @@ class PointTester:
                 cmd, cwd, env, timeout, log, None, tick(f"installing {side}"), self.on_start, self.check_stop
             )
             if not res.ok:
-                return command_lookup.named(verdicts.install_failed(side, res), res, cmd, env, cwd)
+                said = error_line.last_line(str(log.path))
+                return command_lookup.named(verdicts.install_failed(side, res, cmd, said), res, cmd, env, cwd)
         return None
 
     def _super_changed(self, a: str, b: str, sub_a: str | None, sub_b: str | None) -> bool:

@@ -75,5 +75,16 @@ def classify(res: Result, scan: Scan) -> Classified:
     return Classified("skip", f"{ended} without a verdict line", metric)
 
 
-def install_failed(side: str, res: Result) -> Classified:
-    return Classified("skip", f"{side} install failed ({_how_it_ended(res)})", None)
+COMMAND_CHARS = 120  # an install command quoted in a reason: enough to recognise it
+
+
+def install_failed(side: str, res: Result, command: str | None = None, said: str | None = None) -> Classified:
+    """ "superproject install failed (exit 1): `pip install -e .` said: KeyError: 'DEMO_ENV'": which command,
+    and the last line it printed, so the answer points at the install, not at the check."""
+    reason = f"{side} install failed ({_how_it_ended(res)})"
+    if command:
+        shown = command if len(command) <= COMMAND_CHARS else command[: COMMAND_CHARS - 3] + "..."
+        reason += f": `{shown}`"
+        if said:
+            reason += f" said: {said}"
+    return Classified("skip", reason, None)

@@ -1,25 +1,27 @@
 """The user's checkout, watched around every step: what a run command may have changed in it.
 
-perfkit never writes the user's checkout, but the user's own commands run with the user's rights
-and can (a `git commit` or `git stash drop` in a check script, a build that writes by absolute
-path). Before and after each step perfkit takes a snapshot: HEAD (commit and branch), every ref,
-the stash (its whole reflog, so dropping a deeper entry shows), the index (each entry's staged
-mode and object, from `git status --porcelain=v2`), the submodule's HEAD, and the working tree's
-status. A change to anything but the working tree stops the bisect with the evidence; a working
-tree change is noted, as the user may have edited files while the step ran.
+perfkit runs git only in its own worktree (every command there proved first: gitdir_proof), but the
+user's own commands run with the user's rights and can write the checkout (a `git commit` or `git
+stash drop` in a check script, a build that writes by absolute path). Before and after each step
+perfkit takes a snapshot: HEAD (commit and branch), every ref, the stash (its whole reflog, so
+dropping a deeper entry shows), the index (each staged entry's mode and object, from `git status
+--porcelain=v2`), the submodule's HEAD, refs and stash the same way, and the working tree's status.
+A change to anything but the working tree stops the bisect with the evidence, named as git names
+it (`the stash of submodule runtime changed`); a working tree change is noted, as the user may have
+edited files while the step ran.
 
-Cost per snapshot: `git status` (already run before), `git for-each-ref`, `git rev-parse` in the
-submodule, and one small file read; docs/perf-bisect.md has the measured overhead.
+Cost per snapshot: `git status` (already run before), `git for-each-ref`, `git show-ref --head` in
+the submodule, and two small file reads; docs/perf-bisect.md has the measured overhead.
 """
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from perfkit.errors import ToolFailure
-from perfkit.repo import gitrepo
+from perfkit.repo import config_includes, gitrepo
 
 
 @dataclass(frozen=True)
@@ -29,13 +31,16 @@ class Snapshot:
     stash: str  # digest of the stash reflog
     index: dict[str, str]  # path -> its index side (status, mode, object)
     worktree: frozenset[str]  # status entries, as text
-    submodule: str | None
+    submodule: str | None  # the submodule's HEAD
+    sub_refs: dict[str, str] = field(default_factory=dict)
+    sub_stash: str = ""  # digest of the submodule's stash reflog
+    sub_name: str = "submodule"
 
 
 def _git(repo: Path, *args: str) -> str | None:
     try:
         return gitrepo.git(repo, "--no-optional-locks", *args)
-    except ToolFailure:
+    except (ToolFailure, gitrepo.RefusedGitmodules):
         return None
 
 
@@ -59,6 +64,9 @@ def _parse_status(out: str) -> tuple[str, dict[str, str], frozenset[str]]:
             continue
         entries.append(item)
         kind = item[0]
+        if kind in "12" and item[2:3] == ".":  # nothing staged: its index entry is HEAD's, whatever the tree holds
+            skip_next = kind == "2"
+            continue
         if kind == "1":
             f = item.split(" ", 8)
             if len(f) == 9:
@@ -84,10 +92,13 @@ def take(repo: Path, sub_path: str | None) -> Snapshot | None:
     head, index, entries = _parse_status(out)
     refs = dict(line.split("\0", 1) for line in refs_out.splitlines() if "\0" in line)
     stash = _stash_log(repo)
-    sub = None
-    if sub_path and (repo / sub_path / ".git").exists():
-        sub = (_git(repo / sub_path, "rev-parse", "HEAD") or "").strip() or None
-    return Snapshot(head, refs, stash, index, entries, sub)
+    if not sub_path or not (repo / sub_path / ".git").exists():
+        return Snapshot(head, refs, stash, index, entries, None)
+    sub = repo / sub_path
+    shown = _git(sub, "show-ref", "--head") or ""  # HEAD and every ref in one process
+    sub_refs = {name: oid for oid, _, name in (line.partition(" ") for line in shown.splitlines()) if name}
+    sub_head = sub_refs.pop("HEAD", None)
+    return Snapshot(head, refs, stash, index, entries, sub_head, sub_refs, _stash_log(sub), sub_path)
 
 
 _COMMON: dict[Path, Path] = {}
@@ -97,10 +108,10 @@ def _stash_log(repo: Path) -> str:
     """A digest of the stash's reflog: every entry, so dropping one below the top shows too."""
     where = _COMMON.get(repo)
     if where is None:
-        found = _git(repo, "rev-parse", "--path-format=absolute", "--git-common-dir")
-        if not found:
+        dirs = config_includes.git_dirs(str(repo))  # `.git` read as git reads it: a submodule's names its folder
+        if dirs is None:
             return ""
-        where = _COMMON[repo] = Path(found.strip())
+        where = _COMMON[repo] = Path(dirs[1])
     try:
         return hashlib.sha256((where / "logs" / "refs" / "stash").read_bytes()).hexdigest()
     except OSError:
@@ -116,23 +127,37 @@ def differences(before: Snapshot, after: Snapshot) -> tuple[list[str], list[str]
     stop: list[str] = []
     if before.head != after.head:
         stop.append(f"HEAD moved: {before.head or 'none'} -> {after.head or 'none'}")
-    for name in sorted(set(before.refs) | set(after.refs)):
-        old, new = before.refs.get(name), after.refs.get(name)
-        if old != new and name != "refs/stash":
-            stop.append(f"{name}: {_short(old)} -> {_short(new)}")
-    if before.stash != after.stash or before.refs.get("refs/stash") != after.refs.get("refs/stash"):
-        stop.append(
-            f"the stash changed (refs/stash {_short(before.refs.get('refs/stash'))} -> "
-            f"{_short(after.refs.get('refs/stash'))}; an entry was added, dropped or popped)"
-        )
+    stop += _ref_changes(before.refs, after.refs, before.stash, after.stash, "")
     staged = sorted(p for p in set(before.index) | set(after.index) if before.index.get(p) != after.index.get(p))
     if staged:
         stop.append("the index changed: " + _paths(staged))
     if before.submodule != after.submodule:
-        stop.append(f"the submodule's HEAD moved: {_short(before.submodule)} -> {_short(after.submodule)}")
+        stop.append(
+            f"the HEAD of submodule {after.sub_name} moved: {_short(before.submodule)} -> {_short(after.submodule)}"
+        )
+    elif before.submodule is not None and after.submodule is not None:  # both read: refs and stash compared too
+        stop += _ref_changes(
+            before.sub_refs, after.sub_refs, before.sub_stash, after.sub_stash, f" of submodule {after.sub_name}"
+        )
     changed = sorted(before.worktree ^ after.worktree)
     paths = sorted({_path_of(e) for e in changed})
     return stop, paths
+
+
+def _ref_changes(before: dict[str, str], after: dict[str, str], stash0: str, stash1: str, of: str) -> list[str]:
+    """Refs that moved and a stash that changed, named the same way for the checkout and its submodule
+    (`of` is "" or " of submodule <path>")."""
+    out = []
+    for name in sorted(set(before) | set(after)):
+        old, new = before.get(name), after.get(name)
+        if old != new and name != "refs/stash":
+            out.append(f"{name}{of}: {_short(old)} -> {_short(new)}")
+    if stash0 != stash1 or before.get("refs/stash") != after.get("refs/stash"):
+        out.append(
+            f"the stash{of} changed (refs/stash {_short(before.get('refs/stash'))} -> "
+            f"{_short(after.get('refs/stash'))}; an entry was added, dropped or popped)"
+        )
+    return out
 
 
 def _path_of(entry: str) -> str:
@@ -145,3 +170,24 @@ def _path_of(entry: str) -> str:
 
 def _paths(paths: list[str]) -> str:
     return ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
+
+
+def uncommitted(repo: Path) -> str | None:
+    """A note for bisect_start when the checkout holds work no commit has: a bisect tests commits only."""
+    out = _git(repo, "status", "--porcelain=v2", "-z", "--untracked-files=normal")
+    if not out:
+        return None
+    _, _, entries = _parse_status(out)
+    changed = sorted(_path_of(e) for e in entries if e[:1] in "12u")
+    untracked = sorted(_path_of(e) for e in entries if e[:1] == "?")
+    if not changed and not untracked:
+        return None
+    parts = []
+    if changed:
+        parts.append(f"{len(changed)} changed ({_paths(changed)})")
+    if untracked:
+        parts.append(f"{len(untracked)} untracked ({_paths(untracked)})")
+    return (
+        f"your checkout has uncommitted work: {'; '.join(parts)}. A bisect tests commits only, so these edits are "
+        "in no step; commit them (and start again) if the check needs them. perfkit leaves them as they are"
+    )

@@ -6,6 +6,15 @@ network): it is a separate `git clone --shared` of the user's local submodule ob
 offline, read-only towards the user. Every git call here runs with hooks switched off
 (core.hooksPath=/dev/null) and submodule recursion off, so checking out an old commit runs none of
 the repository's code; the only code that runs is the user's install and run commands.
+
+Those commands run in here with the user's rights and may rewrite the worktree's `.git` file, the
+clone's `.git`, or set core.worktree. Both work trees are registered with gitdir_proof, so every git
+command gitrepo runs in them first proves that their git folder is the one perfkit made. When it is
+not, perfkit runs no git command there: it removes the worktree, makes it again, and reports what it
+saw (`rebuilt`, taken into the step's record by the tester).
+
+A commit that cannot be checked out for what it holds (a file whose checkout filter, Git LFS's for
+one, is missing; a .gitmodules git refuses) is Unavailable: that point is a skip with git's reason.
 """
 
 from __future__ import annotations
@@ -16,8 +25,8 @@ import threading
 from pathlib import Path
 
 from perfkit.bisect.state import confine
-from perfkit.errors import ToolFailure
-from perfkit.repo import gitrepo
+from perfkit.guards import private_dirs
+from perfkit.repo import config_includes, gitdir_proof, gitrepo
 
 _NO_RECURSE = ("-c", "submodule.recurse=false")
 # `git worktree add` and `remove` read every worktree's admin folder under .git/worktrees; one that
@@ -31,6 +40,40 @@ class Unavailable(Exception):
 
 def _git(repo: Path, *args: str) -> str:
     return gitrepo.git(repo, *_NO_RECURSE, *args, filters=True)  # a build needs its checkout filters (LFS)
+
+
+def _checkout(where: Path, commit: str, what: str) -> None:
+    """`git checkout --force --detach commit` in one of perfkit's work trees; Unavailable when git
+    refuses the commit for what it holds (a checkout filter that fails or is missing, a .gitmodules
+    git will not take), with git's own words; any other failure stops the bisect as before."""
+    try:
+        _git(where, "checkout", "--force", "--detach", "--quiet", commit)
+    except gitrepo.RefusedGitmodules as exc:
+        raise Unavailable(
+            f"{what} {commit[:12]} cannot be checked out: git refuses its .gitmodules ({exc.refusal})"
+        ) from None
+    except gitrepo.GitFailed as exc:
+        line = _filter_line(exc.stderr)
+        if line is None:
+            raise
+        raise Unavailable(
+            f"{what} {commit[:12]} cannot be checked out: a checkout filter failed ({line}); install the filter "
+            "(git lfs install, for Git LFS) to test this point"
+        ) from None
+
+
+def _filter_line(stderr: str) -> str | None:
+    """The line of git's error that names a checkout filter, if one does."""
+    for line in stderr.splitlines():
+        if "filter" in line.lower():
+            return line.removeprefix("error: ").removeprefix("fatal: ").strip()[:300]
+    return None
+
+
+def _common_dir(repo: Path) -> Path:
+    """The user's common git folder, read from `.git` without git (a linked worktree's names it)."""
+    dirs = config_includes.git_dirs(str(repo))
+    return Path(dirs[1]) if dirs is not None else repo / ".git"
 
 
 def source_git_dir(repo: Path, path: str, name: str | None) -> Path | None:
@@ -58,8 +101,12 @@ class Checkout:
         self.parking = parking
         self.sub_path = sub_path
         self.sub_source = sub_source
-        self._ready = False  # checked healthy (or created) by this process
+        self._ready = False  # proved (or created) by this process
         self.created: set[str] = set()  # "superproject", "submodule": made fresh, so nothing built in them
+        self.rebuilt: list[str] = []  # what perfkit saw and did when a work tree was not its own (the tester takes it)
+        gitdir_proof.register(path, "worktree", _common_dir(repo))
+        if self.sub_dir is not None:
+            gitdir_proof.register(self.sub_dir, "clone")
 
     @property
     def sub_dir(self) -> Path | None:
@@ -69,45 +116,74 @@ class Checkout:
         sub = self.path / self.sub_path
         return sub if sub != self.path and confine.within(self.path, sub.parent) else None
 
-    def healthy(self) -> bool:
+    def _not_ours(self, confirm: bool) -> str | None:
+        """What is wrong with the worktree or its clone, None when both are perfkit's (their git folders
+        proved; with confirm, git's own reading checked and recorded as well). "" when there is none."""
+        if not os.path.lexists(self.path):
+            return ""
         if self.path.is_symlink() or self.path.parent.is_symlink():  # planted: never check out through it
-            return False
-        if not (self.path / ".git").is_file():
-            return False
+            return f"perfkit's worktree {self.path} is reached through a link"
+        sub = self.sub_dir
+        roots = [self.path] + ([sub] if sub is not None and os.path.lexists(sub / ".git") else [])
         try:
-            top = gitrepo.git(self.path, "rev-parse", "--show-toplevel").strip()
-        except ToolFailure:
-            return False
-        return Path(top).resolve() == self.path.resolve()
+            for root in roots:
+                if confirm:
+                    gitrepo.confirm_own(root)
+                else:
+                    gitrepo.prove_own(root)
+        except gitdir_proof.NotPerfkits as exc:
+            return str(exc)
+        return None
 
     def ensure(self, commit: str) -> None:
-        """Create the worktree (or replace a broken one left by a crash)."""
-        if self._ready and (self.path / ".git").is_file():
+        """Create the worktree, or replace one that is not perfkit's any more (a crash left it broken, or a
+        command rewrote its `.git`); a replaced one is reported in `rebuilt`."""
+        seen = self._not_ours(confirm=not self._ready)
+        if seen is None:
+            self._ready = True
             return
-        if not self.healthy():
-            self.remove()
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with _ADMIN:
-                _git(self.repo, "worktree", "add", "--force", "--detach", "--quiet", str(self.path), commit)
-            self.created |= {"superproject", "submodule"}
+        if seen:
+            self._report(seen)
+        self._create(commit)
+
+    def _report(self, seen: str) -> None:
+        self.rebuilt.append(f"{seen}. perfkit ran no git command there: it removed its worktree and made it again")
+
+    def _create(self, commit: str) -> None:
+        self.remove()
+        private_dirs.make_dir(self.path.parent)  # 0700: the checkout under test is the user's to read, nobody else's
+        with _ADMIN:  # no checkout yet: a missing checkout filter is the point's skip, not the bisect's end
+            args = ("worktree", "add", "--force", "--detach", "--no-checkout", "--quiet", str(self.path), commit)
+            _git(self.repo, *args)
+        gitrepo.confirm_own(self.path)
+        self.created |= {"superproject", "submodule"}
         self._ready = True
 
     def sync(self, superproject: str, submodule: str | None) -> None:
         """Put the worktree at superproject and its submodule at submodule (None: no submodule there)."""
+        try:
+            self._sync(superproject, submodule)
+        except gitdir_proof.NotPerfkits as exc:  # changed between the proof in ensure and now
+            self._report(str(exc))
+            self._create(superproject)
+            self._sync(superproject, submodule)
+
+    def _sync(self, superproject: str, submodule: str | None) -> None:
         sub = self.sub_dir
         if sub is not None and submodule is None and (sub / ".git").exists():
             self._park(sub)
-        _git(self.path, "checkout", "--force", "--detach", "--quiet", superproject)
+        _checkout(self.path, superproject, "commit")
         if sub is None or submodule is None:
             return
         if not (sub / ".git").exists():
             if self.parking.exists():
                 self._unpark(sub)
+                gitrepo.confirm_own(sub)  # parked by this process or an earlier one: checked before its first use
             else:
                 self._clone(sub)
         try:  # --force also undoes edits a build made to tracked files at the same commit
-            _git(sub, "checkout", "--force", "--detach", "--quiet", submodule)
-        except ToolFailure:
+            _checkout(sub, submodule, f"submodule '{self.sub_path}' commit")
+        except gitrepo.GitFailed:
             if gitrepo.git_ok(sub, "cat-file", "-e", f"{submodule}^{{commit}}"):
                 raise
             raise Unavailable(
@@ -123,12 +199,15 @@ class Checkout:
             )
         confine.remove(self.path, sub)
         sub.parent.mkdir(parents=True, exist_ok=True)
-        gitrepo.git(self.path, "clone", "--quiet", "--shared", "--no-checkout", "--", str(self.sub_source), str(sub))
+        gitdir_proof.forget(sub)
+        # run from the user's checkout, read only: inside perfkit's worktree git would be held to its git folder
+        gitrepo.git(self.repo, "clone", "--quiet", "--shared", "--no-checkout", "--", str(self.sub_source), str(sub))
+        gitrepo.confirm_own(sub)
         self.created.add("submodule")
 
     def _park(self, sub: Path) -> None:
         confine.remove(self.parking.parent, self.parking)
-        self.parking.parent.mkdir(parents=True, exist_ok=True)
+        private_dirs.make_dir(self.parking.parent)
         if not confine.within(self.path, sub) or sub.is_symlink():
             raise confine.NotOurs(f"refusing to move {sub}: it is not inside the worktree {self.path}")
         os.replace(sub, self.parking)
@@ -157,9 +236,15 @@ class Checkout:
             if self.path.is_symlink():
                 confine.remove_quietly(home, self.path)
             elif self.path.exists():
-                if not gitrepo.git_ok(self.repo, "worktree", "remove", "--force", "--force", str(self.path)):
+                # git removes only a worktree proved perfkit's; any other is deleted as files, no git run in it
+                if self._not_ours(confirm=False) is not None or not gitrepo.git_ok(
+                    self.repo, "worktree", "remove", "--force", "--force", str(self.path)
+                ):
                     confine.remove_quietly(home, self.path)
             self._forget()
+            gitdir_proof.forget(self.path)
+            if self.sub_dir is not None:
+                gitdir_proof.forget(self.sub_dir)
         confine.remove_quietly(self.parking.parent, self.parking)
         try:
             self.path.parent.rmdir()  # only when empty

@@ -121,15 +121,19 @@ class Engine:
             return
         rec.checkout_changed = stop
         evidence = "; ".join(stop)
+        own = (
+            "perfkit's git commands in that step wrote only to its own worktree, each after proving that the "
+            "worktree's git folder was the one perfkit made (in your checkout they only read)"
+        )
         self.st.notes.append(
-            f"your checkout changed while step {n} ran: {evidence}. The bisect stopped: perfkit never writes your "
-            "checkout, so the step's commands did (or you did meanwhile); perfkit does not undo it"
+            f"your checkout changed while step {n} ran: {evidence}. The bisect stopped: {own}, so the step's "
+            "commands made the change (or you did meanwhile); perfkit does not undo it"
         )
         self.save()
         raise CheckoutChanged(
-            f"your checkout changed while step {n} ran: {evidence}. perfkit never writes your checkout, so the "
-            "step's install or run commands did (or you did meanwhile); nothing was undone. The bisect stopped with "
-            "its steps saved: fix the commands (they must not run git in your checkout), then bisect_run resumes"
+            f"your checkout changed while step {n} ran: {evidence}. {own}, so the step's install or run commands "
+            "made the change (or you did meanwhile); nothing was undone. The bisect stopped with its steps saved: "
+            "fix the commands (they must not run git in your checkout), then bisect_run resumes"
         )
 
     # ---- leaving -------------------------------------------------------------------------------

@@ -243,7 +243,8 @@ def settle(eng: Engine) -> Point | None:
         if q is None:
             return None
         # under noise the planner reads every run of an end from the steps and may ask for it again
-        rerun = noise_on(st.settings) or noise_plan.end_needs_rerun(st, q.phase)
+        # a split test the planner asks for again needs another run: it decides from all of them
+        rerun = noise_on(st.settings) or noise_plan.end_needs_rerun(st, q.phase) or q.phase.startswith("split_")
         known = _answered(st, q) if q.phase not in LINEAR and not rerun else None
         if known is None:
             n = next_n(st)
@@ -368,8 +369,9 @@ class Rounds:
             n=job.n, phase=p.phase, superproject=p.superproject, submodule=p.submodule, short=label[0],
             subject=label[1], verdict=c.verdict, reason=c.reason, metric=c.metric, exit_code=res.exit_code,
             installed=list(res.installed), duration_s=seconds, log=str(job.log), ran=res.ran, device=device, round=r,
-            prepared=res.prepared,
+            prepared=res.prepared, worktree_rebuilt=res.rebuilt, tested=res.tested,
         )  # fmt: skip
+        st.notes += [f"before step {job.n} (device {device}): {seen}" for seen in res.rebuilt]
         st.installs += res.commands
         if res.prepared:  # its installs ran ahead: counted there, not saved
             st.installs_ahead_used += res.ahead_commands

@@ -22,7 +22,7 @@ from typing import Any
 
 from perfkit.bisect import settings as settingsfile
 from perfkit.bisect.command import lookup as command_lookup
-from perfkit.bisect.command import shutdown
+from perfkit.bisect.command import shutdown, watch
 from perfkit.bisect.command.worktree import Checkout, source_git_dir
 from perfkit.bisect.engine.engine import Engine
 from perfkit.bisect.models import BisectSettings, BisectStatus, ResetResult, StartResult, StepRecord, StepResult
@@ -169,6 +169,9 @@ def start(repo: str, good: str, bad: str, explicit: dict[str, Any]) -> StartResu
     _check_run_cwd(settings, notes)
     command_lookup.check_settings(settings, notes)
     notes += ahead_notes(settings)
+    dirty = watch.uncommitted(top)
+    if dirty:
+        notes.append(dirty)
     source = None
     if path is not None:
         found = source_git_dir(top, path, name)
@@ -192,6 +195,8 @@ def start(repo: str, good: str, bad: str, explicit: dict[str, Any]) -> StartResu
                 f"a bisect of this repository is already in progress ({len(old.steps)} steps, phase {old.phase})",
                 "continue it with bisect_run or bisect_step, or bisect_reset it",
             )
+        if old is not None:
+            notes.append(_replaced(old))
         _clear(top, sdir, old)
         st = State(
             id=uuid.uuid4().hex,
@@ -397,6 +402,20 @@ def reset(repo: str) -> ResetResult:
         env = "re-running the install commands against your checkout FAILED; run them by hand. Last lines:\n" + tail
     return ResetResult(
         repo=str(top), removed=removed, restored=restored, message=f"Bisect reset: removed {what}; {env}."
+    )
+
+
+def _replaced(old: State) -> str:
+    """What a new start removes: the finished bisect's answer, steps and logs."""
+    if old.culprit is not None:
+        found = f"culprit {_short(old.culprit.commit)}"
+        if old.submodule_culprit is not None:
+            found += f", in {old.submodule_culprit.path} {_short(old.submodule_culprit.commit)}"
+    else:
+        found = (old.outcome or "no culprit").replace("_", " ")
+    return (
+        f"this replaces the finished bisect of this repository ({found}; {plural(len(old.steps), 'step')}, started "
+        f"{old.created}): its state and step logs are removed"
     )
 
 

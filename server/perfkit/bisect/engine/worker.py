@@ -84,6 +84,7 @@ class LocalWorker:
             self.st.active_pgid = None
         if log.error:
             self.st.notes.append(f"the log of step {n} is incomplete: {log.error}")
+        self.st.notes += [f"before step {n}: {seen}" for seen in result.rebuilt]
         c = result.verdict
         return StepRecord(
             n=n,
@@ -100,4 +101,6 @@ class LocalWorker:
             duration_s=round(time.monotonic() - started, 3),
             log=str(log.path),
             ran=result.ran,
+            worktree_rebuilt=result.rebuilt,
+            tested=result.tested,
         )

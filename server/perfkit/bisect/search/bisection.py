@@ -38,6 +38,7 @@ class Decision:
     note: str = ""
     end_fails: Literal["start", "end"] | None = None  # the evidence says an end is not what it was given as
     end_doubt: tuple[float, float] = (0.0, 0.0)  # P(start end is not old), P(last end is not new)
+    confirming: bool = False  # halving has an answer and its runs are confirming it (test: the pick, then the pair)
 
 
 class Strategy(Protocol):

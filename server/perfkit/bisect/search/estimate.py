@@ -1,7 +1,7 @@
 """What a bisect will cost, said before it starts: runs and rounds, as a range, with devices and noise.
 
 A single number hides what decides the cost: a deterministic check costs the halving runs plus the
-default's two confirmation runs per search, a flaky one costs what its flake rate allows (the
+default's confirmation runs per search (about four), a flaky one costs what its flake rate allows (the
 information a run carries falls as the rate grows), and with d devices a round tests d points, so
 halving becomes (d + 1)-section. The formulas are in docs/bisect.md ("The start estimate"); the
 noisy bounds follow the simulator's measurements (docs/performance.md), not a promise.
@@ -14,8 +14,9 @@ from dataclasses import dataclass
 
 from perfkit.bisect.models import BisectSettings
 
-CONFIRM_RUNS = 2  # the default runs the culprit and its parent once more (noisy_search.Adaptive)
-HIGH_RATE = 0.10  # an unknown flake rate: the high end assumes twice the prior's mean (rate_prior.DEFAULT_PRIOR)
+CONFIRM_RUNS = 4  # the default's confirmation runs per search, most of the time (noisy.Adaptive)
+HIGH_RATE = 0.10  # an unknown flake rate: the high end assumes the rate the prior allows (rate_prior.DEFAULT_PRIOR)
+CONFIRM_ROUNDS = 2  # with devices the pair runs together: CONFIRM_RUNS in about two rounds
 UNKNOWN_RATE_RUNS = 1  # what not knowing the rate costs over being told it (0.66 to 0.88 runs measured)
 
 
@@ -78,11 +79,12 @@ def noisy(n: int, confidence: float, rate: float, told: bool) -> Span:
 
 
 def confirmation(n: int, ends_run: bool) -> Span:
-    """The default's confirmation: the culprit and its parent once more, each only if it ran once (an
-    end that was never run is not run for it)."""
-    if ends_run:
-        return Span(CONFIRM_RUNS, CONFIRM_RUNS) if n >= 1 else Span(0, 0)
-    return Span(0, 0) if n <= 1 else Span(1, 1) if n == 2 else Span(1, CONFIRM_RUNS)
+    """The default's confirmation: runs until the answer holds the confidence under a prior that lets the
+    check flake (noisy.Adaptive). A deterministic check pays about CONFIRM_RUNS, fewer over a few commits,
+    where the answer sits next to an end that was run."""
+    if n <= 1:
+        return Span(0, 2) if ends_run else Span(0, 0)
+    return Span(1 if n <= 5 else 2, CONFIRM_RUNS)
 
 
 def _rate(s: BisectSettings) -> tuple[float, bool]:
@@ -113,14 +115,14 @@ def start(s: BisectSettings, level1: int, largest_move: int, noise: bool) -> Est
     d = len(s.devices)
     if d <= 1:
         return Estimate(runs, None, flaky)
-    # the ends share the first round; the confirmation of culprit and parent is one round
+    # the ends share the first round; the confirmation of culprit and parent takes one or two rounds
     end_rounds = Span(1, 1) if s.verify_ends and not noise else Span(2, 2) if s.verify_ends else Span(0, 0)
     if noise:  # the noise model leads each round; the other devices take k-section points beside it
         lvl1 = Span(ksection(level1, d).low + one.low - halving(level1).low, one.high)
         lvl2 = Span(0, two.high)
-    else:
-        lvl1 = ksection(level1, d) + Span(1, 1)
-        lvl2 = Span(0, ksection(largest_move, d).high + 1) if largest_move else Span(0, 0)
+    else:  # the confirmation runs the culprit and its parent together: one or two rounds
+        lvl1 = ksection(level1, d) + Span(1, CONFIRM_ROUNDS)
+        lvl2 = Span(0, ksection(largest_move, d).high + CONFIRM_ROUNDS) if largest_move else Span(0, 0)
     return Estimate(runs, end_rounds + lvl1 + lvl2, flaky)
 
 

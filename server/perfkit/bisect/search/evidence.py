@@ -14,8 +14,6 @@ from perfkit.bisect.command import error_line
 from perfkit.bisect.models import PointEvidence, SkipReason, StepRecord
 from perfkit.bisect.search import skip_policy
 
-SEARCHES = ("verify_good", "verify_bad", "level1", "level2", "find_fix", "split_pointer", "split_source")
-
 
 def points(steps: Sequence[StepRecord], every: bool) -> list[PointEvidence]:
     """Runs per (phase family, superproject, submodule) point; all of them, or only those run twice or more."""

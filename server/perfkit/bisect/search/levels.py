@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from perfkit.bisect.models import Culprit, Direction, Outcome, SearchName, SubmoduleCulprit
+from perfkit.bisect.models import CommitRef, Culprit, Direction, Outcome, SearchName, SubmoduleCulprit
 from perfkit.bisect.state.point import pointer, ref, short
 from perfkit.bisect.state.store import PhaseData, PointMove, State
 from perfkit.culprit.models import CulpritReport
@@ -21,9 +21,10 @@ from perfkit.repo import gitrepo
 _NO_LEVEL2 = {
     "added": "it adds the submodule",
     "removed": "it removes the submodule",
-    "sideways": "the new pointer is not a descendant or an ancestor of the old one",
+    "sideways": "the old and the new pointer share no history",
     "unknown": "the submodule commits are not in your local clone",
 }
+DROPPED_CAP = 50  # commits of a sideways move's old side listed in the answer (all are counted)
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:
@@ -128,7 +129,8 @@ class Levels:
             return
         direction = self._direction(move.old, move.new, move.direction)
         st.move = PointMove(path=move.path, old=move.old, new=move.new, direction=direction)
-        if direction not in ("forward", "backward") or move.old is None or move.new is None:
+        searchable = direction in ("forward", "backward") or direction == "sideways" and self._base(st.move)
+        if not searchable or move.old is None or move.new is None:
             self.finish(
                 "stopped",
                 f"Found: {head} is the first bad commit and moves {move.path} "
@@ -141,16 +143,49 @@ class Levels:
             self.submodule_search(sha, st.move)
 
     def submodule_search(self, superproject: str, move: PointMove) -> None:
-        """Level 2 for a forward move, find-fix for a rollback, with the superproject held at `superproject`."""
+        """Level 2 for a forward move, find-fix for a rollback, with the superproject held at `superproject`;
+        a sideways move searches its new side from the merge base (see _sideways)."""
         if move.old is None or move.new is None:
             raise RuntimeError("a submodule search needs both pointers")
         if move.direction == "forward":
             self._start_submodule("level2", superproject, move.old, move.new)
-        else:
+        elif move.direction == "backward":
             self._start_submodule("find_fix", superproject, move.new, move.old)
+        else:
+            self._sideways(superproject, move)
 
-    def _start_submodule(self, name: SearchName, superproject: str, frm: str, to: str) -> None:
-        """Both ends are known already (from level 1), so starting costs no runs."""
+    def _base(self, move: PointMove) -> str | None:
+        """The merge base of a sideways move's two pointers, when the local clone has one."""
+        src = self.sub_source
+        if src is None or move.old is None or move.new is None:
+            return None
+        try:
+            return gitrepo.git(src, "merge-base", move.old, move.new).strip() or None
+        except ToolFailure:
+            return None
+
+    def _sideways(self, superproject: str, move: PointMove) -> None:
+        """A pointer moved from one line of history to another (a release tag to master): the commits new on
+        the new side are searched from the merge base, which is tested first as the search's first point
+        (the old pointer, known to pass, stands before it). A merge base that fails means the old side
+        carried a fix the new side lacks: a find-fix search over the old side's commits follows. The
+        commits the move dropped (only the old side has them) are listed either way."""
+        st = self.st
+        src = self.sub_repo()
+        base = self._base(move)
+        if base is None or move.old is None or move.new is None:
+            raise RuntimeError("a sideways move needs a merge base")
+        st.sideways_base = base
+        dropped = gitrepo.git(src, "rev-list", "--reverse", f"{move.new}..{move.old}").split()
+        st.dropped = [ref(src, c) for c in dropped[:DROPPED_CAP]]
+        st.dropped_count = len(dropped)
+        self._start_submodule("level2", superproject, base, move.new, include_start=True)
+
+    def _start_submodule(
+        self, name: SearchName, superproject: str, frm: str, to: str, include_start: bool = False
+    ) -> None:
+        """Both ends are known already (from level 1), so starting costs no runs; include_start puts frm
+        itself first in the search (a sideways move's merge base, whose verdict nobody knows)."""
         st = self.st
         src = self.sub_repo()
         culprit, _ = self.culprit_and_move()
@@ -164,6 +199,7 @@ class Levels:
             )
             return
         items = gitrepo.git(src, "rev-list", "--first-parent", "--reverse", f"{frm}..{to}").split()
+        items = [frm, *items] if include_start else items
         if gitrepo.is_shallow(src) and not gitrepo.is_ancestor(src, frm, to):
             self.finish(
                 "stopped",
@@ -178,12 +214,16 @@ class Levels:
 
     def level2_found(self, ph: PhaseData, sha: str) -> None:
         st = self.st
+        c, m = self.culprit_and_move()
+        if st.sideways_base and ph.name == "level2" and sha == st.sideways_base and m.old:
+            # the merge base fails already: the old side's own commits made it pass; find the one that did
+            self._start_submodule("find_fix", ph.superproject or c.commit, st.sideways_base, m.old)
+            return
         r = ref(self.sub_repo(), sha)
         role: Literal["regression", "dropped_fix"] = "regression" if ph.name == "level2" else "dropped_fix"
         st.submodule_culprit = SubmoduleCulprit(
             **r.model_dump(), path=self.sub_path or "", role=role, superproject=ph.superproject or ""
         )
-        c, m = self.culprit_and_move()
         split = ""
         if ph.superproject != c.commit:
             split = (
@@ -191,6 +231,9 @@ class Levels:
                 f"{short(m.new)}) the check fails too, so the {self.sub_path} move is responsible."
             )
         commits = plural(len(ph.items), "first-parent commit")
+        if st.sideways_base:
+            self._sideways_found(ph, r, role, split)
+            return
         if role == "regression":
             st.reproduce_point = (ph.superproject or c.commit, sha)
             self.finish(
@@ -206,4 +249,29 @@ class Levels:
                 f"to {short(m.new)}, dropping {commits}.{split} Among them, {r.short} "
                 f"{r.subject} is the first whose presence makes the check pass: the rollback "
                 "dropped that fix.",
+            )
+
+    def _sideways_found(self, ph: PhaseData, r: CommitRef, role: str, split: str) -> None:
+        st = self.st
+        c, m = self.culprit_and_move()
+        base = short(st.sideways_base)
+        head = (
+            f"Found: {c.short} {c.subject} moves {self.sub_path} sideways {short(m.old)} -> {short(m.new)} "
+            f"(merge base {base}; {plural(st.dropped_count, 'commit')} only the old side has, listed in "
+            f"`dropped`).{split}"
+        )
+        if role == "regression":
+            new_side = plural(len(ph.items) - 1, "commit")
+            st.reproduce_point = (ph.superproject or c.commit, r.commit)
+            self.finish(
+                "found",
+                f"{head} The merge base passes; among the {new_side} new on the new side, {r.short} {r.subject} "
+                f"is the first bad {self.sub_path} commit.",
+            )
+        else:
+            self.finish(
+                "found",
+                f"{head} The merge base fails too, so a commit only the old side has made the check pass: "
+                f"among the {plural(len(ph.items), 'commit')} from the merge base to the old pointer, {r.short} "
+                f"{r.subject} is the first whose presence makes it pass. The move dropped that fix.",
             )

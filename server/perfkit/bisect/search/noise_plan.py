@@ -12,20 +12,30 @@ with the reason, or at the skip budget with the candidate set.
 
 from __future__ import annotations
 
+import math
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
-from perfkit.bisect.models import BisectSettings, Verdict
+from perfkit.bisect.models import BisectSettings, StepRecord, Verdict
 from perfkit.bisect.search import evidence
 from perfkit.bisect.search.bisection import Decision, Mark, Strategy
 from perfkit.bisect.search.noisy import Adaptive, NoisySearch, contradiction
+from perfkit.bisect.search.rate_prior import DEFAULT_PRIOR, log_likelihood
 from perfkit.bisect.state.store import PhaseData, State
 
 if TYPE_CHECKING:
     from perfkit.bisect.search.levels import Levels
 
 DEFAULT_CONFIDENCE = 0.99
-_WHERE = {"level1": "level 1", "level2": "level 2", "find_fix": "the find-fix search"}
+_WHERE = {
+    "level1": "level 1",
+    "level2": "level 2",
+    "find_fix": "the find-fix search",
+    "split_pointer": "the split test (pointer moved alone)",
+    "split_source": "the split test (source changes alone)",
+}
+SPLIT_RUNS = 8  # a split point whose runs reach no verdict at the confidence stops the bisect after these
 
 
 def noise_on(s: BisectSettings) -> bool:
@@ -184,13 +194,18 @@ def _last_of(st: State, phase: str) -> Verdict | None:
     return max(runs, key=lambda s: s.n).verdict if runs else None
 
 
+END_RUNS = 3  # an end stops the bisect after this many runs that all disagree with what it must be
+
+
 def end_needs_rerun(st: State, phase: str) -> bool:
-    """An end whose only run disagrees with what it must be runs once more before the bisect stops on it
-    (noise off: under noise the search itself re-runs it when the evidence calls for it)."""
+    """An end whose runs all disagree with what it must be runs again, up to END_RUNS runs, before the
+    bisect stops on it (noise off: under noise the search itself re-runs it when the evidence calls for
+    it). Two runs are not enough: a check that flakes 10% of the time reads an end wrong twice in a row
+    once in a hundred bisects, three times once in a thousand."""
     if phase not in ("verify_good", "verify_bad") or noise_on(st.settings) or _last_of(st, phase) in (None, "skip"):
         return False
     agree, disagree = _end_counts(st, phase)
-    return agree == 0 and disagree == 1
+    return agree == 0 and 0 < disagree < END_RUNS
 
 
 def end_verdict(st: State, phase: str, last: Verdict) -> Verdict:
@@ -240,3 +255,42 @@ def end_fails(levels: Levels, d: Decision) -> None:
         f"{what} with probability {d.confidence or 0:.1%}. Nothing was named: check `{which}` and the "
         "pass/fail patterns.",
     )
+
+
+def rate_evidence(st: State) -> tuple[tuple[int, int], tuple[int, int]]:
+    """(flips, agreements) of passing points read as FAIL, and of failing points read as PASS: level 1's runs
+    read against its answer, so a later test weighs its runs with what the check has shown so far."""
+    culprit = st.culprit.commit if st.culprit else None
+    items = st.level1.items
+    if culprit not in items:
+        return (0, 0), (0, 0)
+    k = items.index(culprit)
+    fail = [0, 0]
+    passed = [0, 0]
+    for i, runs in repeated_marks(st, st.level1).items():
+        for m in runs:
+            if m == "skip":
+                continue
+            if i < k:
+                fail[0 if m == "new" else 1] += 1
+            else:
+                passed[0 if m == "old" else 1] += 1
+    return (fail[0], fail[1]), (passed[0], passed[1])
+
+
+def point_verdict(st: State, runs: Sequence[StepRecord]) -> tuple[Verdict | None, float]:
+    """What one point's runs say, and how sure: P(the point truly fails) from its passes and fails, each
+    direction's flake rate told or integrated over the prior updated with level 1's evidence. The verdict
+    is None until it holds the bisect's confidence."""
+    bads = sum(s.verdict == "bad" for s in runs)
+    goods = sum(s.verdict == "good" for s in runs)
+    if not bads and not goods:
+        return None, 0.0
+    s = st.settings
+    (ff, fa), (pf, pa) = rate_evidence(st)
+    truly_bad = log_likelihood(goods, bads, s.flaky_pass, DEFAULT_PRIOR.updated(pf, pa))
+    truly_good = log_likelihood(bads, goods, s.flaky_fail, DEFAULT_PRIOR.updated(ff, fa))
+    p_bad = 1 / (1 + math.exp(min(700.0, truly_good - truly_bad)))
+    verdict: Verdict = "bad" if p_bad >= 0.5 else "good"
+    sure = max(p_bad, 1 - p_bad)
+    return (verdict if sure >= (s.confidence or DEFAULT_CONFIDENCE) else None), sure

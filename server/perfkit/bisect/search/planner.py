@@ -40,14 +40,24 @@ class Planner(Levels):
     def decide(self, ph: PhaseData) -> Decision:
         cheap: Callable[[int], bool] | None = None
         group: Callable[[int], object] | None = None
-        installed = self.st.build.submodule
+        s, b = self.st.settings, self.st.build
+        installed = b.submodule
         if ph.name == "level1" and self.sub_path:
             ptrs = self.level1_pointers()
             group = ptrs.__getitem__  # a runtime that always crashes is one skipped block
-            if self.st.settings.install_submodule and installed:
+            if s.install_submodule and installed:
 
                 def cheap(i: int) -> bool:
                     return ptrs[i] == installed
+        elif ph.name != "level1":  # the submodule commit whose build is installed runs first (confirmations too)
+            # without install_submodule the superproject's install is what builds the submodule
+            built = b.submodule if s.install_submodule else None
+            if not s.install_submodule and b.superproject == ph.superproject:
+                built = b.superproject_sub
+            if built and (s.install_submodule or s.install):
+
+                def cheap(i: int) -> bool:
+                    return ph.items[i] == built
 
         strategy = self.strategy if self.strategy is not DEFAULT else noise_plan.strategy_for(self.st, ph)
         d = strategy.decide(len(ph.items), noise_plan.repeated_marks(self.st, ph), cheap, group)
@@ -145,12 +155,9 @@ class Planner(Levels):
             return Point("verify_good", None, st.good, self.ptr(st.good)), True
         if st.phase == "verify_bad":
             return Point("verify_bad", None, st.bad, self.ptr(st.bad)), True
-        if st.phase == "split_pointer":
-            c, m = self.culprit_and_move()
-            return Point("split_pointer", None, self._parent(c.commit), m.new), True
-        if st.phase == "split_source":
-            c, m = self.culprit_and_move()
-            return Point("split_source", None, c.commit, m.old), True
+        if st.phase in ("split_pointer", "split_source"):
+            point = self.split_point(st.phase)
+            return (None, False) if self._split_settled(point) else (point, True)
         if st.phase == "level1":
             if noise_plan.storm(self, st.level1):
                 return None, True
@@ -204,34 +211,83 @@ class Planner(Levels):
             if noise_plan.end_needs_rerun(self.st, point.phase):
                 return  # noise on and the end disagreed with itself: the same end runs again
             v = noise_plan.end_verdict(self.st, point.phase, v)
-            self._record_end(point.phase == "verify_good", v, f"{v} ({rec.reason})")
+            self._record_end(point.phase == "verify_good", v, f"{v} ({rec.reason})", rec)
         elif point.phase == "level1" and point.index is not None:
             self.st.level1.marks[point.index] = v
         elif point.phase in ("level2", "find_fix") and point.index is not None and self.st.level2 is not None:
             self.st.level2.marks[point.index] = v
-        elif point.phase == "split_pointer":
-            self._record_split_pointer(point, v, rec.reason)
-        elif point.phase == "split_source":
-            self._record_split_source(v, rec.reason)
 
-    def _record_end(self, good_end: bool, v: Verdict, what: str) -> None:
+    def _record_end(self, good_end: bool, v: Verdict, what: str, rec: StepRecord | None = None) -> None:
         st = self.st
         if good_end and v == "good":
             st.phase = "verify_bad"
-        elif not good_end and v == "bad":
+            return
+        if not good_end and v == "bad":
             st.phase = "level1"
+            return
+        if rec is not None and not rec.ran and " install failed " in f" {rec.reason}":
+            # the check never ran: the install is what to fix, not the ends or the patterns
+            log = f"; the step's log is {rec.log}" if rec.log else ""
+            check = (
+                "Nothing was bisected: the install command failed before the check could run. Fix it (the install "
+                f"commands given to bisect_start or in the settings file), then start again{log}."
+            )
         elif good_end:
-            self.finish(
-                "good_end_not_good",
-                f"The good end {short(st.good)} is not good: {what}. Nothing "
-                "was bisected: check `good`, the run command and the pass/fail patterns.",
-            )
+            check = "Nothing was bisected: check `good`, the run command and the pass/fail patterns."
         else:
-            self.finish(
-                "bad_end_not_bad",
-                f"The bad end {short(st.bad)} does not fail: {what}. Nothing "
-                "was bisected: check `bad`, the run command and the fail pattern.",
-            )
+            check = "Nothing was bisected: check `bad`, the run command and the fail pattern."
+        if good_end:
+            self.finish("good_end_not_good", f"The good end {short(st.good)} is not good: {what}. {check}")
+        else:
+            self.finish("bad_end_not_bad", f"The bad end {short(st.bad)} does not fail: {what}. {check}")
+
+    def split_point(self, phase: str) -> Point:
+        """The split test's point: the culprit's parent with only the pointer moved, or the culprit with the
+        old pointer."""
+        c, m = self.culprit_and_move()
+        if phase == "split_pointer":
+            return Point("split_pointer", None, self._parent(c.commit), m.new)
+        return Point("split_source", None, c.commit, m.old)
+
+    def _split_settled(self, point: Point) -> bool:
+        """Decide a split test from every run of its point, as any point's evidence: a verdict once it holds
+        the confidence (a deterministic check: two agreeing runs), another run while it does not, a stop
+        when it never does or the point cannot run. False: run it (again)."""
+        st = self.st
+        runs = [
+            s for s in st.steps
+            if s.phase == point.phase and s.superproject == point.superproject and s.submodule == point.submodule
+        ]  # fmt: skip
+        if not runs:
+            return False
+        verdict, sure = noise_plan.point_verdict(st, runs)
+        judged = [s for s in runs if s.verdict != "skip"]
+        if verdict is None and not judged and runs[-1].verdict == "skip":
+            verdict = "skip"
+        elif verdict is None and len(judged) < noise_plan.SPLIT_RUNS:
+            return False
+        if judged:
+            st.confidence[point.phase] = round(sure, 4)
+        if verdict is None:
+            self._split_unsure(point, judged, sure)
+        elif point.phase == "split_pointer":
+            self._record_split_pointer(point, verdict, runs[-1].reason)
+        else:
+            self._record_split_source(verdict, runs[-1].reason)
+        return True
+
+    def _split_unsure(self, point: Point, judged: list[StepRecord], sure: float) -> None:
+        c, m = self.culprit_and_move()
+        fails = sum(s.verdict == "bad" for s in judged)
+        half = "its source changes alone"
+        if point.phase == "split_pointer":
+            half = "its parent with only the pointer moved"
+        self.finish(
+            "split_untested",
+            f"Found: {c.short} {c.subject} changes source and moves {m.path}; the split test ({half}) gave "
+            f"{fails} fail and {len(judged) - fails} pass in {len(judged)} runs, no verdict at the confidence "
+            f"(at most {sure:.1%} either way). The culprit is the commit as a whole.",
+        )
 
     def _record_split_pointer(self, point: Point, v: Verdict, reason: str) -> None:
         c, m = self.culprit_and_move()

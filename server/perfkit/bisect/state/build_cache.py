@@ -26,8 +26,9 @@ import threading
 from pathlib import Path
 
 from perfkit.bisect.state import confine, seal
-from perfkit.bisect.state.store import read_private
+from perfkit.bisect.state.store import read_private, write_atomic
 from perfkit.errors import ToolFailure
+from perfkit.guards import private_dirs
 from perfkit.repo import gitrepo
 
 Listing = dict[str, tuple[int, int]]  # relative path -> (size, mtime_ns)
@@ -89,15 +90,16 @@ class BuildCache:
         """Keep the files the install created or changed (best effort: a failure only costs a reinstall)."""
         written = sorted(k for k, v in after.items() if before.get(k) != v)
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
+            private_dirs.make_dir(self.folder)
             tmp = self.folder / f".{key}.tar.tmp"
             with tarfile.open(tmp, "w") as tar:
                 for rel in written:
                     tar.add(_real(rel, env, side_dir), arcname=rel, recursive=False)
+            os.chmod(tmp, private_dirs.FILE_MODE)
             os.replace(tmp, self.folder / f"{key}.tar")
             digest = _digest(self.folder / f"{key}.tar")
             index = {"written": written, "tar": digest, "seal": seal.mac(json.dumps([key, written, digest]))}
-            (self.folder / f"{key}.json").write_text(json.dumps(index))
+            write_atomic(self.folder / f"{key}.json", json.dumps(index), durable=False)
         except (OSError, ToolFailure):
             self.drop(key)
             return

@@ -25,8 +25,9 @@ from typing import Any
 
 import psutil
 
-from perfkit.bisect.state import confine
+from perfkit.bisect.state import confine, seal
 from perfkit.errors import InputError, ToolFailure
+from perfkit.guards import private_dirs
 from perfkit.tools import cancel
 
 Owner = dict[str, Any]
@@ -109,7 +110,7 @@ def _open_lock(dfd: int, path: Path) -> int:
     its name is removed as such (it is perfkit's name, in perfkit's folder) and never written through."""
     for _ in range(5):
         try:
-            fd = os.open("lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644, dir_fd=dfd)
+            fd = os.open("lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o600, dir_fd=dfd)
         except OSError as exc:
             if exc.errno not in (errno.ELOOP, errno.ENXIO, errno.EISDIR, errno.EWOULDBLOCK):
                 raise
@@ -183,9 +184,10 @@ def _write_owner(fd: int, record: str) -> None:
 @contextmanager
 def locked(sdir: Path) -> Iterator[None]:
     """Hold the repository's bisect lock for the duration of one tool call."""
+    seal.key_dir()  # a state folder setting that is refused (XDG_STATE_HOME a file) is said before anything is written
     if not confine.check_folder(sdir):
         try:
-            sdir.mkdir(parents=True, exist_ok=True)
+            private_dirs.make_dir(sdir)
         except OSError as exc:
             raise ToolFailure(f"cannot create the bisect folder {sdir}: {exc.strerror or exc}") from None
     path = sdir / "lock"

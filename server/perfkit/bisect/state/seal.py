@@ -26,14 +26,16 @@ import stat
 from pathlib import Path
 
 from perfkit.errors import ToolFailure
+from perfkit.guards import private_dirs
 
 KEY_NAME = "bisect-state.key"
 _KEY_BYTES = 32
 
 
 def key_dir() -> Path:
-    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
-    return Path(base) / "perfkit"
+    """$XDG_STATE_HOME/perfkit when that is an absolute path (a relative one is ignored, as the XDG spec
+    says: it would put the key under the current folder), else ~/.local/state/perfkit."""
+    return private_dirs.xdg_home("XDG_STATE_HOME", strict=True) / "perfkit"
 
 
 def _read_key(path: Path) -> bytes | None:
@@ -66,7 +68,7 @@ def key() -> bytes:
     if found is not None:
         return found
     try:
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        private_dirs.make_dir(folder)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     except FileExistsError:
         again = _read_key(path)

@@ -83,6 +83,9 @@ class State(BaseModel):
     culprit: Culprit | None = None
     move: PointMove | None = None
     submodule_culprit: SubmoduleCulprit | None = None
+    sideways_base: str | None = Field(default=None, description="merge base of a sideways pointer move (level 2)")
+    dropped: list[CommitRef] = Field(default_factory=list, description="a sideways move: commits only the old side has")
+    dropped_count: int = 0
     candidates: list[CommitRef] = Field(default_factory=list)
     candidates_in: str | None = None
     outcome: Outcome | None = None
@@ -125,7 +128,7 @@ def write_atomic(path: Path, data: str, durable: bool = True) -> None:
             os.unlink(tmp)  # a leftover of a killed process with our pid, or a planted link: never followed
         except FileNotFoundError:
             pass
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)  # the user's alone
         try:
             view = memoryview(data.encode("utf-8"))
             while view:

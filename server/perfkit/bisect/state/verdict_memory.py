@@ -33,6 +33,7 @@ from perfkit.bisect.state.named_files import named_files
 from perfkit.bisect.state.point import Point
 from perfkit.bisect.state.store import read_private, write_atomic
 from perfkit.errors import ToolFailure
+from perfkit.guards import private_dirs
 
 _DECIDING = ("run", "run_cwd", "install", "install_submodule", "pass_pattern", "fail_pattern", "metric_pattern")
 
@@ -100,7 +101,7 @@ class VerdictMemory:
             data = json.dumps({"known": body, "seal": seal.mac(body)})
             if self.path.parent.is_symlink():
                 self.path.parent.unlink()  # planted in perfkit's folder: removed as a link, never followed
-            self.path.parent.mkdir(exist_ok=True)
+            private_dirs.make_dir(self.path.parent)
             write_atomic(self.path, data, durable=False)
         except (OSError, ToolFailure):
             pass

@@ -34,6 +34,7 @@ from perfkit.bisect.workers.devices import slot_paths, workers_dir
 from perfkit.bisect.workers.hooks import Hooks
 from perfkit.bisect.workers.pool import Job, OnDone, Tick
 from perfkit.bisect.workers.slot import SlotWorker, device_settings
+from perfkit.guards import private_dirs
 
 __all__ = ["LocalPool", "device_settings", "remove_slots"]
 
@@ -55,7 +56,7 @@ class LocalPool:
         builds = load_builds(sdir)
         if workers_dir(sdir).is_symlink():
             workers_dir(sdir).unlink()  # planted in perfkit's folder: removed as a link, never followed
-        workers_dir(sdir).mkdir(parents=True, exist_ok=True)
+        private_dirs.make_dir(workers_dir(sdir))
         self.hooks = Hooks(st, save, workers_dir(sdir) / BUILDS, builds)
         s = st.settings
         self.devices = list(s.devices)

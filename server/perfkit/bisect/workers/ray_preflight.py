@@ -8,7 +8,9 @@ stops with one message naming what is missing and the `ray start` line that woul
 - RAY_ADDRESS names a host and port: something must accept a connection there within 5 s;
 - connecting to RAY_ADDRESS must finish within CONNECT_S, with the token this machine's heads use
   when one exists (as `ray start` does) (a local cluster, without RAY_ADDRESS or
-  with RAY_ADDRESS=local, is started by Ray's own bounded start);
+  with RAY_ADDRESS=local, is started by Ray's own bounded start); when that token is not the
+  cluster's (a file under HOME left by another cluster), the failure says so, whatever form Ray
+  gives it (a refused connection, actors dying before their first task), never "the cluster was lost";
 - the cluster must hold at least one unit of `ray_resource` per device; CPU and GPU are Ray's own
   `num_cpus` and `num_gpus`, any other name a custom resource;
 - the actors must start within ACTORS_S (the resources exist but other jobs may hold them).
@@ -126,17 +128,58 @@ def wait_actors(refs: list[Any], resource: str, n: int) -> list[Any]:
             f"{resource}: other jobs may hold them (see `ray status`). The bisect is paused, nothing was tested"
         ) from None
     except ray.exceptions.RayError as exc:
-        raise lost(exc, 0) from None
+        raise lost(exc, 0, first_task=True) from None
 
 
-def lost(exc: BaseException, kept: int) -> ToolFailure:
-    """The cluster (or an actor's node) went away: the bisect pauses, and the message says how to go on."""
+def lost(exc: BaseException, kept: int, first_task: bool = False) -> ToolFailure:
+    """The cluster (or an actor's node) went away: the bisect pauses, and the message says how to go on.
+
+    first_task: nothing had finished on the cluster yet. Actors that die before their first task while
+    this process authenticates with a token it picked up by itself are a token the cluster does not
+    accept, not a lost cluster (`ray status` shows it healthy)."""
+    refused = token_refused(exc, any_failure=first_task)
+    if refused is not None:
+        return refused
     first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
     return ToolFailure(
         f"Ray: the cluster was lost in the middle of a round ({type(exc).__name__}: {first}). The bisect is "
         f"paused with its {kept} recorded steps; the points of the unfinished round will run again. Start the "
         "cluster again (`ray status` shows it) and run bisect_run (`perfkit bisect-run <repo>`) to resume, or "
         "bisect_reset to drop the bisect"
+    )
+
+
+_TOKEN_SOURCE: list[str] = []  # where this process's token came from, when perfkit turned token authentication on
+_REFUSED = ("Unauthenticated", "InvalidAuthToken", "Authentication token")
+
+
+def _token_source() -> str:
+    if os.environ.get("RAY_AUTH_TOKEN"):
+        return "the token in RAY_AUTH_TOKEN"
+    path = os.environ.get("RAY_AUTH_TOKEN_PATH") or str(Path.home() / ".ray" / "auth_token")
+    return f"the token file {path}"
+
+
+def token_refused(exc: BaseException, any_failure: bool = False) -> ToolFailure | None:
+    """A failure that is the cluster refusing this process's token, said as such with the fix; None otherwise.
+
+    Ray says so in words (AuthenticationError, "Unauthenticated", "InvalidAuthToken") only sometimes: a
+    driver whose token the head does not accept may instead see its connection fail, or its actors die
+    before their first task. So when perfkit itself turned token authentication on from a token it found
+    (a file under HOME may belong to another cluster), any such failure (any_failure) is read as the token."""
+    text = str(exc)
+    said = isinstance(exc, getattr(ray.exceptions, "AuthenticationError", ())) or any(w in text for w in _REFUSED)
+    if not said and not (any_failure and _TOKEN_SOURCE):
+        return None
+    source = _TOKEN_SOURCE[0] if _TOKEN_SOURCE else _token_source()
+    picked = " (perfkit, like `ray start`, uses it when it exists)" if _TOKEN_SOURCE else ""
+    return ToolFailure(
+        f"Ray: the cluster does not accept this process's token: token authentication is on here with "
+        f"{source}{picked}, and the cluster runs without tokens or with another one; a token file under HOME "
+        "may belong to another cluster. The cluster itself is not lost (`ray status` on the head shows it). "
+        "If the cluster runs without tokens, set RAY_AUTH_MODE=disabled for perfkit; if it uses one, set "
+        "RAY_AUTH_TOKEN_PATH to its token file (the head's ~/.ray/auth_token) or RAY_AUTH_TOKEN to the token. "
+        "Then run bisect_run again: the bisect is paused and keeps its steps"
     )
 
 
@@ -153,6 +196,8 @@ def _token_mode() -> None:
     except ImportError:  # a Ray without token authentication: nothing to turn on
         return
     maybe_enable_token_auth_if_token_available(warn_if_disabled=False)
+    if os.environ.get("RAY_AUTH_MODE") == "token":
+        _TOKEN_SOURCE[:] = [_token_source()]
 
 
 def _probe(address: str, resource: str, n: int) -> None:
@@ -177,6 +222,9 @@ def _probe(address: str, resource: str, n: int) -> None:
 def _explained(exc: BaseException, address: str | None, resource: str, n: int) -> ToolFailure:
     text = str(exc)
     token = Path.home() / ".ray" / "auth_token"
+    refused = token_refused(exc, any_failure=address not in (None, "local", "auto")) if _TOKEN_SOURCE else None
+    if refused is not None:  # the head answered (the probe connected), yet the connection failed: the token
+        return refused
     if isinstance(exc, getattr(ray.exceptions, "AuthenticationError", ())) or "auth" in text.lower():
         return ToolFailure(
             "Ray: the cluster refused this process's credentials: its head runs with token authentication "

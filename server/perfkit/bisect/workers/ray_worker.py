@@ -29,12 +29,12 @@ from typing import Any
 
 import ray  # type: ignore[import-not-found,unused-ignore]  # optional extra perfkit[ray]: absent without it
 
-from perfkit.bisect.command import runner, shutdown
+from perfkit.bisect.command import provenance, runner, shutdown
 from perfkit.bisect.command.envs import WorkerEnv, writes_user_env
 from perfkit.bisect.command.tester import PointResult, PointTester
 from perfkit.bisect.command.verdict import Classified
 from perfkit.bisect.command.worktree import Checkout
-from perfkit.bisect.models import BisectSettings, Phase
+from perfkit.bisect.models import BisectSettings, Phase, TestedPackage
 from perfkit.bisect.state.point import Point
 from perfkit.bisect.state.store import Build, State
 from perfkit.bisect.workers import ray_preflight
@@ -42,6 +42,7 @@ from perfkit.bisect.workers.devices import ray_folder, remove_local_folders, wor
 from perfkit.bisect.workers.pool import Job, OnDone, Tick
 from perfkit.bisect.workers.slot import device_settings
 from perfkit.errors import ToolFailure
+from perfkit.guards import private_dirs
 from perfkit.repo import gitrepo
 
 # scp-like "host@name:path": the first '@' past the first character is the only one worth trying.
@@ -70,7 +71,7 @@ class DeviceActor:
         if self.tester is not None:
             return self.tester
         repo, sub_store = self.base / "repo.git", self.base / "sub.git"
-        self.base.mkdir(parents=True, exist_ok=True)
+        private_dirs.make_dir(self.base)
         if not (repo / "HEAD").exists():
             gitrepo.git(self.base, "clone", "--quiet", "--bare", "--", self.repo_src, str(repo))
         sub_path = self.settings.submodule
@@ -102,9 +103,12 @@ class DeviceActor:
         }
         logs = self.base / "logs"
         log = runner.Log(logs / f"step-{n:03d}.log", int(self.settings.log_cap_mb * 1024 * 1024))
+        shadowed = None
         try:
             log.note(f"perfkit step {n} ({phase}) on {socket.gethostname()} device {self.device}\n")
             res = tester.test(Point(phase, index, sup, sub), n, log, lambda _a: lambda _s: None)
+        except provenance.ShadowedImport as exc:  # the driver raises it: an error, never a verdict
+            shadowed, res = str(exc), PointResult(Classified("skip", "shadowed", None))
         finally:
             log.close()
         text = log.path.read_bytes() if log.path.exists() else b""
@@ -112,7 +116,8 @@ class DeviceActor:
         c = res.verdict
         return {
             "verdict": c.verdict, "reason": c.reason, "metric": c.metric, "ran": res.ran,
-            "exit_code": res.exit_code, "installed": list(res.installed), "log": text,
+            "exit_code": res.exit_code, "installed": list(res.installed), "log": text, "shadowed": shadowed,
+            "tested": [t.model_dump() for t in res.tested],
         }  # fmt: skip
 
     def stop(self) -> None:
@@ -141,6 +146,7 @@ class RayPool:
         ray_preflight.check_resources(s.ray_resource, n, self.started_ray)
         self.st, self.save = st, save
         self.lost = False
+        self.finished = 0  # tasks the actors finished: actors dying before the first one may be a refused token
         repo_src = s.ray_repo or str(repo)
         sub_src = str(sub_source or "")
         if s.ray_repo and _URL.match(s.ray_repo) and s.submodule:
@@ -193,13 +199,16 @@ class RayPool:
                     job, k = refs[ref]
                     out = ray.get(ref)
                     _write_log(job.log, out.pop("log"))
+                    if out.get("shadowed"):
+                        raise provenance.ShadowedImport(f"on device {self.names[k]}: {out['shadowed']}")
                     count += 1
+                    self.finished += 1
                     on_done(job, self.names[k], _result(out), round(time.monotonic() - started, 3))
                 tick(count, len(jobs))
         except (ray.exceptions.RayError, ConnectionError) as exc:
             self.lost = True
             self._stop(pending)
-            raise ray_preflight.lost(exc, len(self.st.steps)) from None
+            raise ray_preflight.lost(exc, len(self.st.steps), first_task=self.finished == 0) from None
         except BaseException:
             self._stop(pending)
             raise
@@ -249,13 +258,15 @@ def _result(out: dict[str, Any]) -> PointResult:
         ran=bool(out["ran"]),
         exit_code=out["exit_code"],
         installed=list(out["installed"]),
+        tested=[TestedPackage.model_validate(t) for t in out.get("tested") or []],
     )
 
 
 def _write_log(path: Path, data: bytes) -> None:
     try:
-        path.parent.mkdir(exist_ok=True)
-        path.write_bytes(data)
+        private_dirs.make_dir(path.parent)
+        with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600), "wb") as f:
+            f.write(data)
     except OSError:
         pass  # the verdict stands without its log
 

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field
 
 from perfkit.errors import InputError
+from perfkit.markdown.safe import code_block
 from perfkit.publish.forms.facts import Facts
 from perfkit.publish.forms.model import FormField
 from perfkit.publish.models import FieldFill
@@ -122,15 +123,11 @@ def box_for(f: FormField, item: str, key: str) -> int:
     raise InputError(where, f"'{item}' matches no box of '{f.label}'", "use one of: " + "; ".join(f.options))
 
 
-def fenced(text: str, lang: str) -> str:
-    return f"```{lang}\n{text.strip()}\n```"
-
-
 def compose(keys: list[str], contents: dict[str, str], render: str = "") -> str:
     """The content under one field, paragraphs in order; the command always in a code block."""
     parts = []
     for k in sorted(keys, key=SHOWN.index):
         text = contents[k]
-        parts.append(fenced(text, render or "bash") if k == "reproduce" and not render else text)
+        parts.append(code_block(text.strip(), render or "bash") if k == "reproduce" and not render else text)
     body = "\n\n".join(parts)
-    return fenced(body, render) if render else body
+    return code_block(body.strip(), render) if render else body

@@ -3,7 +3,9 @@
 A field may hold the template's example ("- OS: [e.g. Ubuntu 22.04]"): the draft's value replaces
 it, and without one the example stays as the template's prompt.
 
-Lines inside HTML comments are the template's instructions and stay untouched.
+Lines inside HTML comments are the template's instructions and stay untouched. Which lines are
+code blocks and comments is perfkit.markdown's reading; a block filled here gets fences no line of
+its new text can close.
 """
 
 from __future__ import annotations
@@ -11,13 +13,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from perfkit.repo.template_text import comment_state_after, hidden_lines
+from perfkit.markdown import blocks
+from perfkit.markdown.safe import fence_for
+from perfkit.repo.template_text import hidden_lines
 
 _FIELD_RE = re.compile(
     r"^(?P<lead>\s*+[-*+]\s++)?(?P<b1>\*\*)?(?P<label>[A-Za-z][^:*`<>\[\]\n]{0,59}?)\s*+"
     r"(?P<mid>\*\*:|:\*\*|:)\s*+(?P<example>\[[^\]\n]*+\]|\(e\.g\.[^)\n]*+\)|_{2,})?\s*+$"
 )
-_FENCE_RE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 # "- Run the following:" introduces a list; "- Driver version:" asks for a value
 _ASKS_VALUE_RE = re.compile(
     r"\b(?:versions?|os|gpus?|cuda|cudnn|rocm|driver|model|platform|python|hardware|devices?|accelerators?|name|"
@@ -47,30 +50,22 @@ def fill_field_lines(
     return out, done, left
 
 
-def _closes(line: str, fence: str) -> bool:
-    m = _FENCE_RE.match(line)
-    return m is not None and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not line[m.end() :].strip()
+def empty_blocks(lines: list[str]) -> list[blocks.Block]:
+    """Every closed fenced code block holding only blank lines, outside comments."""
+    o = blocks.outline("\n".join(lines))
+    return [
+        b
+        for b in o.blocks
+        if b.kind == "code" and b.style == "fence" and b.closed and not b.text.strip() and not o.in_comment[b.start]
+    ]
 
 
-def empty_blocks(lines: list[str]) -> list[tuple[int, int]]:
-    """(opening fence, closing fence) of every code block holding only blank lines, outside comments."""
-    out: list[tuple[int, int]] = []
-    k, in_comment = 0, False
-    while k < len(lines):
-        m = _FENCE_RE.match(lines[k])
-        if m and not in_comment:
-            j = next((j for j in range(k + 1, len(lines)) if _closes(lines[j], m.group(1))), None)
-            if j is None:
-                break
-            if all(not x.strip() for x in lines[k + 1 : j]):
-                out.append((k, j))
-            k = j + 1
-            continue
-        in_comment = comment_state_after(lines[k], in_comment)
-        k += 1
-    return out
-
-
-def fill_block(lines: list[str], block: tuple[int, int], text: str) -> list[str]:
-    start, end = block
-    return lines[: start + 1] + text.split("\n") + lines[end:]
+def fill_block(lines: list[str], block: blocks.Block, text: str) -> list[str]:
+    """The block's lines with text inside; both fences lengthened when a run in text could close them."""
+    start, end = block.start, block.end - 1
+    fence = fence_for(text, block.marker)
+    opening, closing = lines[start], lines[end]
+    indent = opening[: len(opening) - len(opening.lstrip())]
+    opening = indent + fence + opening.lstrip()[len(block.marker) :]
+    closing = closing[: len(closing) - len(closing.lstrip())] + fence
+    return lines[:start] + [opening] + text.split("\n") + [closing] + lines[end + 1 :]

@@ -27,6 +27,11 @@ def _text(v: Any) -> str:
     return "" if v is None else str(v).strip()
 
 
+def _line(v: Any) -> str:
+    """A label or an option on one line, as it is posted after '### ' or '- [ ] '."""
+    return " ".join(_text(v).split())
+
+
 def _as_list(v: object) -> list[str]:
     if v is None:
         return []
@@ -40,7 +45,7 @@ def _as_list(v: object) -> list[str]:
 def _options(raw: Any) -> list[str]:
     if not isinstance(raw, list):
         return []
-    return [_text(o.get("label")) if isinstance(o, dict) else _text(o) for o in raw]
+    return [_line(o.get("label")) if isinstance(o, dict) else _line(o) for o in raw]
 
 
 def _field(item: Any) -> FormField | None:
@@ -50,13 +55,13 @@ def _field(item: Any) -> FormField | None:
     attrs = item.get("attributes")
     if kind not in _TEXT_KINDS or not isinstance(attrs, dict):
         return None  # markdown elements are shown on the form, never posted
-    label = " ".join(_text(attrs.get("label")).split())  # posted as one '### ' line
+    label = _line(attrs.get("label"))  # posted as one '### ' line
     if not label:
         return None
     checks = item.get("validations")
     raw = attrs.get("options")
     must = (
-        [_text(o.get("label")) for o in raw if isinstance(o, dict) and o.get("required") is True]
+        [_line(o.get("label")) for o in raw if isinstance(o, dict) and o.get("required") is True]
         if isinstance(raw, list)
         else []
     )
