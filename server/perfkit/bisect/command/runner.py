@@ -26,6 +26,7 @@ import psutil
 from perfkit.bisect.command.scan import Scan as Scan  # re-exported: the runner's callers and tests name it here
 from perfkit.bisect.command.scan import _last as _last  # re-exported for the scan's property tests
 from perfkit.bisect.command.scan import _search as _search  # re-exported for the scan's property tests
+from perfkit.bisect.command.linear_scan import LinearScan, LinearSearch
 from perfkit.bisect.command.scanproc import BUFFER_MAX, ScanProcess, widen_pipe
 from perfkit.guards import private_dirs
 
@@ -203,7 +204,11 @@ class _Watch:
         self.proc, self.log = proc, log
         self.started, self.timeout_s = started, timeout_s
         self.res = Result()
-        self.scan = ScanProcess(scan, started + timeout_s, env) if scan is not None else None
+        self.scan: ScanProcess | LinearSearch | None = None
+        if isinstance(scan, LinearScan):  # searched as it is read, in this process
+            self.scan = LinearSearch(scan, started + timeout_s, env)
+        elif scan is not None:
+            self.scan = ScanProcess(scan, started + timeout_s, env)
         assert proc.stdout is not None  # Popen was given stdout=PIPE
         self.out = proc.stdout
         self.fd = self.out.fileno()
