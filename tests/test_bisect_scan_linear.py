@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from perfkit.bisect.command import linear_pattern
 from perfkit.bisect.command.linear_pattern import NotLinear
-from perfkit.bisect.command.linear_scan import LinearScan, linear_scan
+from perfkit.bisect.command.linear_scan import LinearScan, join, linear_scan
 from perfkit.bisect.command.scan import Scan
 
 SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -126,19 +126,25 @@ def scan_both(fail: str, passed: str, metric: str | None, chunks: list[bytes]) -
     except NotLinear:
         return None
     theirs = Scan(*rxs)
-    handed: list[bytes] = []
-    ours.on_handover = handed.append
+    rest: Scan | None = None
     for c in chunks:
         theirs.feed(c)
-        if ours.handover is None:
-            ours.feed(c)
+        if rest is not None:
+            rest.feed(c)
+            continue
+        ours.feed(c)
+        if ours.handover is not None:  # what the child searches from here: Python's engine, the rest
+            rest = Scan(*rxs)
+            rest.feed(ours.handover)
     theirs.feed(b"", final=True)
-    if ours.handover is None:
+    if rest is None:
         ours.feed(b"", final=True)
-    if ours.handover is not None:  # what the child would search: the rest, by Python's engine
-        rest = Scan(*rxs)
-        rest.feed(ours.handover + b"".join(chunks)[len(b"".join(chunks)) :])
-        return None
+        if ours.handover is not None:
+            rest = Scan(*rxs)
+            rest.feed(ours.handover)
+    if rest is not None:
+        rest.feed(b"", final=True)
+        join(ours, rest)
     return (ours.fail_line, ours.pass_line, ours.metric_text), (theirs.fail_line, theirs.pass_line, theirs.metric_text)
 
 

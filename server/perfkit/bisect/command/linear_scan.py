@@ -22,7 +22,7 @@ from perfkit.bisect.command.linear_pattern import Linear, NotLinear
 from perfkit.bisect.command.scan import Found, Scan
 from perfkit.bisect.command.scanproc import ScanProcess
 
-__all__ = ["LinearScan", "LinearSearch", "NotLinear", "linear_scan"]
+__all__ = ["LinearScan", "LinearSearch", "NotLinear", "join", "linear_scan"]
 
 _LINE_SHOWN = 160
 
@@ -160,13 +160,18 @@ class LinearSearch:
         if self.child is None:
             return
         self.child.finish()
-        rest, s = self._rest, self.scan
-        assert rest is not None
-        s.fail_line = s.fail_line if s.fail_line is not None else rest.fail_line
-        s.pass_line = s.pass_line if s.pass_line is not None else rest.pass_line
-        s.metric_text = rest.metric_text if rest.metric_text is not None else s.metric_text
-        s.unfinished = rest.unfinished
+        assert self._rest is not None
+        join(self.scan, self._rest)
 
     def kill(self) -> None:
         if self.child is not None:
             self.child.kill()
+
+
+def join(first: Scan, rest: Scan) -> None:
+    """Record on first what the search of the whole output found, rest having searched what came after
+    the hand-over: the first fail and pass lines, the last metric."""
+    first.fail_line = first.fail_line if first.fail_line is not None else rest.fail_line
+    first.pass_line = first.pass_line if first.pass_line is not None else rest.pass_line
+    first.metric_text = rest.metric_text if rest.metric_text is not None else first.metric_text
+    first.unfinished = rest.unfinished
