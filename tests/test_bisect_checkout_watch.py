@@ -144,6 +144,7 @@ def test_commands_that_read_the_checkout_or_edit_files_do_not_stop_it(tmp_path, 
     if action.startswith("echo"):
         edited = action.split(">> ")[-1].split()[0] if "another" not in action else "another-untracked.txt"
         assert any(covers(n, 2) and edited in n for n in out.notes), out.notes
+    bisect_reset(p.path)
 
 
 def covers(note: str, step: int) -> bool:
@@ -151,7 +152,6 @@ def covers(note: str, step: int) -> bool:
     steps go by without a full snapshot, `while steps 1 to 5 ran`."""
     m = re.search(r"while steps? (\d+)(?: to (\d+))? ran", note)
     return m is not None and int(m.group(1)) <= step <= int(m.group(2) or m.group(1))
-    bisect_reset(p.path)
 
 
 def test_a_round_on_several_devices_is_watched_too(tmp_path):

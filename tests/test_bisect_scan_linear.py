@@ -16,7 +16,6 @@ import time
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from perfkit.bisect.command import linear_pattern
 from perfkit.bisect.command.linear_pattern import NotLinear
 from perfkit.bisect.command.linear_scan import LinearScan, join, linear_scan

@@ -32,7 +32,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-import re2  # google-re2: RE2's Python binding (linear-time matching, no backtracking)
+import re2  # type: ignore[import-untyped]  # google-re2: RE2's Python binding (linear time, no backtracking)
 
 from perfkit.bisect.command.scan import Found
 

@@ -23,10 +23,10 @@ from pathlib import Path
 
 import psutil
 
+from perfkit.bisect.command.linear_scan import LinearScan, LinearSearch
 from perfkit.bisect.command.scan import Scan as Scan  # re-exported: the runner's callers and tests name it here
 from perfkit.bisect.command.scan import _last as _last  # re-exported for the scan's property tests
 from perfkit.bisect.command.scan import _search as _search  # re-exported for the scan's property tests
-from perfkit.bisect.command.linear_scan import LinearScan, LinearSearch
 from perfkit.bisect.command.scanproc import BUFFER_MAX, ScanProcess, widen_pipe
 from perfkit.guards import private_dirs
 

@@ -13,8 +13,8 @@ import re
 import signal
 from dataclasses import dataclass
 
-from perfkit.bisect.command.runner import Result
 from perfkit.bisect.command.linear_scan import NotLinear, linear_scan
+from perfkit.bisect.command.runner import Result
 from perfkit.bisect.command.scan import Scan
 from perfkit.bisect.models import BisectSettings, Verdict
 

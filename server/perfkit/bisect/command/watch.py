@@ -46,7 +46,6 @@ class Snapshot:
     probe: tuple[tuple[str, int, int, int, int], ...] = ()  # see probe(): taken before the git commands
 
 
-
 def _git(repo: Path, *args: str) -> str | None:
     try:
         return gitrepo.git(repo, "--no-optional-locks", *args)
