@@ -10,7 +10,9 @@ match as Python; whatever it refuses says why, and the whole scan agrees either 
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 import time
 
 import pytest
@@ -216,3 +218,25 @@ def test_a_character_the_pattern_names_hands_the_rest_to_python():
     scan.feed("\u2713FAIL here\n".encode() + b"tail")
     assert handed == ["\u2713FAIL here\n".encode() + b"tail"]
     assert scan.handover is not None
+
+
+def test_a_flood_of_characters_outside_ascii_goes_to_the_child_and_the_verdict_stands(tmp_path):
+    """Each run of characters outside ASCII costs a call into Python, so a block with hundreds of them
+    (a progress bar drawn in block characters) is handed to Python's engine in a child process, through
+    a real pipe: the verdict of the whole output is the one Python's engine gives, lines before and after."""
+    from perfkit.bisect.command import runner
+
+    rxs = [re.compile(p, re.M) for p in (r"\bFAIL\b", r"\bPASS\b", r"err=(\S+)")]
+    bar = "step \u2588\u2588\u2591\u2591 45% \u00e9 \u2713 err=0.5\n" * 4000
+    script = tmp_path / "check.py"
+    script.write_text(f"print('PASS err=0.25')\nprint({bar!r})\nprint('FAIL here')\n")
+    scan = linear_scan(*rxs)
+    log = runner.Log(tmp_path / "logs" / "step.log", 1 << 20)
+    env = {"PATH": os.environ["PATH"], "PYTHONIOENCODING": "utf-8"}
+    res = runner.run(f"{sys.executable} {script}", tmp_path, env, 60, log, scan)
+    log.close()
+    assert res.exit_code == 0 and scan.handover is not None and scan.unfinished is None
+    assert (scan.fail_line, scan.pass_line, scan.metric_text) == ("FAIL here", "PASS err=0.25", "0.5")
+    python = Scan(*rxs)
+    python.feed(("PASS err=0.25\n" + bar + "\nFAIL here\n").encode(), final=True)
+    assert (python.fail_line, python.pass_line, python.metric_text) == ("FAIL here", "PASS err=0.25", "0.5")

@@ -11,14 +11,13 @@ node is written out for RE2 with the meaning Python gives it:
 - text that is not ASCII is searched through stand-ins: each other character is replaced by an ASCII
   character that every node of the pattern (and `\\b`, for word characters) treats exactly as it
   treats the original, so the match is found at the same place and the line and the metric are
-  taken from the original text. A character with no such stand-in (a pattern that names it, say)
-  means the search cannot be exact in RE2: the scan hands the rest of the output to Python's engine
-  in a child process (linear_scan.py);
+  taken from the original text. A character with no such stand-in (a pattern that names it, say),
+  or a block with more than 512 runs of such characters (each costs a call into Python: a flood of
+  progress bars), hands the rest of the output to Python's engine in a child process (linear_scan.py);
 - what RE2 cannot express with Python's meaning is refused with the reason (`NotLinear`):
   backreferences, lookarounds, atomic groups and possessive repeats, `$` outside multi-line mode,
   repeats of something that can match nothing, counts over 1,000, a program over RE2's memory. Such
-  a pattern is searched in a child process stopped at the step's deadline, as before, and
-  `bisect_start` says so.
+  a pattern is searched in a child process stopped at the step's deadline, as before.
 
 Python's private parser (re._parser) is used: it is the only exact reading of a Python pattern.
 Anything it answers that this file does not know is refused as not linear, never guessed.
@@ -46,6 +45,7 @@ except ImportError:  # pragma: no cover - another Python: every pattern goes to 
 _ASCII = [chr(i) for i in range(128)]
 _NEWLINE = 10
 _MAX_MEM = 64 << 20  # RE2's memory for one pattern's program and DFA (its default is 8 MiB)
+_RUNS_MAX = 512  # runs of characters outside ASCII per block given stand-ins, before handing over
 _SIGNATURE_BUDGET = 4_000_000  # node checks for characters outside ASCII, per scan's patterns, before handing over
 
 
@@ -125,6 +125,7 @@ class Alphabet:
         for c in _ASCII:
             if ord(c) != _NEWLINE:  # the newline is the one ASCII character with a role of its own
                 self._by_signature.setdefault(self._signature(c), c)
+        self._calls = threading.local()  # runs of characters outside ASCII left in this call, per thread
         self._handler = f"perfkit-standin-{id(self):x}"
         codecs.register_error(self._handler, self._replace)
 
@@ -147,7 +148,9 @@ class Alphabet:
 
     def ascii_text(self, text: str) -> bytes | None:
         """text with every character outside ASCII replaced by its stand-in (same length, same places);
-        None when some character has none."""
+        None when some character has none, or when the text holds more than _RUNS_MAX runs of them (each
+        run costs a call into Python: a flood of progress bars is searched faster by the child)."""
+        self._calls.left = _RUNS_MAX
         try:
             return text.encode("ascii", errors=self._handler)
         except _NoStandin:
@@ -156,6 +159,9 @@ class Alphabet:
     def _replace(self, exc: UnicodeError) -> tuple[str, int]:
         if not isinstance(exc, UnicodeEncodeError):
             raise exc
+        self._calls.left -= 1
+        if self._calls.left < 0:
+            raise _NoStandin
         out = []
         for c in exc.object[exc.start : exc.end]:
             s = self.standin(c)
