@@ -11,11 +11,9 @@ and resume to the right culprit once the command behaves. Commands that only rea
 
 from __future__ import annotations
 
-import re
-
 import anyio
 import pytest
-from helpers.bisect_project import Project, build
+from helpers.bisect_project import Project, build, covers
 from helpers.gitbuild import run_git
 from helpers.procs import perfkit
 from perfkit.bisect.tool import bisect_reset, bisect_run, bisect_start, bisect_status
@@ -145,13 +143,6 @@ def test_commands_that_read_the_checkout_or_edit_files_do_not_stop_it(tmp_path, 
         edited = action.split(">> ")[-1].split()[0] if "another" not in action else "another-untracked.txt"
         assert any(covers(n, 2) and edited in n for n in out.notes), out.notes
     bisect_reset(p.path)
-
-
-def covers(note: str, step: int) -> bool:
-    """Whether a note says the checkout changed while `step` ran: `while step 2 ran` or, when the probe let
-    steps go by without a full snapshot, `while steps 1 to 5 ran`."""
-    m = re.search(r"while steps? (\d+)(?: to (\d+))? ran", note)
-    return m is not None and int(m.group(1)) <= step <= int(m.group(2) or m.group(1))
 
 
 def test_a_round_on_several_devices_is_watched_too(tmp_path):

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from helpers.bisect_project import Project, build
+from helpers.bisect_project import Project, build, covers, steps_noted
 from helpers.cli_audit import cli_field
 from helpers.gitbuild import Repo
 from helpers.load import slack
@@ -314,14 +314,17 @@ def test_two_processes_never_both_take_a_stale_lock(tmp_path):
 
 
 def test_a_run_that_writes_into_the_users_checkout_is_reported(tmp_path):
-    """Not prevented (the command is the user's, and it may use absolute paths), but reported, once per
-    step that did it, naming what changed; steps that wrote nothing there add no note."""
+    """Not prevented (the command is the user's, and it may use absolute paths), but reported once, naming
+    what changed and the steps it happened in: the step itself, or the steps since the last full look at
+    the checkout when the cheap probe let them go (a file written leaves HEAD, refs and index alone)."""
     p = build(tmp_path, [""] * 2, PLAN)
     run = f'if [ "$PERFKIT_STEP" = 3 ]; then touch {p.path}/build-artifact.o; fi; {p.run_cmd()}'
     bisect_start(p.path, p.c["add"], run=run, install=p.installs())
     res = bisect_run(p.path)
     assert res.culprit is not None and res.culprit.commit == p.c["bug"]
     notes = [n for n in res.notes if "your checkout changed" in n]
-    assert len(notes) == 1 and "step 3 ran" in notes[0] and "build-artifact.o" in notes[0], res.notes
+    assert len(notes) == 1 and covers(notes[0], 3) and "build-artifact.o" in notes[0], res.notes
+    noted = steps_noted(notes[0])
+    assert noted is not None and noted[1] == len(res.steps)  # compared on leaving, up to the last step
     (p.sup.path / "build-artifact.o").unlink()
     bisect_reset(p.path)

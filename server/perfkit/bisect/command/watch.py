@@ -12,11 +12,11 @@ edited files while the step ran.
 
 Cost per snapshot: `git status` (already run before), `git for-each-ref`, `git show-ref --head` in
 the submodule, and two small file reads, growing with the checkout. So each step first takes a
-probe: the stat of every file git writes when HEAD, a ref, the stash or the index moves (HEAD, the
-index, packed-refs, each loose ref and the folders holding them, the stash's reflog, reftable's
-tables), for the checkout and its submodule. git writes each of them through a lock file renamed
-over the old one (a new inode) or by appending (a new size), so an unchanged probe means none of
-them moved, and the snapshot of the step before stands without a git process. Working tree edits
+probe: the stat of the files git writes when HEAD, the stash or the index moves (HEAD, the index,
+packed-refs, the stash's reflog) and the name and inode of every loose ref and reftable file (from
+the folder listings), for the checkout and its submodule. git writes each of them through a lock
+file renamed over the old one (a new inode) or by appending (a new size), so an unchanged probe
+means none of them moved, and the snapshot of the step before stands without a git process. Working tree edits
 leave no trace in the probe: they are compared (and noted) whenever a probe moved and when the
 bisect leaves (`Engine.close`), for the steps run since the last full comparison.
 """
@@ -123,18 +123,19 @@ def _stat(path: str, out: list[tuple[str, int, int, int, int]]) -> os.stat_resul
 
 
 def _walk(folder: str, out: list[tuple[str, int, int, int, int]]) -> None:
-    """The folder's own stat (an entry added, renamed over or removed changes it) and its files', depth first."""
-    if _stat(folder, out) is None:
-        return
+    """Every file under folder by name and inode, as the folder listing gives them (no stat per file: a
+    checkout with thousands of loose refs stays cheap). git writes a loose ref or a reftable list to a
+    lock file renamed over the old one, so a moved ref has a new inode; a new or deleted one a new name."""
     try:
         entries = sorted(os.scandir(folder), key=lambda e: e.name)
     except OSError:
+        out.append((folder, 0, 0, 0, 0))
         return
     for e in entries:
         if e.is_dir(follow_symlinks=False):
             _walk(e.path, out)
         else:
-            _stat(e.path, out)
+            out.append((e.path, e.inode(), -1, 0, 0))
 
 
 def take(repo: Path, sub_path: str | None, unless: Snapshot | None = None) -> Snapshot | None:
