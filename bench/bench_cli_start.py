@@ -5,7 +5,7 @@ process's user and system time is read from the operating system when it is reap
 taken pair by pair and quoted as the median. A warm-up run of each fills the page cache and
 perfkit's command list on disk.
 
-Usage: python bench/bench_cli_start.py [--runs 7] [--command --help]
+Usage: python bench/bench_cli_start.py [--runs 7] [--command='bisect-run --help']
 """
 
 from __future__ import annotations
@@ -27,16 +27,21 @@ def cpu_of(argv: list[str]) -> float:
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=7)
-    ap.add_argument("--command", nargs="+", default=["--help"], help="perfkit's arguments")
+    ap.add_argument("--command", default="--help", help="perfkit's arguments, as one string")
     args = ap.parse_args()
-    ours = [sys.executable, "-c", "import sys; from perfkit.cli import main; sys.exit(main())", *args.command]
+    ours = [sys.executable, "-c", "import sys; from perfkit.cli import main; sys.exit(main())", *args.command.split()]
     theirs = [sys.executable, "-c", "import mcp"]
     cpu_of(ours), cpu_of(theirs)
     pairs = [(cpu_of(ours), cpu_of(theirs)) for _ in range(args.runs)]
     a = statistics.median(p[0] for p in pairs)
     b = statistics.median(p[1] for p in pairs)
     r = statistics.median(p[0] / p[1] for p in pairs)
-    print(f"perfkit {' '.join(args.command)}: {a * 1000:.0f} ms CPU; import mcp: {b * 1000:.0f} ms CPU; ratio {r:.2f}x")
+    print("| benchmark | perfkit | alternative | ratio |")
+    print("|---|---|---|---|")
+    print(
+        f"| `perfkit {args.command}`, CPU of the whole process, median of {args.runs} pairs | "
+        f"{a * 1000:.0f} ms | `python -c 'import mcp'`: {b * 1000:.0f} ms | {r:.2f}x |"
+    )
     return 0
 
 

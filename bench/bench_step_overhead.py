@@ -98,10 +98,19 @@ def main() -> int:
     med = [statistics.median(r[i] for r in rows) for i in range(4)]
     wall_ratio = statistics.median(r[0] / r[2] for r in rows)
     cpu_ratio = statistics.median(r[1] / r[3] for r in rows)
-    what = f"{args.commits} commits" + (f", {args.files:,} files" if args.files else "")
-    print(f"per check run, {what}, median of {args.repeat} pairs (runs: perfkit {rows[0][4]}, git {rows[0][5]})")
-    print(f"  wall: perfkit {med[0] * 1000:.1f} ms, git bisect run {med[2] * 1000:.1f} ms, ratio {wall_ratio:.2f}x")
-    print(f"  cpu:  perfkit {med[1] * 1000:.1f} ms, git bisect run {med[3] * 1000:.1f} ms, ratio {cpu_ratio:.2f}x")
+    what = f"{args.commits:,} commits" + (f" over {args.files:,} files" if args.files else "")
+    runs = f"perfkit {rows[0][4]} runs, git {rows[0][5]}"
+    print("| benchmark | perfkit | alternative | ratio |")
+    print("|---|---|---|---|")
+    print(
+        f"| wall time per check run, generated history of {what}, trivial check, start + run + reset, "
+        f"median of {args.repeat} pairs ({runs}) | {med[0] * 1000:.0f} ms | `git bisect start/run/reset`: "
+        f"{med[2] * 1000:.0f} ms | {wall_ratio:.2f}x |"
+    )
+    print(
+        f"| CPU per check run (the process and every child), the same | {med[1] * 1000:.0f} ms | "
+        f"`git bisect run`: {med[3] * 1000:.0f} ms | {cpu_ratio:.2f}x |"
+    )
     return 0
 
 
