@@ -240,3 +240,26 @@ def test_a_flood_of_characters_outside_ascii_goes_to_the_child_and_the_verdict_s
     python = Scan(*rxs)
     python.feed(("PASS err=0.25\n" + bar + "\nFAIL here\n").encode(), final=True)
     assert (python.fail_line, python.pass_line, python.metric_text) == ("FAIL here", "PASS err=0.25", "0.5")
+
+
+def test_a_pattern_slow_even_for_rE2_stops_at_the_steps_deadline(tmp_path):
+    """Linear is not always fast: `[ab]*a[ab]{200}c` overflows RE2's DFA on random a's and b's and costs
+    seconds per MiB. The search is cut into short calls and stops past the deadline (plus the grace for
+    output in flight), like the child; the step says so instead of running on for minutes."""
+    from helpers.load import slack
+    from perfkit.bisect.command import runner
+
+    rxs = [re.compile(p, re.M) for p in (r"[ab]*a[ab]{200}c", r"\bPASS\b")]
+    script = tmp_path / "flood.py"
+    script.write_text(
+        "import os, sys\ntable = bytes(97 + (i & 1) for i in range(256))\n"
+        "sys.stdout.buffer.write(os.urandom(64 << 20).translate(table))\nprint()\nprint('PASS')\n"
+    )
+    scan = linear_scan(*rxs, None)
+    log = runner.Log(tmp_path / "logs" / "step.log", 1 << 20)
+    t0 = time.monotonic()
+    runner.run(f"{sys.executable} {script}", tmp_path, {"PATH": os.environ["PATH"]}, 2, log, scan)
+    log.close()
+    assert time.monotonic() - t0 < 2 + slack(10)
+    assert scan.unfinished is not None and "did not finish" in scan.unfinished
+    assert scan.pass_line is None  # the search stopped before the end of the output

@@ -15,16 +15,18 @@ last one either side saw.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable
 
 from perfkit.bisect.command import linear_pattern
 from perfkit.bisect.command.linear_pattern import Linear, NotLinear
 from perfkit.bisect.command.scan import Found, Scan
-from perfkit.bisect.command.scanproc import ScanProcess
+from perfkit.bisect.command.scanproc import GRACE_S, SLOW, ScanProcess
 
 __all__ = ["LinearScan", "LinearSearch", "NotLinear", "join", "linear_scan"]
 
 _LINE_SHOWN = 160
+_PIECE = 256 * 1024  # bytes searched per RE2 call between looks at the clock
 
 
 class LinearScan(Scan):
@@ -37,6 +39,11 @@ class LinearScan(Scan):
         self.alphabet = linear_pattern.alphabet(used)
         self.handover: bytes | None = None  # set when the rest must be searched by Python's engine
         self.on_handover: Callable[[bytes], None] | None = None
+
+    def stop(self, why: str) -> None:
+        """Search no further: what was found stands, `unfinished` says why the rest was not searched."""
+        self.unfinished = why
+        self._carry = b""
 
     def feed(self, data: bytes, final: bool = False) -> None:
         if self.handover is not None:
@@ -147,15 +154,29 @@ class LinearSearch:
     def push(self, data: bytes) -> None:
         if self.child is not None:
             self.child.push(data)
-        else:
-            self.scan.feed(data)
+            return
+        if self.scan.unfinished is not None:
+            return
+        for at in range(0, len(data), _PIECE):  # RE2 cannot be stopped inside a call: keep each one short
+            self.scan.feed(data[at : at + _PIECE])
+            if self.child is not None:  # handed over inside that piece: the child takes the rest
+                self.child.push(data[at + _PIECE :])
+                return
+            if time.monotonic() > self.deadline + GRACE_S:
+                self._out_of_time()
+                return
+
+    def _out_of_time(self) -> None:
+        """Linear is not fast for every pattern (a DFA that keeps overflowing falls back to an NFA, a few
+        seconds per MiB): past the step's deadline the search stops, as the child is stopped there."""
+        self.scan.stop(SLOW)
 
     def flush(self) -> None:
         if self.child is not None:
             self.child.flush()
 
     def finish(self) -> None:
-        if self.child is None:
+        if self.child is None and self.scan.unfinished is None:
             self.scan.feed(b"", final=True)
         if self.child is None:
             return
