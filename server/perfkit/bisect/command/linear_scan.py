@@ -159,7 +159,8 @@ class LinearSearch:
             return
         for at in range(0, len(data), _PIECE):  # RE2 cannot be stopped inside a call: keep each one short
             self.scan.feed(data[at : at + _PIECE])
-            if self.child is not None:  # handed over inside that piece: the child takes the rest
+            if self.scan.handover is not None:  # handed over inside that piece: the child takes the rest
+                assert self.child is not None  # started by the hand-over
                 self.child.push(data[at + _PIECE :])
                 return
             if time.monotonic() > self.deadline + GRACE_S:
