@@ -160,12 +160,15 @@ class LinearSearch:
         for at in range(0, len(data), _PIECE):  # RE2 cannot be stopped inside a call: keep each one short
             self.scan.feed(data[at : at + _PIECE])
             if self.scan.handover is not None:  # handed over inside that piece: the child takes the rest
-                assert self.child is not None  # started by the hand-over
-                self.child.push(data[at + _PIECE :])
+                self._to_child(data[at + _PIECE :])
                 return
             if time.monotonic() > self.deadline + GRACE_S:
                 self._out_of_time()
                 return
+
+    def _to_child(self, data: bytes) -> None:
+        assert self.child is not None  # started by the hand-over
+        self.child.push(data)
 
     def _out_of_time(self) -> None:
         """Linear is not fast for every pattern (a DFA that keeps overflowing falls back to an NFA, a few
