@@ -1177,9 +1177,15 @@ def test_bad_input_on_the_cli(row: Bad, tmp_path_factory):
     assert res["stdout"] == ""
     lines = res["stderr"].strip().split("\n")
     assert len(lines) == 1, res["stderr"][-1500:]
-    assert lines[0].startswith("perfkit: error: ")
-    _check_error_text(row, lines[0].removeprefix("perfkit: error: "), cli=True)
-    assert not mcp_words(lines[0], SPECS[row.tool], list(SPECS.values())), lines[0]  # the CLI's own words
+    if lines[0].startswith("{"):  # with --json the error is one JSON object on stderr, the same message in it
+        said = json.loads(lines[0])
+        assert said["error"] == "bad_input" and said["exit_code"] == 2, said
+        message = said["message"]
+    else:
+        assert lines[0].startswith("perfkit: error: ")
+        message = lines[0].removeprefix("perfkit: error: ")
+    _check_error_text(row, message, cli=True)
+    assert not mcp_words(message, SPECS[row.tool], list(SPECS.values())), message  # the CLI's own words
     assert not res["changes"], f"{row.id} wrote: {res['changes'][:10]}"
 
 
