@@ -1046,7 +1046,7 @@ class Results:
 # The table runs in chunks, each over its own world: no single setup holds the whole table, so a busy
 # machine slows a chunk down but cannot time out every row at once. With `--dist loadgroup` (tests/run.sh)
 # a chunk's rows go to one test process, which computes the chunk once, on its first row.
-CHUNK = 8
+CHUNK = 16  # rows per chunk: one world, one MCP session and one CLI driver serve them all
 CHUNKS = [ROWS[i : i + CHUNK] for i in range(0, len(ROWS), CHUNK)]
 CHUNK_OF = {r.id: k for k, rows in enumerate(CHUNKS) for r in rows}
 _DONE: dict[int, Results] = {}
