@@ -18,9 +18,9 @@ from perfkit.lint.markdown import Doc, norm_line
 from perfkit.lint.models import Finding
 
 _STRUCTURE = re.compile(
-    r"^\s*(?:#{1,6}\s|(?:[-*+]|\d+[.)])?\s*\[[ xX]\]|(?:[-*+]\s+)?(?:\*\*|__)[^*_]{1,160}(?:\*\*|__)\s*:?\s*$|"
+    r"^\s*+(?:#{1,6}\s|(?:[-*+]|\d+[.)])?\s*\[[ xX]\]|(?:[-*+]\s+)?(?:\*\*|__)[^*_]{1,160}(?:\*\*|__)\s*:?\s*$|"
     r"</?(?:details|summary|p|br|div|img|hr|a|sub|sup)\b|```|~~~|[=-]{3,}\s*$|@\w|/\w+|<!--|"
-    r".*\b(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?|related(?: to)?)\b[^\n]*#)",
+    r"(?>.*?\b(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?|related(?: to)?)\b)[^\n]*#)",
     re.I,
 )
 _NOTE = re.compile(
@@ -38,8 +38,8 @@ _ASKS = re.compile(
 _TAG = re.compile(r"^(?:[-*+]\s+|\d+[.)]\s+)?[*_]*\[\s*[A-Z][A-Z _/-]{2,40}\]")
 _FILL_IN = re.compile(r"<\s*(?:blank|empty|fill[ _-]?in|todo|tbd|\.\.\.)\s*>|_{3,}", re.I)
 _EXAMPLE = re.compile(
-    r"^(?:[-*+]|\d+[.)])\s+[*_`]*\s*(?:\.{2,}|x{2,}|(?:item|change|feature|fix|step|example|foo|bar)[ _-]?\w{0,2})"
-    r"\s*[*_`]*\s*$",
+    r"^(?:[-*+]|\d+[.)])\s++[*_`]*+\s*+(?:\.{2,}|x{2,}|(?:item|change|feature|fix|step|example|foo|bar)[ _-]?\w{0,2})"
+    r"\s*+[*_`]*+\s*+$",
     re.I,
 )
 

@@ -238,6 +238,23 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
+def _drop_tags(text: str) -> str:
+    """Text with each `<...>` (a '<', then the next '>' at least one character on) removed, as
+    re.sub(r"<[^>]+>", "", text) would, found with str.find: linear where that pattern is quadratic
+    on a line of '<' with no '>'."""
+    out: list[str] = []
+    start = 0
+    while (lt := text.find("<", start)) >= 0 and (gt := text.find(">", lt + 1)) >= 0:
+        if gt == lt + 1:  # '<>' holds no tag; look again after the '<'
+            out.append(text[start : lt + 1])
+            start = lt + 1
+            continue
+        out.append(text[start:lt])
+        start = gt + 1
+    out.append(text[start:])
+    return "".join(out)
+
+
 @dataclass
 class _Reader:
     """sentences()'s state over one file: the paragraph being joined, the heading, the code it is in."""
@@ -294,7 +311,7 @@ class _Reader:
         if h or summary:
             self.flush()
             title = summary.group(1) if summary else raw[h.end() :] if h else ""
-            self.heading = re.sub(r"<[^>]+>", "", title).strip().rstrip("#").strip()
+            self.heading = _drop_tags(title).strip().rstrip("#").strip()
             return True
         if _TREE_RE.search(raw) or _TABLE_ROW_RE.search(raw):
             self.flush()  # folder trees and table rows are reference data, not sentences

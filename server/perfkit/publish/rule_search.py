@@ -71,7 +71,7 @@ _AGENT_FILES = (
 _DOC_GUIDE_RE = re.compile(r"contribut(?:e|ing|ion|or(?!s))|developer[_-]guide/(?:index|readme)\.", re.I)
 _TRANSLATION_RE = re.compile(r"/(?:locales?|i18n|translations?|zh[_-]?cn|ja|ko)/", re.I)
 _README_RE = re.compile(r"^readme(?:\.(?:md|markdown|rst|txt))?$", re.I)
-_HEADING_RE = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+_HEADING_RE = re.compile(r"^ {0,3}(#{1,6})\s")  # the title is taken in Python: no pattern over a long line
 _CONTRIB_HEADING_RE = re.compile(r"\bcontribut\w*|\bdevelop(?:ing|ment|ers?)\b.*\bguid", re.I)
 
 _MD_LINK_RE = re.compile(r"(?<!!)\[[^\]\n]{0,300}\]\(\s*<?([^()\s<>]{1,500})>?(?:\s+\"[^\"\n]*\")?\s*\)")
@@ -127,7 +127,7 @@ def readme_span(text: str) -> tuple[int, int] | None:
         if not m and not under:
             continue
         lvl = len(m.group(1)) if m else (1 if lines[n].strip().startswith("=") else 2)
-        title = m.group(2) if m else line.strip()
+        title = line[m.end() :].strip().rstrip("#").rstrip() if m else line.strip()
         if start is None:
             if _CONTRIB_HEADING_RE.search(title):
                 start, level = n, lvl
