@@ -147,13 +147,20 @@ def _parsed(name: str, boxes: int, must: tuple[str, ...] = (), never: tuple[str,
     return check
 
 
-HOSTILE_TEMPLATE = (
-    "## Reviewer notes\n\n{{ 7*7 }} {% for x in range(3) %}loop{% endfor %} {{ ''.__class__.__mro__ }}\n"
+# The hostile words sit where the template account keeps the template's words as written (its collapsed
+# notes), so they must reach the description verbatim and inert; the same words under a heading the draft
+# answers are instruction and never posted (docs/publish.md, "The account").
+_HOSTILE_NOTES = (
+    "{{ 7*7 }} {% for x in range(3) %}loop{% endfor %} {{ ''.__class__.__mro__ }}\n"
     "<script>alert(1)</script> <details><summary>html</summary>kept</details>\n"
-    "$(touch pwned) `touch pwned`\n\n"
+    "$(touch pwned) `touch pwned`\n"
+)
+HOSTILE_TEMPLATE = (
+    "## Reviewer notes\n\n" + _HOSTILE_NOTES + "\n"
+    "<details><summary>Notes</summary>\n\n" + _HOSTILE_NOTES + "\n</details>\n\n"
     "## Checklist\n\n- [ ] {{ config }} box\n\n"
-    "## Long\n\n" + "word " * 40_000 + "\n"
-).encode() + b"latin-1 bytes: caf\xe9 \xff\xfe end\n"
+    "## Long\n\n<details><summary>Long notes</summary>\n\n" + "word " * 40_000 + "\n"
+).encode() + b"latin-1 bytes: caf\xe9 \xff\xfe end\n\n</details>\n"
 
 
 @dataclass
