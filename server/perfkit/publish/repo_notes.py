@@ -34,7 +34,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from perfkit.markdown.blocks import BOX_RE, FENCE_RE
+from perfkit.markdown.blocks import ATX_RE, BOX_RE, FENCE_RE
 from perfkit.publish import rule_params
 from perfkit.publish.models import NoteKind, PolicyConflict, RepoRule
 from perfkit.publish.rule_search import Source, Start
@@ -203,7 +203,6 @@ _TESTS_CONTEXT_RE = re.compile(
 )
 _FIRST_PERSON_RE = re.compile(r"^\W*(?:\([a-z]\)\s*)?I\b(?!\.)")
 _TABLE_ROW_RE = re.compile(r"^\s*\|| \| .* \| |<br>.* \| ")
-_HEADING_RE = re.compile(r"^ {0,3}#{1,6}(?:\s|$)")  # the text is taken in Python: no pattern over a long line
 _SUMMARY_RE = re.compile(r"^\s*<summary>(.*?)</summary>\s*$", re.I)
 _LIST_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?])(?:\*\*|__)?\s+(?=[A-Z\[*`\"'(])|(?<=[。！？])")
@@ -307,7 +306,7 @@ class _Reader:
             self.para.clear()
             return True
         summary = _SUMMARY_RE.match(raw)
-        h = _HEADING_RE.match(raw)
+        h = ATX_RE.match(raw)  # the text is taken in Python: no pattern over a long line
         if h or summary:
             self.flush()
             title = summary.group(1) if summary else raw[h.end() :] if h else ""
