@@ -41,7 +41,7 @@ REVIEWED_DYNAMIC = {
     "perfkit.culprit.numeric_rules:<module>": "module-level patterns: timed through the imported module",
     "perfkit.culprit.numeric_rules:gate": "escaped literal pieces joined by |: a substring search; every gate is "
     "also held in numeric_rules.PATTERNS and timed through the imported module",
-    "perfkit.guards.limits:_repeat_line": "an escaped JSON key (it starts with a quote) then \\s*+:: a substring search",
+    "perfkit.guards.limits:_repeat_line": "an escaped JSON key (it starts with a quote), then \\s*+ and a colon",
     "perfkit.lint.claims.extract:__init__": "the campaign's metric and arm names, escaped, between fixed lookarounds: "
     "a substring search",
     "perfkit.lint.claims.vocab:<module>": "module-level patterns: timed through the imported module",
