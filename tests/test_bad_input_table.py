@@ -147,13 +147,20 @@ def _parsed(name: str, boxes: int, must: tuple[str, ...] = (), never: tuple[str,
     return check
 
 
-HOSTILE_TEMPLATE = (
-    "## Reviewer notes\n\n{{ 7*7 }} {% for x in range(3) %}loop{% endfor %} {{ ''.__class__.__mro__ }}\n"
+# The hostile words sit where the template account keeps the template's words as written (its collapsed
+# notes), so they must reach the description verbatim and inert; the same words under a heading the draft
+# answers are instruction and never posted (docs/publish.md, "The account").
+_HOSTILE_NOTES = (
+    "{{ 7*7 }} {% for x in range(3) %}loop{% endfor %} {{ ''.__class__.__mro__ }}\n"
     "<script>alert(1)</script> <details><summary>html</summary>kept</details>\n"
-    "$(touch pwned) `touch pwned`\n\n"
+    "$(touch pwned) `touch pwned`\n"
+)
+HOSTILE_TEMPLATE = (
+    "## Reviewer notes\n\n" + _HOSTILE_NOTES + "\n"
+    "<details><summary>Notes</summary>\n\n" + _HOSTILE_NOTES + "\n</details>\n\n"
     "## Checklist\n\n- [ ] {{ config }} box\n\n"
-    "## Long\n\n" + "word " * 40_000 + "\n"
-).encode() + b"latin-1 bytes: caf\xe9 \xff\xfe end\n"
+    "## Long\n\n<details><summary>Long notes</summary>\n\n" + "word " * 40_000 + "\n"
+).encode() + b"latin-1 bytes: caf\xe9 \xff\xfe end\n\n</details>\n"
 
 
 @dataclass
@@ -1046,7 +1053,7 @@ class Results:
 # The table runs in chunks, each over its own world: no single setup holds the whole table, so a busy
 # machine slows a chunk down but cannot time out every row at once. With `--dist loadgroup` (tests/run.sh)
 # a chunk's rows go to one test process, which computes the chunk once, on its first row.
-CHUNK = 8
+CHUNK = 16  # rows per chunk: one world, one MCP session and one CLI driver serve them all
 CHUNKS = [ROWS[i : i + CHUNK] for i in range(0, len(ROWS), CHUNK)]
 CHUNK_OF = {r.id: k for k, rows in enumerate(CHUNKS) for r in rows}
 _DONE: dict[int, Results] = {}
@@ -1177,9 +1184,15 @@ def test_bad_input_on_the_cli(row: Bad, tmp_path_factory):
     assert res["stdout"] == ""
     lines = res["stderr"].strip().split("\n")
     assert len(lines) == 1, res["stderr"][-1500:]
-    assert lines[0].startswith("perfkit: error: ")
-    _check_error_text(row, lines[0].removeprefix("perfkit: error: "), cli=True)
-    assert not mcp_words(lines[0], SPECS[row.tool], list(SPECS.values())), lines[0]  # the CLI's own words
+    if lines[0].startswith("{"):  # with --json the error is one JSON object on stderr, the same message in it
+        said = json.loads(lines[0])
+        assert said["error"] == "bad_input" and said["exit_code"] == 2, said
+        message = said["message"]
+    else:
+        assert lines[0].startswith("perfkit: error: ")
+        message = lines[0].removeprefix("perfkit: error: ")
+    _check_error_text(row, message, cli=True)
+    assert not mcp_words(message, SPECS[row.tool], list(SPECS.values())), message  # the CLI's own words
     assert not res["changes"], f"{row.id} wrote: {res['changes'][:10]}"
 
 
@@ -1191,8 +1204,11 @@ def test_hostile_but_valid_input(row: Hostile, tmp_path_factory):
     assert res["checked"] is None, res["checked"]
     assert {c[2:] for c in res["changes"]} <= row.writes(results.cli_world[row.id]) | {"rendered"}, res["changes"]
     res, world = results.cli[row.id], results.cli_world[row.id]
-    assert res["rc"] == 0, res["stderr"][-1500:]
-    row.check(world, json.loads(res["stdout"]))
+    assert res["rc"] in ((0, 1) if row.tool == "lint_wording" else (0,)), res["stderr"][-1500:]
+    result = json.loads(res["stdout"])
+    if row.tool == "lint_wording":  # lint-wording exits 1 when it has findings (docs/publish.md, "Exit status")
+        assert res["rc"] == (1 if result["findings"] else 0), (res["rc"], result["findings"][:3])
+    row.check(world, result)
     assert {c[2:] for c in res["changes"]} <= row.writes(world) | {"rendered"}, res["changes"]
     assert not any(w.plain.joinpath("pwned").exists() for w in results.cli_world.values())
 
