@@ -3,15 +3,16 @@
 A generated repository per size: Python modules of 200 lines under src/, and one delivery commit
 that rewrites half the lines of each module in hunks of 5 (a flag read from the environment, a
 default changed, a call renamed, a comment added), so 10^3, 10^4 and 10^5 changed lines are 10, 101
-and 1,010 files (--one-file puts them all in one module). classify_changes runs through its ToolSpec, as the MCP server and the CLI call it, in a child
-process per size and tree (--before exports an older tree with git archive); the time is that process's CPU time (git's own time is in its children and left
-out), best of --repeat, so other load on a shared machine does not inflate it. The child also times
-the steps after the core function returns (the result made displayable, the list cap, the finiteness
-check), so the table shows how much of the call they take.
+and 1,010 files (--one-file puts them all in one module). classify_changes runs through its
+ToolSpec, as the MCP server and the CLI call it, in a child process per size and tree (--before
+exports an older tree with git archive); the time is that process's CPU time (git's own time is in
+its children and left out), best of --repeat, so other load on a shared machine does not inflate
+it. The child also times the steps after the core function returns (the result made displayable,
+the list cap, the finiteness check), so the table shows how much of the call they take.
 
 The growth is printed per tenfold of changed lines and as the exponent k of n^k (linear is 1.0;
 a tenfold is 3.32 doublings, so k = log10(ratio) and the ratio per doubling is 2^k).
-Usage: python bench/bench_classify_scaling.py [--sizes 1000,10000,100000] [--repeat N]
+Usage: python bench/bench_classify_scaling.py [--sizes 1000,10000,100000] [--repeat N] [--before SHA] [--one-file]
 """
 
 from __future__ import annotations
