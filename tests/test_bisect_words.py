@@ -50,7 +50,8 @@ def test_the_start_estimate_counts_level_2_from_the_largest_move(tmp_path):
     assert "up to 8 runs for the largest move in the range (12 first-parent commits)" in res.message
     # the ends and level 1; level 2 only if the culprit moves the pointer
     low, high = 2 + level1_low, 2 + level1_high + level2_high
-    assert f"Estimate: {low} to {high} runs, the two end checks included (if the check turns out to flake" in res.message
+    said = f"Estimate: {low} to {high} runs, the two end checks included (if the check turns out to flake"
+    assert said in res.message
     assert bisect_status(p.path).expected_steps == res.expected_steps
     bisect_reset(p.path)
     # without a submodule level, nothing is added

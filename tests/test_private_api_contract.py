@@ -19,6 +19,7 @@ import anyio
 import pytest
 from mcp.server import MCPServer
 from mcp.server.lowlevel import Server
+from mcp.server.mcpserver.exceptions import ToolError
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from perfkit.cli.argparse_private import (
@@ -28,7 +29,6 @@ from perfkit.cli.argparse_private import (
     subcommands,
     takes_one_value_per_flag,
 )
-from mcp.server.mcpserver.exceptions import ToolError
 from perfkit.mcp_server.sdk_private import SUPPORTED_MCP, SchemaLookupHook, lowlevel_server, refused_arguments
 from pydantic import ValidationError
 
