@@ -94,7 +94,10 @@ def test_cli_run_and_errors(tmp_path):
     assert json.loads(started.stdout)["expected_steps"] == 2 + 3 + 4
     assert "Estimate: 7 to 9 runs" in json.loads(started.stdout)["message"]
     again = perfkit(*args)
-    assert again.returncode == 2 and again.stderr.startswith("perfkit: error: REPO: a bisect of this repository")
+    # with --json the error is one JSON object on stderr, stdout stays empty (perfkit.cli.commands._Errors)
+    said = json.loads(again.stderr)
+    assert again.returncode == 2 and again.stdout == "" and said["error"] == "bad_input" and said["exit_code"] == 2
+    assert said["field"] == "REPO" and said["message"].startswith("REPO: a bisect of this repository")
     run = perfkit("bisect-run", p.path, "--quiet")
     assert run.returncode == 0, run.stderr
     assert run.stdout.startswith("Found: " + p.c["bug"][:12]) and run.stderr == ""
