@@ -100,7 +100,7 @@ CHANGE_WORD_RE = re.compile(
     r"lower(?:s|ed)?|shrank|shrinks|loss(?:es)?|lost|went down|cuts?|reduce[sd]?|reduces|reducing|reductions?|"
     r"(?:is|are|was|were|goes|go|comes?|came) down)"
     r"|(?P<good>faster|quicker|speed-?ups?|improve[sd]?|improving|improvements?|better)"
-    r"|(?P<bad>slower|slowdowns?|regress(?:ed|es|ions?)?|worse|degrade[sd]?|degradations?)"
+    r"|(?P<bad>slower|slowdowns?|regress(?:ed|es|ions?)?|worse|worsen(?:s|ed|ing)?|degrade[sd]?|degradations?)"
     r")(?![\w-])",
     re.I,
 )
