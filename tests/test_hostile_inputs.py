@@ -177,7 +177,10 @@ def test_a_hostile_campaign_is_a_clear_error_on_both_surfaces(campaign_answers, 
     assert "please report" not in text
     r = cli[case]
     assert r["rc"] == 2 and r["seconds"] < slack(20), r
-    assert r["stderr"].startswith(f"perfkit: error: {field}") and words in r["stderr"], r["stderr"]
+    # with --json the error is one JSON object on stderr, stdout empty (perfkit.cli.commands._Errors)
+    said = json.loads(r["stderr"])
+    assert r["stdout"] == "" and said["error"] == "bad_input" and said["exit_code"] == 2, r["stderr"]
+    assert said["message"].startswith(field) and words in said["message"], r["stderr"]
 
 
 def _u_p_independent(a: list[float], b: list[float]) -> float:
