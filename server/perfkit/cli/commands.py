@@ -22,8 +22,8 @@ from pydantic import ValidationError, create_model
 from perfkit import __version__
 from perfkit.cli.argparse_private import WideCommandList
 from perfkit.cli.terms import cli_error, cli_text, tool_words
-from perfkit.errors import InputError, ToolFailure, from_validation
-from perfkit.tools.spec import ToolSpec
+from perfkit.errors import InputError, ToolFailure
+from perfkit.tools.spec import ToolSpec, argument_error
 
 EXIT_OK, EXIT_FAILURE, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -150,7 +150,7 @@ def _validate(spec: ToolSpec, raw: dict[str, Any]) -> dict[str, Any]:
     try:
         validated = model.model_validate(given)
     except ValidationError as exc:
-        raise from_validation(exc, "", "see `perfkit " + spec.cli_name + " --help`") from None
+        raise argument_error(exc, f"see `perfkit {spec.cli_name} --help`") from None
     return {p.name: getattr(validated, p.name) for p in params}
 
 

@@ -16,9 +16,9 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
-from perfkit.errors import InputError, ToolFailure
+from perfkit.errors import InputError, ToolFailure, from_validation
 from perfkit.guards import limits
 from perfkit.guards.list_caps import cap_lists
 from perfkit.tools import collector
@@ -157,6 +157,25 @@ class ToolSpec:
             f"an unexpected {type(exc).__name__}{text} in {self.name}; please report it "
             "(the server's stderr, or PERFKIT_DEBUG=1 on the command line, shows the traceback)"
         )
+
+
+_WHAT_TO_DO = {  # pydantic's error type -> what the caller does about it
+    "string_too_long": "pass a shorter value",
+    "too_long": "pass fewer items",
+    "string_too_short": "pass a value that is not empty",
+    "too_short": "pass at least one item",
+    "missing": "pass it",
+    "extra_forbidden": "leave it out",
+}
+
+
+def argument_error(exc: ValidationError, help_hint: str) -> InputError:
+    """The one conversion of a tool call's arguments refused by pydantic (the MCP SDK's check of the input
+    schema, or the CLI's): its first error as `field: problem; what to do`, never pydantic's own text.
+
+    help_hint: where the adapter's user reads the parameters (the command's --help, the tool's schema)."""
+    todo = _WHAT_TO_DO.get(exc.errors()[0]["type"])
+    return from_validation(exc, "", f"{todo}; {help_hint}" if todo else help_hint)
 
 
 def _check_argument(name: str, value: Any, depth: int = 0) -> None:
