@@ -75,6 +75,8 @@ def main() -> int:
         "bench_culprit.py": "evaluate_culprit and triage_builds",
         "bench_publish.py": "render_pr and lint_wording",
         "bench_gitdir_proof.py": "perfkit's own git folders, proved",
+        "bench_step_overhead.py": "Bisect overhead per check run",
+        "bench_cli_start.py": "CLI start",
     }
     scripts = sorted(HERE.glob("bench_*.py"))
     if ns.only:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from helpers.bisect_project import Project, build
+from helpers.bisect_project import Project, build, covers, steps_noted
 from helpers.cli_audit import cli_field
 from helpers.gitbuild import Repo
 from helpers.load import slack
@@ -161,20 +161,31 @@ def test_a_gitmodules_name_that_leaves_the_repository_is_refused(tmp_path, name)
 
 
 def test_a_catastrophic_fail_pattern_cannot_keep_a_step_past_its_timeout(tmp_path):
+    """`(a+)+$` is searched in perfkit's process by RE2 (linear), so even a long line of a's gives the
+    verdict at once; the same pattern with `$` outside multi-line mode has no exact RE2 form, goes to
+    Python's engine in a child process, and that child is stopped at the step's deadline."""
     p = build(tmp_path, [""] * 2, PLAN)
-    run = "python3 -c \"print('a' * 64 + 'b')\"; echo PASS"
+    run = "python3 -c \"print('a' * 100000 + 'b')\"; echo PASS"
     bisect_start(p.path, p.c["add"], run=run, fail_pattern="(a+)+$", timeout_s=3)
-    bid = statefile.load(statefile.state_dir(p.sup.path)).id
     t0 = time.monotonic()
     res = bisect_step(p.path)
-    took = time.monotonic() - t0
-    assert took < 3 + slack(8), took  # the deadline, a grace for the search, the restore
-    assert res.step.verdict == "skip" and "did not finish" in res.step.reason, res.step.reason
-    assert "fail_pattern" in res.step.reason
-    assert leftovers(bid) == []  # the search child is gone with the step
+    assert time.monotonic() - t0 < 3 + slack(8)
+    assert res.step.verdict == "good" and "PASS" in res.step.reason, res.step.reason
     bisect_reset(p.path)
+    for pattern in ("(?-m:(a+)+$)", "(a+)+(?=b)c"):  # no exact RE2 form: the child, stopped at the deadline
+        bisect_start(p.path, p.c["add"], run=run, fail_pattern=pattern, timeout_s=3)
+        bid = statefile.load(statefile.state_dir(p.sup.path)).id
+        t0 = time.monotonic()
+        res = bisect_step(p.path)
+        took = time.monotonic() - t0
+        assert took < 3 + slack(8), took  # the deadline, a grace for the search, the restore
+        assert res.step.verdict == "skip" and "did not finish" in res.step.reason, res.step.reason
+        assert "fail_pattern" in res.step.reason
+        assert leftovers(bid) == []  # the search child is gone with the step
+        bisect_reset(p.path)
     # the CLI answers the same within the same bound
-    proc = perfkit("bisect-start", p.path, p.c["add"], "--run", run, "--fail-pattern", "(a+)+$", "--timeout-s", "3")
+    fallback = "(?-m:(a+)+$)"
+    proc = perfkit("bisect-start", p.path, p.c["add"], "--run", run, "--fail-pattern", fallback, "--timeout-s", "3")
     assert proc.returncode == 0, proc.stderr
     t0 = time.monotonic()
     proc = perfkit("bisect-step", p.path, "--json")
@@ -303,14 +314,17 @@ def test_two_processes_never_both_take_a_stale_lock(tmp_path):
 
 
 def test_a_run_that_writes_into_the_users_checkout_is_reported(tmp_path):
-    """Not prevented (the command is the user's, and it may use absolute paths), but reported, once per
-    step that did it, naming what changed; steps that wrote nothing there add no note."""
+    """Not prevented (the command is the user's, and it may use absolute paths), but reported once, naming
+    what changed and the steps it happened in: the step itself, or the steps since the last full look at
+    the checkout when the cheap probe let them go (a file written leaves HEAD, refs and index alone)."""
     p = build(tmp_path, [""] * 2, PLAN)
     run = f'if [ "$PERFKIT_STEP" = 3 ]; then touch {p.path}/build-artifact.o; fi; {p.run_cmd()}'
     bisect_start(p.path, p.c["add"], run=run, install=p.installs())
     res = bisect_run(p.path)
     assert res.culprit is not None and res.culprit.commit == p.c["bug"]
     notes = [n for n in res.notes if "your checkout changed" in n]
-    assert len(notes) == 1 and "step 3 ran" in notes[0] and "build-artifact.o" in notes[0], res.notes
+    assert len(notes) == 1 and covers(notes[0], 3) and "build-artifact.o" in notes[0], res.notes
+    noted = steps_noted(notes[0])
+    assert noted is not None and noted[1] == len(res.steps)  # compared on leaving, up to the last step
     (p.sup.path / "build-artifact.o").unlink()
     bisect_reset(p.path)

@@ -8,6 +8,7 @@ without a description, a top-level help of paragraphs.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import subprocess
 import sys
@@ -114,3 +115,22 @@ def test_cli_words_names_commands_not_tools():
     )
     untouched = "log at /tmp/bisect_run/x.log, field bisect_runs, render_pr.py, my-bisect_run, bisect_run(repo=r)"
     assert cli_words(untouched, SPECS) == untouched
+
+
+def test_top_level_help_imports_no_tool_and_lists_every_command(tmp_path):
+    """`perfkit --help` lists the commands from the list kept on disk (made by the first start), so its
+    second start imports no tool module; the list it prints is the tools' own, and a command's own help
+    still comes whole from its tool."""
+    probe = (
+        "import sys\nfrom perfkit.cli import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "print('TOOLS', sorted(m for m in sys.modules if m.endswith('.tool') and m.startswith('perfkit.')))\n"
+    )
+    env = {**os.environ, "PERFKIT_CACHE_DIR": str(tmp_path)}
+    first = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=120)
+    second = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=120)
+    assert "TOOLS []" not in first.stdout  # the first start builds the list from the tools
+    assert "TOOLS []" in second.stdout, second.stdout[-300:]
+    assert first.stdout.split("TOOLS")[0] == second.stdout.split("TOOLS")[0]
+    for spec in SPECS:
+        assert re.search(rf"^\s+{spec.cli_name}\s", second.stdout, re.M), spec.cli_name

@@ -24,6 +24,7 @@ from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from perfkit.cli.argparse_private import (
     SUPPORTED_PYTHON,
+    LazyParser,
     WideCommandList,
     actions,
     subcommands,
@@ -175,3 +176,35 @@ def test_argparse_private_parts(supported):
     # so this fails both when the widening stops working and when argparse no longer needs it
     assert "the long name's summary" in summary_line(parser)
     assert "the long name's summary" not in summary_line(_parser(argparse.HelpFormatter))
+
+
+@pytest.mark.parametrize("supported", SUPPORTED_PYTHON)
+def test_a_lazy_sub_parser_is_filled_by_whatever_reads_it(supported, capsys):
+    """LazyParser relies on argparse reading a parser's arguments through `_actions`: parsing a sub-command,
+    its help and the top parser's listing must each see a filled parser, and the listing must not fill one."""
+    if supported != PYTHON_HERE:
+        pytest.skip(f"Python {supported} is not the running version ({PYTHON_HERE})")
+    filled: list[str] = []
+
+    def fill(p: argparse.ArgumentParser) -> None:
+        filled.append(p.prog)
+        p.description = "made when read"
+        p.add_argument("--size", type=int)
+        p.set_defaults(made=True)
+
+    def top() -> argparse.ArgumentParser:
+        parser = argparse.ArgumentParser(prog="p")
+        sub = parser.add_subparsers(dest="command", parser_class=LazyParser)
+        for name in ("a", "b"):
+            sub.add_parser(name, help=f"{name}'s summary").fill = fill
+        return parser
+
+    parser = top()
+    assert "a's summary" in parser.format_help() and filled == []
+    ns = parser.parse_args(["a", "--size", "3"])
+    assert (ns.size, ns.made, filled) == (3, True, ["p a"])
+    assert [a.dest for a in actions(subcommands(parser)["b"])] == ["help", "size"]
+    with pytest.raises(SystemExit):
+        top().parse_args(["b", "--help"])
+    shown = capsys.readouterr().out
+    assert "made when read" in shown and "--size" in shown

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -170,3 +171,16 @@ def build(tmp: Path, kernel: list[str], plan: list[tuple], side: tuple[int, list
 
 def log2ceil(n: int) -> int:
     return math.ceil(math.log2(n)) if n > 1 else 0
+
+
+def steps_noted(note: str) -> tuple[int, int] | None:
+    """The steps a checkout note speaks of: `while step 2 ran` is (2, 2); `while steps 1 to 5 ran` (the
+    probe let steps go without a full look at the checkout) is (1, 5); None for another note."""
+    m = re.search(r"while steps? (\d+)(?: to (\d+))? ran", note)
+    return None if m is None else (int(m.group(1)), int(m.group(2) or m.group(1)))
+
+
+def covers(note: str, step: int) -> bool:
+    """Whether a checkout note says the checkout changed while `step` ran."""
+    seen = steps_noted(note)
+    return seen is not None and seen[0] <= step <= seen[1]

@@ -10,6 +10,7 @@ one still installs perfkit): add a version after the test passes on it.
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 SUPPORTED_PYTHON = ("3.11", "3.12", "3.13", "3.14")  # whose argparse the contract test was written against
 
@@ -43,3 +44,27 @@ class WideCommandList(argparse.HelpFormatter):
         if isinstance(action, argparse._SubParsersAction):
             longest = max((len(name) for name in action.choices), default=0)
             self._action_max_length = max(self._action_max_length, longest + 6)
+
+
+class LazyParser(argparse.ArgumentParser):
+    """A parser whose arguments are added by `fill` the first time anything reads them.
+
+    `perfkit --help` lists the commands and `perfkit bisect-run ...` parses one: building every
+    command's options and help (a dozen tools, each text reworded for the shell) is most of a start
+    otherwise. argparse reads a parser's arguments through `_actions` (parsing, help, usage), so
+    reading it fills the parser first; fill may also set the description, epilog and defaults."""
+
+    fill: Any = None
+
+    @property
+    def _actions(self) -> list[argparse.Action]:
+        fill = self.__dict__.get("fill")
+        if fill is not None:
+            self.fill = None
+            fill(self)
+        actions: list[argparse.Action] = self.__dict__["_actions_list"]
+        return actions
+
+    @_actions.setter
+    def _actions(self, value: list[argparse.Action]) -> None:
+        self.__dict__["_actions_list"] = value

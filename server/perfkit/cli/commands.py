@@ -8,6 +8,7 @@ arguments are validated by pydantic exactly as the MCP server validates them. Ex
 from __future__ import annotations
 
 import argparse
+import functools
 import inspect
 import json
 import os
@@ -15,12 +16,13 @@ import re
 import sys
 import types
 import typing
+from collections.abc import Callable
 from typing import Any, Literal
 
 from pydantic import ValidationError, create_model
 
 from perfkit import __version__
-from perfkit.cli.argparse_private import WideCommandList
+from perfkit.cli.argparse_private import LazyParser, WideCommandList
 from perfkit.cli.terms import cli_error, cli_text, tool_words
 from perfkit.errors import InputError, ToolFailure
 from perfkit.tools.spec import ToolSpec, argument_error
@@ -228,7 +230,20 @@ def _raw(text: str) -> str:
     return text.replace("%", "%%") if "%(" in text else text
 
 
-def build_parser(specs: list[ToolSpec]) -> argparse.ArgumentParser:
+def build_parser(
+    specs: list[ToolSpec] | None = None,
+    listing: list[tuple[str, str]] | None = None,
+    load: Callable[[], list[ToolSpec]] | None = None,
+) -> argparse.ArgumentParser:
+    """The `perfkit` parser. Each tool command's arguments and help are made when that command is
+    parsed or shown (LazyParser); with `listing` (command, summary) and `load` instead of specs, the
+    tools themselves are imported only then too, so `perfkit --help` imports none."""
+    if specs is not None:
+        listing = [(s.cli_name, _summary(s)) for s in specs]
+        loaded = specs
+        load = lambda: loaded  # noqa: E731
+    assert listing is not None and load is not None  # either specs, or a listing and its loader
+
     # allow_abbrev=False everywhere: a cut-off option (--warmup-step) is an error with a "did you mean", never
     # silently another option, and a new option can never change what an old command line means
     parser = argparse.ArgumentParser(
@@ -240,7 +255,7 @@ def build_parser(specs: list[ToolSpec]) -> argparse.ArgumentParser:
         "to print the tool's structured result exactly as MCP returns it.",
     )
     parser.add_argument("--version", action="version", version=f"perfkit {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=LazyParser)
     sub.add_parser(
         "serve",
         help=SERVE_HELP,
@@ -257,22 +272,24 @@ def build_parser(specs: list[ToolSpec]) -> argparse.ArgumentParser:
             allow_abbrev=False,
         )
         fn(extra)
-    for spec in specs:
-        p = sub.add_parser(
-            spec.cli_name,
-            help=_summary(spec),
-            description=_raw(cli_text(spec.cli.description or spec.description, spec, specs)),
-            epilog=_examples(spec),
-            formatter_class=argparse.RawDescriptionHelpFormatter,
-            allow_abbrev=False,
-        )
-        for param in spec.parameters():
-            _add_param(p, param, spec, specs)
-        p.add_argument("--json", action="store_true", help="print the structured result as JSON")
-        if spec.wants_progress:
-            p.add_argument("--quiet", action="store_true", help="no progress bar")
-        p.set_defaults(_spec=spec, quiet=False)
+    for name, summary in listing:
+        p = sub.add_parser(name, help=summary, formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False)
+        p.fill = functools.partial(_fill_command, name=name, load=load)
     return parser
+
+
+def _fill_command(p: argparse.ArgumentParser, name: str, load: Callable[[], list[ToolSpec]]) -> None:
+    """A tool command's arguments and help text, made when that command is parsed or shown."""
+    specs = load()
+    spec = next(s for s in specs if s.cli_name == name)
+    p.description = _raw(cli_text(spec.cli.description or spec.description, spec, specs))
+    p.epilog = _examples(spec)
+    p.set_defaults(_spec=spec, quiet=False)
+    for param in spec.parameters():
+        _add_param(p, param, spec, specs)
+    p.add_argument("--json", action="store_true", help="print the structured result as JSON")
+    if spec.wants_progress:
+        p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
 def _extra_commands() -> dict[str, tuple[Any, str, str]]:
@@ -292,8 +309,14 @@ def main(argv: list[str] | None = None) -> int:
 
         serve()
         return EXIT_OK
-    specs = all_tools()
-    parser = build_parser(specs)
+    from perfkit.cli import command_list
+
+    key = command_list.key()
+    listing = command_list.load(key)
+    if listing is None:
+        listing = [(s.cli_name, _summary(s)) for s in all_tools()]
+        command_list.store(key, listing)
+    parser = build_parser(listing=listing, load=all_tools)
     args = sys.argv[1:] if argv is None else argv
     say = _Errors(as_json="--json" in args)
     from perfkit.cli.hints import extra_arguments_hint, unknown_command_hint
@@ -319,6 +342,7 @@ def main(argv: list[str] | None = None) -> int:
         serve()
         return EXIT_OK
     spec = getattr(ns, "_spec", None)
+    specs = all_tools() if spec is not None else []  # imported already: the command's parser was filled
     try:
         if spec is not None:
             return _run_tool(spec, ns, specs)

@@ -51,6 +51,18 @@ def no_progress(done: float, total: float | None = None, message: str | None = N
     """Default sink for callers that do not watch progress."""
 
 
+_SIGNATURES: dict[Callable[..., Any], inspect.Signature] = {}
+
+
+def _signature(func: Callable[..., Any]) -> inspect.Signature:
+    """func's signature with its annotations evaluated, once per process: the parser, the help and both
+    adapters ask for every tool's parameters many times, and each evaluation re-reads every annotation."""
+    sig = _SIGNATURES.get(func)
+    if sig is None:
+        sig = _SIGNATURES[func] = inspect.signature(func, eval_str=True)
+    return sig
+
+
 @dataclass(frozen=True)
 class CliText:
     """What a person at a shell reads where the agent's text does not fit them.
@@ -100,15 +112,14 @@ class ToolSpec:
 
     @property
     def wants_progress(self) -> bool:
-        return "progress" in inspect.signature(self.func).parameters
+        return "progress" in _signature(self.func).parameters
 
     def parameters(self) -> list[inspect.Parameter]:
         """The user-facing parameters, without the progress sink."""
-        sig = inspect.signature(self.func, eval_str=True)
-        return [p for p in sig.parameters.values() if p.name != "progress"]
+        return [p for p in _signature(self.func).parameters.values() if p.name != "progress"]
 
     def return_type(self) -> type[BaseModel]:
-        annotation: type[BaseModel] = inspect.signature(self.func, eval_str=True).return_annotation
+        annotation: type[BaseModel] = _signature(self.func).return_annotation
         return annotation
 
     def call(self, arguments: dict[str, Any], progress: Progress | None = None) -> BaseModel:

@@ -16,6 +16,10 @@ import sys
 
 _SCAN_LINE_MAX = 64 * 1024
 
+# where a match starts and ends, and its first group (-1, -1 without one); a namedtuple, not a
+# dataclass: the child process starts faster without importing dataclasses
+Found = collections.namedtuple("Found", "start end g_start g_end")
+
 
 class Scan:
     # a plain class, not a dataclass: the child process starts faster without importing dataclasses
@@ -39,8 +43,11 @@ class Scan:
             if cut < 0:
                 cut = len(buf) - 1
             block, self._carry = buf[: cut + 1], buf[cut + 1 :]
-        if not block:
-            return
+        if block:
+            self._block(block)
+
+    def _block(self, block: bytes) -> None:
+        """Search one block of whole lines (or a line cut at the cap) with Python's engine."""
         text = block.decode("utf-8", "replace")
         if self.fail_line is None:
             m = _search(self.fail, text)

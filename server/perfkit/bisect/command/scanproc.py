@@ -19,7 +19,7 @@ from pathlib import Path
 from perfkit.bisect.command import scan as scanmod
 from perfkit.bisect.command.scan import Scan
 
-_SLOW = (
+SLOW = (
     "searching the output for the verdict patterns did not finish within the step's timeout "
     "(a pattern that backtracks, like (a+)+$?): simplify fail_pattern, pass_pattern or metric_pattern"
 )
@@ -97,7 +97,7 @@ class ScanProcess:
             self.flush()
         if self._pending:
             self.kill()
-            self.scan.unfinished = _SLOW
+            self.scan.unfinished = SLOW
             return
         try:
             self.stdin.close()
@@ -108,7 +108,7 @@ class ScanProcess:
             out, _ = self.proc.communicate(timeout=max(end - time.monotonic(), 0.01))
         except subprocess.TimeoutExpired:
             self.kill()
-            self.scan.unfinished = _SLOW
+            self.scan.unfinished = SLOW
             return
         try:
             self.scan.take(out.decode("utf-8", "replace"))

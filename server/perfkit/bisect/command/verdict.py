@@ -13,17 +13,22 @@ import re
 import signal
 from dataclasses import dataclass
 
+from perfkit.bisect.command.linear_scan import NotLinear, linear_scan
 from perfkit.bisect.command.runner import Result
 from perfkit.bisect.command.scan import Scan
 from perfkit.bisect.models import BisectSettings, Verdict
 
 
 def scanner(settings: BisectSettings) -> Scan:
-    return Scan(
-        fail=re.compile(settings.fail_pattern, re.MULTILINE),
-        passed=re.compile(settings.pass_pattern, re.MULTILINE),
-        metric=re.compile(settings.metric_pattern, re.MULTILINE) if settings.metric_pattern else None,
-    )
+    """The search for the verdict patterns: in perfkit's process by RE2 when every pattern keeps its
+    Python meaning there (linear_pattern.py), else Python's engine in a child stopped at the deadline."""
+    fail = re.compile(settings.fail_pattern, re.MULTILINE)
+    passed = re.compile(settings.pass_pattern, re.MULTILINE)
+    metric = re.compile(settings.metric_pattern, re.MULTILINE) if settings.metric_pattern else None
+    try:
+        return linear_scan(fail, passed, metric)
+    except NotLinear:
+        return Scan(fail=fail, passed=passed, metric=metric)
 
 
 @dataclass(frozen=True)

@@ -11,12 +11,20 @@ it (`the stash of submodule runtime changed`); a working tree change is noted, a
 edited files while the step ran.
 
 Cost per snapshot: `git status` (already run before), `git for-each-ref`, `git show-ref --head` in
-the submodule, and two small file reads; docs/perf-bisect.md has the measured overhead.
+the submodule, and two small file reads, growing with the checkout. So each step first takes a
+probe: the stat of the files git writes when HEAD, the stash or the index moves (HEAD, the index,
+packed-refs, the stash's reflog) and the name and inode of every loose ref and reftable file (from
+the folder listings), for the checkout and its submodule. git writes each of them through a lock
+file renamed over the old one (a new inode) or by appending (a new size), so an unchanged probe
+means none of them moved, and the snapshot of the step before stands without a git process. Working tree edits
+leave no trace in the probe: they are compared (and noted) whenever a probe moved and when the
+bisect leaves (`Engine.close`), for the steps run since the last full comparison.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,6 +43,7 @@ class Snapshot:
     sub_refs: dict[str, str] = field(default_factory=dict)
     sub_stash: str = ""  # digest of the submodule's stash reflog
     sub_name: str = "submodule"
+    probe: tuple[tuple[str, int, int, int, int], ...] = ()  # see probe(): taken before the git commands
 
 
 def _git(repo: Path, *args: str) -> str | None:
@@ -83,8 +92,60 @@ def _parse_status(out: str) -> tuple[str, dict[str, str], frozenset[str]]:
     return " ".join(head), index, frozenset(entries)
 
 
-def take(repo: Path, sub_path: str | None) -> Snapshot | None:
-    """The user's checkout now; None when it cannot be read (moved, deleted: said elsewhere)."""
+_REF_FILES = ("HEAD", "index", "packed-refs", "logs/refs/stash")
+
+
+def probe(repo: Path, sub_path: str | None) -> tuple[tuple[str, int, int, int, int], ...]:
+    """(path, inode, size, mtime, ctime) of every file git writes when HEAD, a ref, the stash or the index
+    of the checkout or its submodule moves; a file that is missing counts as (path, 0, 0, 0, 0)."""
+    out: list[tuple[str, int, int, int, int]] = []
+    for where in (repo, repo / sub_path) if sub_path else (repo,):
+        dirs = config_includes.git_dirs(str(where))
+        if dirs is None:
+            out.append((str(where), 0, 0, 0, 0))
+            continue
+        for folder in dict.fromkeys(dirs):  # the git folder and the common one (a linked worktree has both)
+            for name in _REF_FILES:
+                _stat(os.path.join(folder, name), out)
+            for sub in ("refs", "reftable"):
+                _walk(os.path.join(folder, sub), out)
+    return tuple(out)
+
+
+def _stat(path: str, out: list[tuple[str, int, int, int, int]]) -> os.stat_result | None:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        out.append((path, 0, 0, 0, 0))
+        return None
+    out.append((path, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+    return st
+
+
+def _walk(folder: str, out: list[tuple[str, int, int, int, int]]) -> None:
+    """Every file under folder by name and inode, as the folder listing gives them (no stat per file: a
+    checkout with thousands of loose refs stays cheap). git writes a loose ref or a reftable list to a
+    lock file renamed over the old one, so a moved ref has a new inode; a new or deleted one a new name."""
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError:
+        out.append((folder, 0, 0, 0, 0))
+        return
+    for e in entries:
+        if e.is_dir(follow_symlinks=False):
+            _walk(e.path, out)
+        else:
+            out.append((e.path, e.inode(), -1, 0, 0))
+
+
+def take(repo: Path, sub_path: str | None, unless: Snapshot | None = None) -> Snapshot | None:
+    """The user's checkout now; None when it cannot be read (moved, deleted: said elsewhere).
+
+    With `unless`, a snapshot whose probe still holds is returned as it is: nothing git writes for
+    HEAD, refs, stash or index moved since (its working tree part is then as old as it is)."""
+    seen = probe(repo, sub_path)
+    if unless is not None and unless.probe == seen:
+        return unless
     out = _git(repo, "status", "--porcelain=v2", "-z", "--branch", "--untracked-files=normal")
     refs_out = _git(repo, "for-each-ref", "--format=%(refname)%00%(objectname)")
     if out is None or refs_out is None:
@@ -93,12 +154,12 @@ def take(repo: Path, sub_path: str | None) -> Snapshot | None:
     refs = dict(line.split("\0", 1) for line in refs_out.splitlines() if "\0" in line)
     stash = _stash_log(repo)
     if not sub_path or not (repo / sub_path / ".git").exists():
-        return Snapshot(head, refs, stash, index, entries, None)
+        return Snapshot(head, refs, stash, index, entries, None, probe=seen)
     sub = repo / sub_path
     shown = _git(sub, "show-ref", "--head") or ""  # HEAD and every ref in one process
     sub_refs = {name: oid for oid, _, name in (line.partition(" ") for line in shown.splitlines()) if name}
     sub_head = sub_refs.pop("HEAD", None)
-    return Snapshot(head, refs, stash, index, entries, sub_head, sub_refs, _stash_log(sub), sub_path)
+    return Snapshot(head, refs, stash, index, entries, sub_head, sub_refs, _stash_log(sub), sub_path, seen)
 
 
 _COMMON: dict[Path, Path] = {}

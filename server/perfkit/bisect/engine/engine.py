@@ -59,6 +59,7 @@ class Engine:
         self.rounds = Rounds(self) if st.settings.devices else None
         self.ahead = False  # build ahead (build_ahead): only a call that plays several rounds gains from it
         self._user: watch.Snapshot | None = None  # the user's checkout as it was after the last step
+        self._unseen_from: int | None = None  # first step whose working tree edits are not compared yet
 
     def save(self, durable: bool = True) -> None:
         with self.save_lock:  # device workers save from their threads too
@@ -103,22 +104,56 @@ class Engine:
 
     def _compare(self, rec: StepRecord | None, before: watch.Snapshot | None) -> None:
         """Stop when the step changed the user's HEAD, refs, stash, index or submodule HEAD; note a
-        working-tree change (the user may have edited files meanwhile). perfkit undoes nothing."""
-        self._user = after = watch.take(self.repo, self.sub_path)
+        working-tree change (the user may have edited files meanwhile). perfkit undoes nothing.
+
+        When the probe (watch.probe) says nothing git writes moved, the snapshot stands without a git
+        process; working tree edits of such steps are compared at the next full snapshot or at close."""
+        self._user = after = watch.take(self.repo, self.sub_path, unless=self._user)
         if rec is None or before is None or after is None:
             return
+        if after is before:
+            if self._unseen_from is None:
+                self._unseen_from = rec.n
+            return
+        self._differences(before, after, rec.n, rec)
+
+    def check_left(self) -> None:
+        """Leaving (the bisect closes, or a bisect_step call ends): compare the working tree (and, as a last
+        net, the rest) for the steps no full snapshot has covered yet; only notes, nothing left to stop."""
+        first, before = self._unseen_from, self._user
+        if first is None or before is None:
+            return
+        after = watch.take(self.repo, self.sub_path)
+        if after is None:
+            return
+        self._user = after
+        last = self.st.steps[-1].n if self.st.steps else first
+        notes = len(self.st.notes)
+        self._differences(before, after, last, None, first)
+        if len(self.st.notes) > notes:
+            self.save()
+
+    def _differences(
+        self, before: watch.Snapshot, after: watch.Snapshot, n: int, rec: StepRecord | None, first: int | None = None
+    ) -> None:
         stop, paths = watch.differences(before, after)
-        n = rec.n
+        first = self._unseen_from if first is None else first
+        self._unseen_from = None
+        when = f"step {n}" if first is None or first >= n else f"steps {first} to {n}"
         if paths:
             shown = ", ".join(paths[:5]) + (", ..." if len(paths) > 5 else "")
             self.st.notes.append(
-                f"your checkout changed while step {n} ran ({shown}): if you did not change it yourself, the "
+                f"your checkout changed while {when} ran ({shown}): if you did not change it yourself, the "
                 "step's commands wrote into it (by absolute path); perfkit does not undo that"
             )
+        if stop and rec is None:  # leaving: the evidence is kept, there is no step left to stop
+            self.st.notes.append(f"your checkout changed while {when} ran: {'; '.join(stop)}; perfkit does not undo it")
+            return
         if not stop:
             if paths:
                 self.save()
             return
+        assert rec is not None  # a step is under way
         rec.checkout_changed = stop
         evidence = "; ".join(stop)
         own = (
@@ -198,6 +233,10 @@ class Engine:
 
         The worktree goes first, and is recorded gone at once: it is quick, while the restore re-runs
         install commands, and a client that ends a server kills it a few seconds after SIGTERM."""
+        try:
+            self.check_left()
+        except ToolFailure:  # the checkout moved or went away: said elsewhere
+            pass
         try:
             self.checkout.remove()
             if self.rounds is not None:

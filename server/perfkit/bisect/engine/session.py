@@ -270,6 +270,7 @@ def step(repo: str, progress: Progress = no_progress) -> StepResult:
             return StepResult(line=f"The bisect is done. {st.message}", step=None, status=_status(eng, top, sdir))
         try:
             rec = _one_step(eng)
+            eng.check_left()  # the working tree, when the probe let the step go without a full snapshot
         except ToolFailure as exc:
             _abandon(eng)
             raise _explained(exc, top, sdir) from None
