@@ -147,13 +147,20 @@ def _parsed(name: str, boxes: int, must: tuple[str, ...] = (), never: tuple[str,
     return check
 
 
-HOSTILE_TEMPLATE = (
-    "## Reviewer notes\n\n{{ 7*7 }} {% for x in range(3) %}loop{% endfor %} {{ ''.__class__.__mro__ }}\n"
+# The hostile words sit where the template account keeps the template's words as written (its collapsed
+# notes), so they must reach the description verbatim and inert; the same words under a heading the draft
+# answers are instruction and never posted (docs/publish.md, "The account").
+_HOSTILE_NOTES = (
+    "{{ 7*7 }} {% for x in range(3) %}loop{% endfor %} {{ ''.__class__.__mro__ }}\n"
     "<script>alert(1)</script> <details><summary>html</summary>kept</details>\n"
-    "$(touch pwned) `touch pwned`\n\n"
+    "$(touch pwned) `touch pwned`\n"
+)
+HOSTILE_TEMPLATE = (
+    "## Reviewer notes\n\n" + _HOSTILE_NOTES + "\n"
+    "<details><summary>Notes</summary>\n\n" + _HOSTILE_NOTES + "\n</details>\n\n"
     "## Checklist\n\n- [ ] {{ config }} box\n\n"
-    "## Long\n\n" + "word " * 40_000 + "\n"
-).encode() + b"latin-1 bytes: caf\xe9 \xff\xfe end\n"
+    "## Long\n\n<details><summary>Long notes</summary>\n\n" + "word " * 40_000 + "\n"
+).encode() + b"latin-1 bytes: caf\xe9 \xff\xfe end\n\n</details>\n"
 
 
 @dataclass
@@ -1149,14 +1156,12 @@ def _cli_field(row: Bad) -> str:
 
 
 def _check_error_text(row: Bad, text: str, cli: bool = False) -> None:
-    """Our errors start with 'field: problem'; MCP's own argument validation puts the field on line 2."""
-    lines = text.split("\n")
+    """Our errors start with 'field: problem', also where the MCP SDK refused the arguments against the input
+    schema (perfkit words that refusal through tools.spec.argument_error, as the CLI does)."""
     assert "Traceback" not in text and "internal error" not in text, text[:2000]
+    assert "validation error" not in text, f"{row.id}: {text[:500]!r}"
     field = _cli_field(row) if cli else row.field
-    named = lines[0].startswith(field + ":") or (
-        "validation error" in lines[0] and len(lines) > 1 and lines[1].strip() == field
-    )
-    assert named, f"{row.id}: {text[:500]!r}"
+    assert text.startswith(field + ":"), f"{row.id}: {text[:500]!r}"
     if row.problem:
         assert re.search(row.problem, text, re.I | re.S), f"{row.id}: {text[:500]!r} !~ {row.problem}"
 
@@ -1197,8 +1202,11 @@ def test_hostile_but_valid_input(row: Hostile, tmp_path_factory):
     assert res["checked"] is None, res["checked"]
     assert {c[2:] for c in res["changes"]} <= row.writes(results.cli_world[row.id]) | {"rendered"}, res["changes"]
     res, world = results.cli[row.id], results.cli_world[row.id]
-    assert res["rc"] == 0, res["stderr"][-1500:]
-    row.check(world, json.loads(res["stdout"]))
+    assert res["rc"] in ((0, 1) if row.tool == "lint_wording" else (0,)), res["stderr"][-1500:]
+    result = json.loads(res["stdout"])
+    if row.tool == "lint_wording":  # lint-wording exits 1 when it has findings (docs/publish.md, "Exit status")
+        assert res["rc"] == (1 if result["findings"] else 0), (res["rc"], result["findings"][:3])
+    row.check(world, result)
     assert {c[2:] for c in res["changes"]} <= row.writes(world) | {"rendered"}, res["changes"]
     assert not any(w.plain.joinpath("pwned").exists() for w in results.cli_world.values())
 

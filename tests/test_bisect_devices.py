@@ -79,9 +79,32 @@ def rounds_in(res, phase: str) -> int:  # type: ignore[no-untyped-def]
     return len({s.round for s in res.steps if s.phase == phase and not s.remembered})
 
 
+CONFIRM_ROUNDS = 2  # docs/bisect.md: a deterministic check runs the culprit and its parent twice more, together
+
+
 def bound(n: int, d: int) -> int:
-    """(d + 1)-section, a round for rounding, and the default's confirmation round (culprit and parent again)."""
-    return math.ceil(math.log(n, d + 1) - 1e-9) + 1 + 1 if n > 1 else 2
+    """(d + 1)-section, a round for rounding, and the default's confirmation rounds (culprit and parent again)."""
+    return search_bound(n, d) + CONFIRM_ROUNDS
+
+
+def search_bound(n: int, d: int) -> int:
+    """(d + 1)-section and a round for rounding (the first round shares its devices with the end checks)."""
+    return math.ceil(math.log(n, d + 1) - 1e-9) + 1 if n > 1 else 0
+
+
+def confirmation_rounds(res, phase: str) -> int:  # type: ignore[no-untyped-def]
+    """Rounds of a phase that ran only points the phase had tested in earlier rounds: the confirmation."""
+    seen: set[tuple[str, str | None]] = set()
+    count = 0
+    for r in sorted({s.round for s in res.steps if s.phase == phase and s.ran}):
+        points = {(s.superproject, s.submodule) for s in res.steps if s.phase == phase and s.ran and s.round == r}
+        count += points <= seen
+        seen |= points
+    return count
+
+
+def runs_of(res, phase: str, sup: str, sub: str | None = None) -> int:  # type: ignore[no-untyped-def]
+    return sum(s.ran and s.phase == phase and s.superproject == sup and sub in (None, s.submodule) for s in res.steps)
 
 
 def check(p: Project, res, before: dict) -> None:  # type: ignore[no-untyped-def]
@@ -130,8 +153,16 @@ def test_pointer_bump_two_levels_three_devices(tmp_path):
     assert res.outcome == "found" and res.culprit.commit == p.c["bump"]
     assert res.submodule_culprit.commit == p.r[9] and res.submodule_culprit.superproject == p.c["bump"]
     d = len(DEVICES)
-    assert rounds_in(res, "level1") <= bound(len(plan) + 1, d)
-    assert rounds_in(res, "level2") <= bound(13, d)
+    # the search in (d + 1)-section rounds, then the confirmation: a deterministic check runs the culprit and its
+    # parent three times each (docs/bisect.md, the confidence rule), the two together in each of two rounds
+    for phase, n, bad, good in (
+        ("level1", len(plan) + 1, (p.c["bump"], None), (p.order[p.order.index(p.c["bump"]) - 1], None)),
+        ("level2", 13, (p.c["bump"], p.r[9]), (p.c["bump"], p.r[8])),
+    ):
+        confirming = confirmation_rounds(res, phase)
+        assert confirming == CONFIRM_ROUNDS, (phase, confirming)
+        assert rounds_in(res, phase) - confirming <= search_bound(n, d), phase
+        assert runs_of(res, phase, *bad) == runs_of(res, phase, *good) == 3, phase
     # the ends are tested in the same round, on two devices, with level-1 points beside them
     first = [s for s in res.steps if s.round == 1]
     assert {s.phase for s in first} == {"verify_good", "verify_bad", "level1"} and len(first) == d
@@ -200,9 +231,13 @@ def test_wider_range_after_a_finished_bisect_reuses_verdicts(tmp_path):
     second = bisect_run(p.path)
     assert second.culprit.commit == p.c["bug"]
     again = [s for s in second.steps if s.ran and (s.superproject, s.submodule) in ran_first]
-    # only the confirmation runs again: the named culprit and its parent, once each
+    # only the confirmation runs again: the named culprit and its parent, twice each, since a remembered
+    # verdict counts as one run and a deterministic check is confirmed by three of each (docs/bisect.md)
     confirm = {p.c["bug"], p.order[p.order.index(p.c["bug"]) - 1]}
-    assert sorted(s.superproject for s in again) == sorted(confirm)
+    assert sorted(s.superproject for s in again) == sorted([*confirm, *confirm])
+    for commit in confirm:
+        verdicts = [s for s in second.steps if s.superproject == commit and s.phase == "level1"]
+        assert len(verdicts) == 3 and sum(s.remembered for s in verdicts) == 1, commit
     remembered = [s for s in second.steps if s.remembered]
     assert remembered and all("remembered from step" in s.reason and not s.ran for s in remembered)
     assert len(p.lines("runs.log")) - runs_before == second.runs

@@ -50,23 +50,24 @@ def test_mcp_progress_and_same_model_as_cli(tmp_path):
             )
             assert not r.is_error, r.content[0].text
             assert r.structured_content["level1_commits"] == 7
-            # level 1 (3 runs), the two ends, and level 2 inside the range's one move of 9 runtime commits (4),
-            # each level's answer confirmed by up to two more runs
-            assert r.structured_content["expected_steps"] == 3 + 2 + 2 + 4 + 2
+            # docs/bisect.md, "The start estimate": the two ends, level 1 (ceil(log2 7) = 3 runs) and level 2 inside
+            # the range's one move of 9 runtime commits (ceil(log2 9) = 4), each search with up to 4 confirmation runs
+            assert r.structured_content["expected_steps"] == 2 + (3 + 4) + (4 + 4)
             said = r.structured_content["message"]
-            assert "up to 6 runs for the largest move in the range (9 first-parent commits)" in said
+            assert "up to 8 runs for the largest move in the range (9 first-parent commits)" in said
+            assert "Estimate: 6 to 17 runs" in said  # the low end: the ends, floor(log2 7) = 2 and 2 confirmation runs
             r = await c.call_tool("bisect_step", {"repo": p.path}, progress_callback=on_progress)
             assert not r.is_error, r.content[0].text
             step = r.structured_content
-            assert step["line"].startswith("Step 1 of about 13: ") and step["step"]["verdict"] == "good"
+            assert step["line"].startswith("Step 1 of about 17: ") and step["step"]["verdict"] == "good"
             r = await c.call_tool("bisect_run", {"repo": p.path})
             return r.structured_content
 
     result = anyio.run(main)
     # heartbeats while the run command sleeps, then the step's own line
     beats = [m for _, _, m in events if m and "running" in m]
-    assert len(beats) >= 2 and beats[0].startswith("Step 1 of about 13: ")
-    assert events[-1][2].startswith("Step 1 of about 13: ") and events[-1][0] == 1
+    assert len(beats) >= 2 and beats[0].startswith("Step 1 of about 17: ")
+    assert events[-1][2].startswith("Step 1 of about 17: ") and events[-1][0] == 1
     assert result["done"] and result["culprit"]["commit"] == p.c["bump"]
     assert result["submodule_culprit"]["commit"] == p.r[6]
     cli = perfkit("bisect-status", p.path, "--json")
@@ -89,9 +90,14 @@ def test_cli_run_and_errors(tmp_path):
         args += ["--install", i]
     started = perfkit(*args)
     assert started.returncode == 0, started.stderr
-    assert json.loads(started.stdout)["expected_steps"] == 2 + 3 + 2  # the ends, halving, the confirmation
+    # docs/bisect.md, "The start estimate": the ends, halving 8 commits (3 runs), 2 to 4 confirmation runs
+    assert json.loads(started.stdout)["expected_steps"] == 2 + 3 + 4
+    assert "Estimate: 7 to 9 runs" in json.loads(started.stdout)["message"]
     again = perfkit(*args)
-    assert again.returncode == 2 and again.stderr.startswith("perfkit: error: REPO: a bisect of this repository")
+    # with --json the error is one JSON object on stderr, stdout stays empty (perfkit.cli.commands._Errors)
+    said = json.loads(again.stderr)
+    assert again.returncode == 2 and again.stdout == "" and said["error"] == "bad_input" and said["exit_code"] == 2
+    assert said["field"] == "REPO" and said["message"].startswith("REPO: a bisect of this repository")
     run = perfkit("bisect-run", p.path, "--quiet")
     assert run.returncode == 0, run.stderr
     assert run.stdout.startswith("Found: " + p.c["bug"][:12]) and run.stderr == ""

@@ -27,9 +27,11 @@ def test_counts_of_one_and_of_none_read_right(tmp_path):
     assert "about 0 runs" not in one.message and "Estimate: no run." in one.message
     bisect_reset(p.path)
     two = bisect_start(p.path, p.c["add"], run=p.run_cmd(), bad=p.c["head"])
-    # the two ends, one halving run, and the culprit and its parent once more
-    assert f"{two.level1_commits} first-parent commits" in two.message
-    assert "Estimate: about 5 runs, the two end checks included" in two.message
+    # docs/bisect.md, "The start estimate": the two ends, one halving run (log2 2), and 1 to 4
+    # confirmation runs over 5 commits or fewer: 2 + 1 + 1 = 4 to 2 + 1 + 4 = 7
+    assert f"{two.level1_commits} first-parent commits" in two.message and two.level1_commits == 2
+    assert "Estimate: 4 to 7 runs, the two end checks included" in two.message
+    assert two.expected_steps == 7
     bisect_reset(p.path)
 
 
@@ -39,17 +41,23 @@ def test_the_start_estimate_counts_level_2_from_the_largest_move(tmp_path):
     plan = [("src", ""), ("ptr", 2), ("src", ""), ("ptr", 14), ("src", "")]
     p = build(tmp_path, kernel, plan)
     res = bisect_start(p.path, p.c["add"], run=p.run_cmd())
-    level1 = 3 + 2  # ceil(log2(6)), then the culprit and its parent once more
-    assert res.expected_steps == level1 + 2 + 4 + 2  # ceil(log2(12)) = 4, and up to 2 confirmation runs
-    assert "up to 6 runs for the largest move in the range (12 first-parent commits)" in res.message
-    # the ends, halving 6 commits (2 or 3 runs) and 2 confirmation runs; level 2 only if the culprit moves it
-    assert "Estimate: 6 to 13 runs, the two end checks included (if the check turns out to flake" in res.message
-    assert "if the check turns out to flake" in res.message
+    # docs/bisect.md, "The start estimate": a search over n costs floor to ceil of log2 n, plus 2 to 4
+    # confirmation runs (over more than 5 commits); level 2 adds 0 to the upper end of its search
+    assert res.level1_commits == 6
+    level1_low, level1_high = 2 + 2, 3 + 4  # floor and ceil of log2(6), plus 2 to 4 confirmation runs
+    level2_high = 4 + 4  # ceil(log2(12)), plus up to 4 confirmation runs
+    assert res.expected_steps == 2 + level1_high + level2_high
+    assert "up to 8 runs for the largest move in the range (12 first-parent commits)" in res.message
+    # the ends and level 1; level 2 only if the culprit moves the pointer
+    low, high = 2 + level1_low, 2 + level1_high + level2_high
+    said = f"Estimate: {low} to {high} runs, the two end checks included (if the check turns out to flake"
+    assert said in res.message
     assert bisect_status(p.path).expected_steps == res.expected_steps
     bisect_reset(p.path)
     # without a submodule level, nothing is added
     res = bisect_start(p.path, p.c["add"], run=p.run_cmd(), submodule="")
-    assert res.expected_steps == level1 + 2 and "second level" not in res.message
+    assert res.expected_steps == 2 + level1_high and "second level" not in res.message
+    assert f"Estimate: {low} to {2 + level1_high} runs, the two end checks included" in res.message
     bisect_reset(p.path)
 
 

@@ -488,8 +488,15 @@ def test_template_merger_copies_the_template_verbatim(text, data):
     except InputError as exc:  # an ambiguous key or option is named back to the agent
         assert exc.field.startswith(("draft.template_answers", "draft.checkboxes"))
         return
-    # the template's own words, process notes and markup come out verbatim and in order
-    verbatim = [ln for p in parts if p.kind in ("text", "process", "details") for ln in p.lines if ln.strip()]
+    # process notes, markup and the template's collapsed notes are kept as written unless the draft answers
+    # them by id; the template's other words are instruction or an open question's prompt, never posted
+    # (closed world, docs/publish.md "The account"); what the account keeps comes out verbatim, in order
+    fate = {t.id: t.fate for t in merged.parts}
+    for p in parts:
+        if (p.kind in ("process", "details") or (p.kind == "text" and p.in_details)) and p.id not in answers:
+            assert fate[p.id] == "structure", (p, merged.parts)
+    kept = [p for p in parts if p.kind in ("text", "process", "details") and fate[p.id] == "structure"]
+    verbatim = [ln for p in kept for ln in p.lines if ln.strip()]
     assert _is_subsequence(verbatim, merged.lines), (parts, merged.lines)
     # visible prompt text never stays (unless the same words are also the template's own or an answer)
     other = {ln for p in parts if p.kind != "prompt" for ln in p.lines}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -174,6 +175,6 @@ def test_no_config_is_read_in_perfkits_process(tmp_path):
         "print('git' in sys.modules)\n"
     )
     _repo(tmp_path)
-    out = subprocess.run(["python", "-c", code], capture_output=True, text=True, timeout=60)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"

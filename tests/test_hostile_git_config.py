@@ -221,7 +221,9 @@ def test_no_tool_runs_a_program_the_repository_config_names(world):
     results = _cli(world, analysis)
     for case_id, _ in analysis:
         r = results[case_id]
-        assert r["rc"] == 0, (case_id, r["stderr"][-2000:])
+        # lint-wording exits 1 when the text has findings (render-pr was given no hardware to name)
+        ok = 1 if case_id == "lint" and json.loads(r["stdout"] or "{}").get("findings") else 0
+        assert r["rc"] == ok, (case_id, r["stderr"][-2000:])
     assert json.loads(results["culprit"]["stdout"])["subject"] == "signed: tidy readme"
     assert world.marks() == set(), world.marks()
 

@@ -177,7 +177,10 @@ def test_a_hostile_campaign_is_a_clear_error_on_both_surfaces(campaign_answers, 
     assert "please report" not in text
     r = cli[case]
     assert r["rc"] == 2 and r["seconds"] < slack(20), r
-    assert r["stderr"].startswith(f"perfkit: error: {field}") and words in r["stderr"], r["stderr"]
+    # with --json the error is one JSON object on stderr, stdout empty (perfkit.cli.commands._Errors)
+    said = json.loads(r["stderr"])
+    assert r["stdout"] == "" and said["error"] == "bad_input" and said["exit_code"] == 2, r["stderr"]
+    assert said["message"].startswith(field) and words in said["message"], r["stderr"]
 
 
 def _u_p_independent(a: list[float], b: list[float]) -> float:
@@ -442,3 +445,28 @@ def test_a_form_with_a_huge_option_list_renders_over_mcp(tmp_path):
     assert time.monotonic() - started < 60
     use = res.structured_content["issue_form"]
     assert use["path"] == ".github/ISSUE_TEMPLATE/perf.yml" and len(use["fields"][0]["options"]) == 3000
+
+
+def test_arguments_the_schema_refuses_read_like_every_bad_input():
+    """Over MCP the SDK checks arguments against each tool's input schema before the tool runs; whatever it
+    refuses (a missing field, a value of the wrong type) is answered in perfkit's form, `field: problem; what
+    to do`, for every tool, never in pydantic's words."""
+    from perfkit.registry import all_tools
+
+    calls: list[tuple[str, dict]] = []
+    expect: list[str] = []
+    for spec in all_tools():
+        params = spec.parameters()
+        required = [p.name for p in params if p.default is p.empty]
+        if required:  # nothing given: the first required field is named
+            calls.append((spec.name, {}))
+            more = f" (and {len(required) - 1} more)" if len(required) > 1 else ""
+            expect.append(f"{required[0]}: field required{more}; pass it; see the input schema of {spec.name}")
+        first = params[0].name
+        calls.append((spec.name, {first: {"not": ["a", "value", "of", "this", "type"]}}))
+        expect.append(f"{first}: ")
+    for (tool, args), res, want in zip(calls, _mcp(calls), expect, strict=True):
+        text = _msg(res)
+        assert res.is_error and text.startswith(want), (tool, args, text[:300])
+        assert "validation error" not in text and "pydantic" not in text and "; " in text, (tool, text[:300])
+        assert f"see the input schema of {tool}" in text, (tool, text[:300])

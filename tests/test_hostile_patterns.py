@@ -41,10 +41,12 @@ REVIEWED_DYNAMIC = {
     "perfkit.culprit.numeric_rules:<module>": "module-level patterns: timed through the imported module",
     "perfkit.culprit.numeric_rules:gate": "escaped literal pieces joined by |: a substring search; every gate is "
     "also held in numeric_rules.PATTERNS and timed through the imported module",
+    "perfkit.guards.limits:_repeat_line": "an escaped JSON key (it starts with a quote), then \\s*+ and a colon",
     "perfkit.lint.claims.extract:__init__": "the campaign's metric and arm names, escaped, between fixed lookarounds: "
     "a substring search",
     "perfkit.lint.claims.vocab:<module>": "module-level patterns: timed through the imported module",
     "perfkit.lint.numbers:<module>": "module-level patterns: timed through the imported module",
+    "perfkit.lint.markdown:<module>": "module-level patterns: timed through the imported module",
     "perfkit.lint.rules:_job_spans": "module-level job patterns handed in: timed through the imported module",
     "perfkit.lint.rules:_w": "word lists joined between lookarounds: timed through the imported module",
     "perfkit.markdown.html:<module>": "module-level patterns: timed through the imported module",
@@ -53,7 +55,11 @@ REVIEWED_DYNAMIC = {
     "perfkit.publish.forms.facts:_version": "an escaped name then a bounded version shape",
     "perfkit.publish.forms.rank:<module>": "module-level patterns: timed through the imported module",
     "perfkit.publish.forms.roles:<module>": "module-level patterns: timed through the imported module",
+    "perfkit.publish.meanings:<module>": "module-level vocabularies joined between fixed lookarounds, held in _RX "
+    "and _BOX_RX: timed through the imported module",
     "perfkit.publish.repo_template:_fit": "an escaped heading word between \\b: a substring search",
+    "perfkit.publish.rule_params:title": "an escaped slot name between fixed markers, searched in a line's first "
+    "80 characters: a substring search",
     "perfkit.publish.template_lines:<module>": "module-level patterns: timed through the imported module",
     "perfkit.publish.template_parts.enforced:heading_pattern": "escaped heading words joined by a separator "
     "whose alternatives each start with a different character; timed in test_template_parts.py",

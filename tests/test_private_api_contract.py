@@ -19,6 +19,7 @@ import anyio
 import pytest
 from mcp.server import MCPServer
 from mcp.server.lowlevel import Server
+from mcp.server.mcpserver.exceptions import ToolError
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from perfkit.cli.argparse_private import (
@@ -29,7 +30,8 @@ from perfkit.cli.argparse_private import (
     subcommands,
     takes_one_value_per_flag,
 )
-from perfkit.mcp_server.sdk_private import SUPPORTED_MCP, SchemaLookupHook, lowlevel_server
+from perfkit.mcp_server.sdk_private import SUPPORTED_MCP, SchemaLookupHook, lowlevel_server, refused_arguments
+from pydantic import ValidationError
 
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
@@ -88,6 +90,32 @@ async def _schema_after_late_registration() -> object:
     return schema
 
 
+async def _refusals() -> list[object]:
+    """What refused_arguments sees in the ToolError of a call whose argument fails the schema, of a tool that
+    raises ToolError itself, and of a tool that crashes."""
+
+    def typed(n: int) -> int:
+        return n
+
+    def refusing(n: int) -> int:
+        raise ToolError("n: no")
+
+    def crashing(n: int) -> int:
+        raise RuntimeError("bug")
+
+    server = MCPServer("contract")
+    for f in (typed, refusing, crashing):
+        server.add_tool(f, name=f.__name__)
+    seen: list[object] = []
+    for name, args in (("typed", {"n": "not a number"}), ("refusing", {"n": 1}), ("crashing", {"n": 1})):
+        try:
+            await server.call_tool(name, args)
+            seen.append("answered")
+        except Exception as exc:
+            seen.append(refused_arguments(exc))
+    return seen
+
+
 @pytest.mark.parametrize("supported", SUPPORTED_MCP)
 def test_mcp_private_parts(supported):
     if supported != MCP_HERE:
@@ -101,6 +129,10 @@ def test_mcp_private_parts(supported):
     # the schema lookup reaches the hook, and a tool registered by the hook is found by that same lookup
     schema = anyio.run(_schema_after_late_registration)
     assert isinstance(schema, dict) and schema["properties"]["n"]["type"] == "integer", schema
+    # arguments the SDK refused against the input schema are told apart from the tool's own errors
+    typed, refusing, crashing = anyio.run(_refusals)
+    assert isinstance(typed, ValidationError) and typed.errors()[0]["loc"] == ("n",), typed
+    assert refusing is None and crashing is None
 
 
 # ---- argparse ------------------------------------------------------------------------------------

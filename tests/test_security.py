@@ -216,8 +216,12 @@ def _hook(markers: Path, tag: str) -> str:
     return f"#!/bin/sh\ntouch '{markers}/{tag}'\nexit 0\n"
 
 
+# The hostile line twice: under a heading the draft answers (instruction: never posted, listed in the
+# account as written) and in the template's collapsed notes (kept as written: it must reach the file inert).
+TEMPLATE_LINE = "{{ 7*7 }} {% if true %}jinja{% endif %} " + shelly("template")
 PR_TEMPLATE = (
-    "## Reviewer notes\n\n{{ 7*7 }} {% if true %}jinja{% endif %} " + shelly("template") + "\n\n"
+    "## Reviewer notes\n\n" + TEMPLATE_LINE + "\n\n"
+    "<details><summary>Notes</summary>\n\n" + TEMPLATE_LINE + "\n\n</details>\n\n"
     "## Checklist\n\n- [ ] Tests pass\n"
 )
 
@@ -373,6 +377,9 @@ def test_analysis_tools_run_no_repository_program_and_no_data(hostile, monkeypat
         "{% raw %}" + shelly("ans"),
     ):
         assert literal in text, literal
+    assert text.count(TEMPLATE_LINE) == 1  # the notes' copy; the answered heading's copy is not posted
+    dropped = [p for p in res.template_parts if p.fate == "instruction"]
+    assert [p.template for p in dropped] == [TEMPLATE_LINE], res.template_parts  # listed as written, not run
     assert "49" not in text.split("\n", 1)[0]
     assert victim.read_text() == "keep me\n" and not Path(res.pr_path).is_symlink()  # replaced, not followed
     ran["render_pr"] = h.marks()

@@ -7,6 +7,8 @@ never be confused: an agent retries differently after each.
 
 from __future__ import annotations
 
+from typing import Any
+
 MAX_ERROR_CHARS = 4000  # an error is read by a person or an agent: a 10 MB cell is not quoted whole
 
 
@@ -31,6 +33,21 @@ class InputError(ValueError):
         if self.fix:
             text += f"; {self.fix}"
         super().__init__(text)
+
+
+def from_validation(exc: Any, where: str, fix: str | None, sep: str = ".") -> InputError:
+    """A pydantic ValidationError as perfkit's error: the first problem's field (its location after
+    `where` and sep, joined by dots), pydantic's words for it, how many more there are, and what to do.
+
+    The one conversion, so every surface names a field the same way; callers with a better word for a
+    kind of problem (an unknown field, an unknown key) check exc.errors()[0] before calling this.
+    """
+    errors = exc.errors()
+    first = errors[0]
+    loc = ".".join(str(x) for x in first["loc"])
+    field = f"{where}{sep}{loc}" if where and loc else (where or loc or "arguments")
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return InputError(field, str(first["msg"]).lower() + more, fix)
 
 
 class ToolFailure(RuntimeError):

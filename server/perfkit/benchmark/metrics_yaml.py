@@ -7,7 +7,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from perfkit.benchmark.metric_spec import METRICS_FILE, MetricDecl, Shape
-from perfkit.errors import InputError
+from perfkit.errors import InputError, from_validation
 
 MAX_METRICS_BYTES = 256 * 1024
 
@@ -46,6 +46,4 @@ def read_campaign_metrics(path: Path | None) -> CampaignMetrics:
     try:
         return CampaignMetrics.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(x) for x in err["loc"])
-        raise InputError(f"{METRICS_FILE} {loc}".strip(), err["msg"].lower(), "see docs/campaign-format.md") from None
+        raise from_validation(exc, METRICS_FILE, "see docs/campaign-format.md", sep=" ") from None

@@ -91,7 +91,7 @@ class BenchmarkOptions(BaseModel):
     def from_arguments(cls, values: object, where: str = "") -> BenchmarkOptions:
         """The options from a tool call or a draft block; a value the model refuses is an InputError
         naming it (where: the block's path, such as 'draft.benchmark.')."""
-        from perfkit.errors import InputError
+        from perfkit.errors import InputError, from_validation
 
         given = {k: v for k, v in values.items() if v is not None} if isinstance(values, Mapping) else values
         try:
@@ -105,9 +105,7 @@ class BenchmarkOptions(BaseModel):
                     f"unknown role '{loc[1]}'",
                     f"map these roles to your column names: {', '.join(ROLES)}",
                 ) from None
-            raise InputError(
-                f"{where}{'.'.join(loc)}".rstrip("."), err["msg"].lower(), "see docs/campaign-format.md"
-            ) from None
+            raise from_validation(exc, where.rstrip("."), "see docs/campaign-format.md") from None
 
     @classmethod
     def parameters(cls) -> list[inspect.Parameter]:

@@ -18,6 +18,8 @@ BLAME = CliText(
 )
 
 SPECS = [
-    ToolSpec(classify_changes, read_only=True, title="Classify a delivery branch's changes", cli=CLASSIFY),
+    ToolSpec(
+        classify_changes, read_only=True, title="Classify a delivery branch's changes", cli=CLASSIFY, pause_gc=True
+    ),
     ToolSpec(git_blame_removal, read_only=True, title="Blame removed code", cli=BLAME),
 ]

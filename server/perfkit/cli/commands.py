@@ -25,7 +25,7 @@ from perfkit import __version__
 from perfkit.cli.argparse_private import LazyParser, WideCommandList
 from perfkit.cli.terms import cli_error, cli_text, tool_words
 from perfkit.errors import InputError, ToolFailure
-from perfkit.tools.spec import ToolSpec
+from perfkit.tools.spec import ToolSpec, argument_error
 
 EXIT_OK, EXIT_FAILURE, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -152,9 +152,7 @@ def _validate(spec: ToolSpec, raw: dict[str, Any]) -> dict[str, Any]:
     try:
         validated = model.model_validate(given)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        field = ".".join(str(x) for x in err["loc"]) or "arguments"
-        raise InputError(field, err["msg"].lower(), "see `perfkit " + spec.cli_name + " --help`") from None
+        raise argument_error(exc, f"see `perfkit {spec.cli_name} --help`") from None
     return {p.name: getattr(validated, p.name) for p in params}
 
 

@@ -325,7 +325,7 @@ def _line_at(text: str, pos: int) -> int:
 def _repeat_line(text: str, start: int, key: str) -> int:
     """The line of the second `"key":` from start, where the object that failed began."""
     for form in (json.dumps(key, ensure_ascii=False), json.dumps(key)):
-        hits = re.finditer(re.escape(form) + r"\s*:", text[start:])
+        hits = re.finditer(re.escape(form) + r"\s*+:", text[start:])
         first, second = next(hits, None), next(hits, None)
         if first is not None and second is not None:
             return _line_at(text, start + second.start())

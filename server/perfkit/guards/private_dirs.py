@@ -74,14 +74,19 @@ def _say_once(var: str, text: str) -> None:
         log.warning("%s", text)
 
 
-def make_dir(path: Path) -> Path:
+def make_dir(path: Path, parents: bool = True) -> Path:
     """path as a folder; every folder this creates, missing parents included, is 0700 whatever the
-    umask. Folders that exist keep their mode (they may be the user's, like ~/.local)."""
+    umask. Folders that exist keep their mode (they may be the user's, like ~/.local).
+
+    parents=False creates path only: a missing parent raises FileNotFoundError instead of being made
+    (a folder inside a repository that was moved or deleted must not bring the old path back)."""
     missing: list[Path] = []
     p = path
     while not os.path.lexists(p) and p != p.parent:
         missing.append(p)
         p = p.parent
+    if not parents and len(missing) > 1:
+        raise FileNotFoundError(2, "No such file or directory", str(path.parent))
     for folder in reversed(missing):
         try:
             os.mkdir(folder, DIR_MODE)

@@ -16,11 +16,15 @@ import re
 
 from perfkit.lint.markdown import Doc, norm_line
 from perfkit.lint.models import Finding
+from perfkit.markdown import html
+from perfkit.markdown.blocks import outline
 
+# structure by shape (headings, fences, comments and tags are the outline's): a box, a bold label, a rule
+# line, a mention, a command, an issue-link line
 _STRUCTURE = re.compile(
-    r"^\s*(?:#{1,6}\s|(?:[-*+]|\d+[.)])?\s*\[[ xX]\]|(?:[-*+]\s+)?(?:\*\*|__)[^*_]{1,160}(?:\*\*|__)\s*:?\s*$|"
-    r"</?(?:details|summary|p|br|div|img|hr|a|sub|sup)\b|```|~~~|[=-]{3,}\s*$|@\w|/\w+|<!--|"
-    r".*\b(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?|related(?: to)?)\b[^\n]*#)",
+    r"^\s*+(?:(?:[-*+]|\d+[.)])?\s*\[[ xX]\]|(?:[-*+]\s+)?(?:\*\*|__)[^*_]{1,160}(?:\*\*|__)\s*:?\s*$|"
+    r"[=-]{3,}\s*$|@\w|/\w+|"
+    r"(?>.*?\b(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?|related(?: to)?)\b)[^\n]*#)",
     re.I,
 )
 _NOTE = re.compile(
@@ -38,8 +42,8 @@ _ASKS = re.compile(
 _TAG = re.compile(r"^(?:[-*+]\s+|\d+[.)]\s+)?[*_]*\[\s*[A-Z][A-Z _/-]{2,40}\]")
 _FILL_IN = re.compile(r"<\s*(?:blank|empty|fill[ _-]?in|todo|tbd|\.\.\.)\s*>|_{3,}", re.I)
 _EXAMPLE = re.compile(
-    r"^(?:[-*+]|\d+[.)])\s+[*_`]*\s*(?:\.{2,}|x{2,}|(?:item|change|feature|fix|step|example|foo|bar)[ _-]?\w{0,2})"
-    r"\s*[*_`]*\s*$",
+    r"^(?:[-*+]|\d+[.)])\s++[*_`]*+\s*+(?:\.{2,}|x{2,}|(?:item|change|feature|fix|step|example|foo|bar)[ _-]?\w{0,2})"
+    r"\s*+[*_`]*+\s*+$",
     re.I,
 )
 
@@ -48,22 +52,23 @@ def instruction_lines(template_texts: list[str]) -> set[str]:
     """The template lines whose shape says instruction or example, normalised as lint compares lines."""
     out: set[str] = set()
     for text in template_texts:
-        fence = comment = False
-        details = 0
-        for ln in text.split("\n"):
+        o = outline(text)
+        for i, ln in enumerate(o.lines):
             s = ln.strip()
-            if s.startswith(("```", "~~~")):
-                fence = not fence
+            # code, comments, <details> (its opening line too), headings and markup are structure
+            if o.hidden(i) or o.details_opened[i] or "<!--" in s or o.heading[i] is not None:
                 continue
-            if comment or "<!--" in s:
-                comment = "-->" not in (s[s.index("<!--") :] if "<!--" in s else s)
-                continue
-            details += len(re.findall(r"<details\b", s, re.I)) - len(re.findall(r"</details\s*>", s, re.I))
-            if fence or details > 0 or len(s) < 4 or _STRUCTURE.match(s):
+            if len(s) < 4 or _markup_line(s) or _STRUCTURE.match(s):
                 continue
             if _TAG.match(s) or _FILL_IN.search(s) or _EXAMPLE.match(s) or (_ASKS.search(s) and not _NOTE.search(s)):
                 out.add(norm_line(s))
     return out
+
+
+def _markup_line(s: str) -> bool:
+    """The line starts with a tag of markup perfkit knows (`<details>`, `<br>`, `</p>`)."""
+    m = html.TAG_SHAPE_RE.match(s)
+    return m is not None and m.group(2).lower() in html.MARKUP
 
 
 FIX = "the template's instruction or example text: remove it, or answer its part by id in template_answers"

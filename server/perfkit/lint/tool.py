@@ -17,4 +17,8 @@ CLI = CliText(
     },
 )
 
-SPECS = [ToolSpec(lint_wording, read_only=True, title="Lint the wording of a PR description or issue", cli=CLI)]
+SPECS = [
+    ToolSpec(
+        lint_wording, read_only=True, title="Lint the wording of a PR description or issue", cli=CLI, pause_gc=True
+    )
+]

@@ -36,6 +36,27 @@ _TASK_RE = re.compile(r"\[([ xX])\](?=[ \t]|$)")
 # a line that opens or closes a fence, for the readers that still walk a template line by line (its
 # parser of parts); where a code block starts and ends is the Outline's, by CommonMark's rule
 FENCE_RE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+# an ATX heading's opening #s and the whitespace after them, for the same line-by-line readers; the text
+# is the rest of the line, taken in Python (no pattern over a long line)
+ATX_RE = re.compile(r"^ {0,3}(#{1,6})(?:\s++|$)")
+_UNDERLINE_RE = re.compile(r"\s{0,3}(=++|-++)\s*+")
+
+
+def atx_heading(line: str) -> tuple[int, str] | None:
+    """The level of the ATX heading a line is read alone, and its text without the closing #s; None
+    when it is not one."""
+    m = ATX_RE.match(line)
+    if m is None:
+        return None
+    return len(m.group(1)), line[m.end() :].strip().rstrip("#").rstrip()
+
+
+def underline_level(line: str) -> int:
+    """1 or 2 when a line alone is a setext underline ('===' or '---'), else 0."""
+    m = _UNDERLINE_RE.fullmatch(line)
+    return 0 if m is None else 1 if m.group(1)[0] == "=" else 2
+
+
 # perfkit's rule for a template's box line: a task item ('- [ ] text'), or a bare '[ ] text' some
 # templates write without a list marker (GitHub shows it as text, and people still tick it)
 BOX_RE = re.compile(

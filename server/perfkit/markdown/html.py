@@ -12,6 +12,7 @@ declarations, CDATA) and its autolinks. Every search is a bounded or possessive 
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import Literal
 
@@ -100,12 +101,42 @@ class _Finder:
         return self.at
 
 
+_DASHES_THEN_GT_RE = re.compile(r"(?<!-)-++>")
+
+
+class _CommentEnds:
+    """Where an inline comment ends, as markdown-it reads one (`<!--(?:[^-]|-[^-]|--[^>])*-->`): its text
+    takes dashes three at a time, so it closes at the first run of dashes before a '>' whose length,
+    counted from where the text starts, is two more than a multiple of three ('<!--a---->' is text).
+    The runs are indexed once, so a run of openers that never close stays linear."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+        for m in _DASHES_THEN_GT_RE.finditer(text):
+            if (m.end() - 1 - m.start()) % 3 == 2:
+                self.starts.append(m.start())
+                self.ends.append(m.end())
+
+    def end(self, body: int) -> int:
+        """The end of a comment whose text starts at body, or -1 when it never closes."""
+        t, e = self.text, body
+        while e < len(t) and t[e] == "-":  # a run that starts the text is counted from there
+            e += 1
+        if e > body and t.startswith(">", e) and (e - body) % 3 == 2:
+            return e + 1
+        k = bisect.bisect_left(self.starts, e)
+        return self.ends[k] if k < len(self.starts) else -1
+
+
 class RawHtml:
     """Raw HTML and autolinks in one inline text, as CommonMark reads them."""
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self._ends = {k: _Finder(text, k) for k in ("-->", "?>", ">", "]]>")}
+        self._ends = {k: _Finder(text, k) for k in ("?>", ">", "]]>")}
+        self._comments = _CommentEnds(text)
 
     def at(self, pos: int) -> tuple[str, int] | None:
         """(kind, end) of raw HTML or an autolink starting at pos: tag, comment, other or autolink."""
@@ -115,8 +146,8 @@ class RawHtml:
             if t.startswith("<!--", pos):
                 if t.startswith(("<!-->", "<!--->"), pos):
                     return "comment", pos + (5 if t[pos + 4] == ">" else 6)
-                end = self._ends["-->"].find(pos + 4)
-                return ("comment", end + 3) if end >= 0 else None
+                end = self._comments.end(pos + 4)
+                return ("comment", end) if end >= 0 else None
             if t.startswith("<![CDATA[", pos):
                 end = self._ends["]]>"].find(pos + 9)
                 return ("other", end + 3) if end >= 0 else None

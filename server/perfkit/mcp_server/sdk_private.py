@@ -1,10 +1,12 @@
 """The mcp SDK's private parts perfkit relies on, in this one module.
 
 MCPServer has no public way to serve stdio through our own streams (flow control needs the lowlevel
-server behind it) or to hear that the SDK looks a tool's input schema up (the cached tool list
-registers the real tools on that first look). Both are private, so both are reached only here, and
-tests/test_private_api_contract.py fails when an SDK version changes them. pyproject.toml pins mcp
-to the versions in SUPPORTED_MCP; widen both together after the contract test passes on the new one.
+server behind it), to hear that the SDK looks a tool's input schema up (the cached tool list
+registers the real tools on that first look), or to say arguments it refused in perfkit's words (the
+SDK checks them against the input schema before the tool runs, and marks that refusal only by the
+ToolError's cause). All three are reached only here, and tests/test_private_api_contract.py fails
+when an SDK version changes them. pyproject.toml pins mcp to the versions in SUPPORTED_MCP; widen
+both together after the contract test passes on the new one.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from typing import Any
 
 from mcp.server import MCPServer
 from mcp.server.lowlevel import Server
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from pydantic import ValidationError
 
 SUPPORTED_MCP = ("2.3",)  # major.minor versions of the mcp package the contract test was run against
 
@@ -36,3 +40,13 @@ class SchemaLookupHook(MCPServer):
     def _tool_input_schema(self, name: str) -> dict[str, Any] | None:
         self.before_schema_lookup()
         return super()._tool_input_schema(name)
+
+
+def refused_arguments(exc: Exception) -> ValidationError | None:
+    """The pydantic error behind a ToolError MCPServer.call_tool raised because the arguments did not
+    match the tool's input schema (the SDK's own server tells that case apart the same way), else None."""
+    if isinstance(exc, ToolError) and not isinstance(exc, UnexpectedToolError):
+        cause = exc.__cause__
+        if isinstance(cause, ValidationError):
+            return cause
+    return None

@@ -27,7 +27,7 @@ from mcp.types import Tool as MCPTool
 from perfkit import __version__
 from perfkit.errors import InputError, ToolFailure
 from perfkit.mcp_server import tool_list_cache
-from perfkit.mcp_server.sdk_private import SchemaLookupHook
+from perfkit.mcp_server.sdk_private import SchemaLookupHook, refused_arguments
 from perfkit.registry import all_tools
 
 if TYPE_CHECKING:
@@ -127,7 +127,31 @@ def _register(server: MCPServer, specs: list[ToolSpec]) -> None:
         )
 
 
-class _ListedFromCache(SchemaLookupHook):
+class _Server(SchemaLookupHook):
+    """MCPServer whose refusal of a call's arguments reads like every other bad input of perfkit.
+
+    The SDK checks the arguments against the input schema before the tool runs, and words a refusal
+    as pydantic does ("1 validation error for ..."); here it goes through tools.spec.argument_error,
+    the conversion the CLI uses too: `field: problem; what to do`."""
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        context: Context | None = None,
+    ) -> CallToolResult | InputRequiredResult:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            refused = refused_arguments(exc)
+            if refused is None:
+                raise
+            from perfkit.tools.spec import argument_error  # on the first call: listing tools imports nothing more
+
+            raise ToolError(str(argument_error(refused, f"see the input schema of {name}"))) from None
+
+
+class _ListedFromCache(_Server):
     """Lists the tools from a stored answer; imports and registers the real ones on first use."""
 
     cached: list[MCPTool] | None = None
@@ -158,7 +182,7 @@ class _ListedFromCache(SchemaLookupHook):
 
 def build_server(specs: list[ToolSpec] | None = None) -> MCPServer:
     """Every tool registered now: what tests and the README reference read."""
-    server = MCPServer("perfkit", version=__version__, instructions=INSTRUCTIONS)
+    server = _Server("perfkit", version=__version__, instructions=INSTRUCTIONS)
     _register(server, specs if specs is not None else all_tools())
     return server
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from perfkit.errors import InputError
+from perfkit.errors import InputError, from_validation
 from perfkit.guards.draft_source import FIX as _FIX
 from perfkit.guards.draft_source import MAX_BYTES, MAX_DEPTH, check_depth, read_data
 from perfkit.publish.draft_model import Draft
@@ -54,8 +54,7 @@ def _validate(data: Any, field: str) -> Draft:
                 "is not a draft field",
                 _unknown_field_fix(err["loc"][-1], _known_fields(err["loc"][:-1])),
             ) from None
-        more = f" (and {len(exc.errors()) - 1} more)" if len(exc.errors()) > 1 else ""
-        raise InputError(f"{field}.{loc}" if loc else field, err["msg"].lower() + more, _FIX) from None
+        raise from_validation(exc, field, _FIX) from None
 
 
 def load_draft(

@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from perfkit.markdown import code_block
+
 Meaning = str  # one of the meanings of _VOCAB
 
 # narrowest first: 'test results' is results, 'how was this tested' is tests, 'model version' is software
@@ -167,7 +169,7 @@ def draft_facts(d: object, issue: str | None = None) -> dict[str, tuple[str, str
         facts["model"] = (model, "draft.details.model")
     cmd = (getattr(details, "command_pr", None) or "").strip()
     if cmd:
-        facts["reproduction"] = (f"```sh\n{cmd}\n```", "draft.details.command_pr")
+        facts["reproduction"] = (code_block(cmd, "sh"), "draft.details.command_pr")
     rejected = list(getattr(details, "rejected", None) or [])
     if rejected:
         facts["alternatives"] = ("\n".join(f"- {r}" for r in rejected), "draft.details.rejected")

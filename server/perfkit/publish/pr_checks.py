@@ -47,11 +47,15 @@ _ACTION_LABELS = re.compile(
     re.I,
 )
 _ACTION_LABEL_INPUTS = re.compile(
-    r"^\s*(labels|one_of|any_of|all_of|valid-labels|REQUIRED_LABELS_ANY|REQUIRED_LABELS_ALL)\s*:\s*(.+)$", re.M
+    r"^[^\S\n]*+(labels|one_of|any_of|all_of|valid-labels|REQUIRED_LABELS_ANY|REQUIRED_LABELS_ALL)\s*+:\s*(.+)$",
+    re.M,
 )
-_ACTION_MODE = re.compile(r"^\s*mode\s*:\s*['\"]?(exactly|minimum|maximum)", re.M)
+_ACTION_MODE = re.compile(r"^[^\S\n]*+mode\s*+:\s*+['\"]?(exactly|minimum|maximum)", re.M)
 _SEMANTIC = re.compile(r"uses:\s*amannn/action-semantic-pull-request", re.I)
-_SEMANTIC_TYPES = re.compile(r"^(\s*)types\s*:\s*\|?\s*$", re.M)
+# 'types:' or 'types: |' ending its line; the end taken as before (blank lines after it are read past)
+_SEMANTIC_TYPES = re.compile(r"^[^\S\n]*+types\s*+:(?:\s*+\|\s*$|\s*$)", re.M)
+# the next step of a workflow job: a '- name:', '- uses:' or '- run:' line
+_STEP_RE = re.compile(r"\n[^\S\n]*+-\s++(?:name|uses|run)\s*+:")
 
 
 def _line(text: str, pos: int) -> int:
@@ -66,8 +70,9 @@ def _labels_from_action(path: str, text: str) -> list[RepoRule]:
     out = []
     for m in _ACTION_LABELS.finditer(text):
         block = text[m.end() : m.end() + 1500]
-        step_end = re.search(r"\n\s*-\s+(?:name|uses|run)\s*:", block)
-        block = block[: step_end.start()] if step_end else block
+        step = _STEP_RE.search(block)
+        if step:  # cut at the first line break of the blank run before the next step
+            block = block[: block.index("\n", len(block[: step.start()].rstrip()))]
         for inp in _ACTION_LABEL_INPUTS.finditer(block):
             names = [x.strip().strip("'\"") for x in re.split(r"[,\n]", inp.group(2).strip().strip("'\""))]
             names = [x for x in names if x and not _SKIP_NAME.search(inp.group(1))]

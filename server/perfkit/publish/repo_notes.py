@@ -34,7 +34,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from perfkit.markdown.blocks import BOX_RE, FENCE_RE
+from perfkit.markdown.blocks import ATX_RE, BOX_RE, FENCE_RE
 from perfkit.publish import rule_params
 from perfkit.publish.models import NoteKind, PolicyConflict, RepoRule
 from perfkit.publish.rule_search import Source, Start
@@ -203,7 +203,6 @@ _TESTS_CONTEXT_RE = re.compile(
 )
 _FIRST_PERSON_RE = re.compile(r"^\W*(?:\([a-z]\)\s*)?I\b(?!\.)")
 _TABLE_ROW_RE = re.compile(r"^\s*\|| \| .* \| |<br>.* \| ")
-_HEADING_RE = re.compile(r"^ {0,3}#{1,6}(?:\s|$)")  # the text is taken in Python: no pattern over a long line
 _SUMMARY_RE = re.compile(r"^\s*<summary>(.*?)</summary>\s*$", re.I)
 _LIST_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?])(?:\*\*|__)?\s+(?=[A-Z\[*`\"'(])|(?<=[。！？])")
@@ -236,6 +235,23 @@ def _clean(line: str) -> str:
 
 def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
+
+
+def _drop_tags(text: str) -> str:
+    """Text with each `<...>` (a '<', then the next '>' at least one character on) removed, as
+    re.sub(r"<[^>]+>", "", text) would, found with str.find: linear where that pattern is quadratic
+    on a line of '<' with no '>'."""
+    out: list[str] = []
+    start = 0
+    while (lt := text.find("<", start)) >= 0 and (gt := text.find(">", lt + 1)) >= 0:
+        if gt == lt + 1:  # '<>' holds no tag; look again after the '<'
+            out.append(text[start : lt + 1])
+            start = lt + 1
+            continue
+        out.append(text[start:lt])
+        start = gt + 1
+    out.append(text[start:])
+    return "".join(out)
 
 
 @dataclass
@@ -290,11 +306,11 @@ class _Reader:
             self.para.clear()
             return True
         summary = _SUMMARY_RE.match(raw)
-        h = _HEADING_RE.match(raw)
+        h = ATX_RE.match(raw)  # the text is taken in Python: no pattern over a long line
         if h or summary:
             self.flush()
             title = summary.group(1) if summary else raw[h.end() :] if h else ""
-            self.heading = re.sub(r"<[^>]+>", "", title).strip().rstrip("#").strip()
+            self.heading = _drop_tags(title).strip().rstrip("#").strip()
             return True
         if _TREE_RE.search(raw) or _TABLE_ROW_RE.search(raw):
             self.flush()  # folder trees and table rows are reference data, not sentences

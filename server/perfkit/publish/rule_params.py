@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from perfkit.markdown.blocks import ATX_RE
 from perfkit.publish.models import NoteKind, RuleParams, Where
 
 _CODE_RE = re.compile(r"`([^`\n]{1,120})`")
@@ -33,7 +34,6 @@ _CLOSED_RE = re.compile(
 _WHEN_RE = re.compile(r"\b(?:if|when|whenever|in case|cases?|unless)\b", re.I)
 _OPEN_RE = re.compile(r"\be\.g\b|\bsuch as\b|\bfor example\b|\bfor instance\b|\blike\b|\bincluding\b", re.I)
 _LIST_LINE_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
-_HEADING_RE = re.compile(r"^ {0,3}#{1,6}\s")
 _ONE_OF_RE = re.compile(r"\bone of\b|\bexactly one\b|\beither\b|\bonly one\b", re.I)
 _ANY_RE = re.compile(r"\bat least one\b|\bany of\b", re.I)
 _ALL_RE = re.compile(r"\ball of\b|\bboth\b|\beach of\b", re.I)
@@ -95,7 +95,7 @@ def following(lines: list[str], line: int, ends_list: bool) -> list[str]:
         return out
     base = len(lines[line - 1]) - len(lines[line - 1].lstrip())
     for raw in lines[line : line + _AFTER_LINES]:
-        if _HEADING_RE.match(raw):
+        if ATX_RE.match(raw):
             break
         if not raw.strip():
             if out and not ends_list:

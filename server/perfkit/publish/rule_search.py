@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import unquote
 
+from perfkit.markdown.blocks import atx_heading, underline_level
 from perfkit.repo import contribution_files
 from perfkit.repo.contribution_files import Entry, RepoFiles
 
@@ -71,7 +72,6 @@ _AGENT_FILES = (
 _DOC_GUIDE_RE = re.compile(r"contribut(?:e|ing|ion|or(?!s))|developer[_-]guide/(?:index|readme)\.", re.I)
 _TRANSLATION_RE = re.compile(r"/(?:locales?|i18n|translations?|zh[_-]?cn|ja|ko)/", re.I)
 _README_RE = re.compile(r"^readme(?:\.(?:md|markdown|rst|txt))?$", re.I)
-_HEADING_RE = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 _CONTRIB_HEADING_RE = re.compile(r"\bcontribut\w*|\bdevelop(?:ing|ment|ers?)\b.*\bguid", re.I)
 
 _MD_LINK_RE = re.compile(r"(?<!!)\[[^\]\n]{0,300}\]\(\s*<?([^()\s<>]{1,500})>?(?:\s+\"[^\"\n]*\")?\s*\)")
@@ -122,12 +122,11 @@ def readme_span(text: str) -> tuple[int, int] | None:
     lines = text.split("\n")
     start = level = None
     for n, line in enumerate(lines, 1):
-        m = _HEADING_RE.match(line)
-        under = n < len(lines) and re.fullmatch(r"\s{0,3}(=+|-+)\s*", lines[n]) is not None and line.strip() != ""
-        if not m and not under:
+        atx = atx_heading(line)
+        under = underline_level(lines[n]) if n < len(lines) and line.strip() else 0
+        if not atx and not under:
             continue
-        lvl = len(m.group(1)) if m else (1 if lines[n].strip().startswith("=") else 2)
-        title = m.group(2) if m else line.strip()
+        lvl, title = atx or (under, line.strip())
         if start is None:
             if _CONTRIB_HEADING_RE.search(title):
                 start, level = n, lvl

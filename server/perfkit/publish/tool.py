@@ -24,5 +24,6 @@ SPECS = [
         idempotent=True,
         title="Render the PR description and the issue",
         cli=CLI,
+        pause_gc=True,
     )
 ]

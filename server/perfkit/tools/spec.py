@@ -12,14 +12,16 @@ import logging
 import math
 import os
 from collections.abc import Callable, Mapping
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
-from perfkit.errors import InputError, ToolFailure
+from perfkit.errors import InputError, ToolFailure, from_validation
 from perfkit.guards import limits
 from perfkit.guards.list_caps import cap_lists
+from perfkit.tools import collector
 
 log = logging.getLogger("perfkit")
 M = TypeVar("M", bound=BaseModel)
@@ -92,6 +94,9 @@ class ToolSpec:
     # None for the bisect tools: they stop on their own step timeouts and cancellation, and a
     # thread abandoned mid-step would leave a worktree and an environment half changed.
     deadline_s: float | None = DEADLINE_S
+    # One bounded pass over a large text or diff that keeps its objects alive until it returns: the
+    # cyclic collector is paused for the call (perfkit.tools.collector says why). Never for a bisect.
+    pause_gc: bool = False
 
     def __post_init__(self) -> None:
         if not self.name:
@@ -121,6 +126,10 @@ class ToolSpec:
         """Run the tool; whatever escapes it is an InputError or a one-line ToolFailure naming the tool."""
         for name, value in arguments.items():
             _check_argument(name, value)
+        with collector.paused() if self.pause_gc else nullcontext():
+            return self._call(arguments, progress)
+
+    def _call(self, arguments: dict[str, Any], progress: Progress | None) -> BaseModel:
         try:
             if self.wants_progress:
                 result = self.func(**arguments, progress=progress or no_progress)
@@ -137,15 +146,16 @@ class ToolSpec:
             ) from None
         except Exception as exc:  # the last net: a bug, said in one line; the traceback goes to the log
             raise self._last_net(exc) from None
-        result = displayable_result(result)  # the last net: a name kept byte for byte must not reach JSON
         result = cap_lists(result)  # every list bounded, what was cut counted in the result's `omitted`
-        where = _non_finite(result.model_dump(mode="python"), "")
+        # one walk of what is kept for the two last nets: a name kept byte for byte must not reach
+        # JSON, and neither may a number JSON cannot hold
+        surrogates, where = _scan(result)
         if where is not None:
             log.error("%s returned a non-finite number at %s", self.name, where)
             raise ToolFailure(
                 f"{self.name} computed a number that is not finite ({where}); please report it with the inputs"
             )
-        return result
+        return _rebuilt_displayable(result) if surrogates else result
 
     def _last_net(self, exc: Exception) -> ToolFailure:
         if os.environ.get("PERFKIT_DEBUG"):
@@ -158,6 +168,25 @@ class ToolSpec:
             f"an unexpected {type(exc).__name__}{text} in {self.name}; please report it "
             "(the server's stderr, or PERFKIT_DEBUG=1 on the command line, shows the traceback)"
         )
+
+
+_WHAT_TO_DO = {  # pydantic's error type -> what the caller does about it
+    "string_too_long": "pass a shorter value",
+    "too_long": "pass fewer items",
+    "string_too_short": "pass a value that is not empty",
+    "too_short": "pass at least one item",
+    "missing": "pass it",
+    "extra_forbidden": "leave it out",
+}
+
+
+def argument_error(exc: ValidationError, help_hint: str) -> InputError:
+    """The one conversion of a tool call's arguments refused by pydantic (the MCP SDK's check of the input
+    schema, or the CLI's): its first error as `field: problem; what to do`, never pydantic's own text.
+
+    help_hint: where the adapter's user reads the parameters (the command's --help, the tool's schema)."""
+    todo = _WHAT_TO_DO.get(exc.errors()[0]["type"])
+    return from_validation(exc, "", f"{todo}; {help_hint}" if todo else help_hint)
 
 
 def _check_argument(name: str, value: Any, depth: int = 0) -> None:
@@ -177,39 +206,36 @@ def _check_argument(name: str, value: Any, depth: int = 0) -> None:
 
 def displayable_result(result: M) -> M:
     """result, rebuilt with non-UTF-8 bytes of its strings written as \\xNN when it holds any."""
-    dumped = result.model_dump(mode="python")
-    if not _has_surrogates(dumped):
-        return result
-    return type(result).model_validate(_displayable(dumped))
+    return _rebuilt_displayable(result) if _scan(result)[0] else result
 
 
-def _has_surrogates(value: Any) -> bool:
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-            return False
-        except UnicodeEncodeError:
-            return True
-    if isinstance(value, dict):
-        return any(_has_surrogates(k) or _has_surrogates(v) for k, v in value.items())
-    if isinstance(value, (list, tuple)):
-        return any(_has_surrogates(v) for v in value)
-    return False
+def _rebuilt_displayable(result: M) -> M:
+    return type(result).model_validate(_displayable(result.model_dump(mode="python")))
 
 
-def _displayable(value: Any) -> Any:
-    """Every string with its non-UTF-8 bytes written as \\xNN, as git writes such names when it quotes them."""
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-            return value
-        except UnicodeEncodeError:
-            return value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-    if isinstance(value, dict):
-        return {_displayable(k): _displayable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_displayable(v) for v in value]
-    return value
+def _scan(result: BaseModel) -> tuple[bool, str | None]:
+    """(whether a string holds a lone surrogate, the path of the first inf or NaN) of result.
+
+    One walk of the model as it is, never dumped, and no path built: a result of 20,000 hunks is
+    walked once, and an ASCII string (nearly all of them) is passed over without encoding it. Only
+    a result that holds a non-finite number is walked again, to name where."""
+    surrogates = non_finite = False
+    stack: list[Any] = [result]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            if not surrogates and not value.isascii():
+                surrogates = _has_surrogate(value)
+        elif isinstance(value, float):
+            non_finite = non_finite or not math.isfinite(value)
+        elif isinstance(value, BaseModel):
+            stack.extend(getattr(value, name) for name in type(value).model_fields)
+        elif isinstance(value, dict):
+            stack.extend(value)
+            stack.extend(value.values())
+        elif isinstance(value, (list, tuple, set, frozenset)):
+            stack.extend(value)
+    return surrogates, _non_finite(result.model_dump(mode="python"), "") if non_finite else None
 
 
 def _non_finite(value: Any, where: str) -> str | None:
@@ -227,6 +253,29 @@ def _non_finite(value: Any, where: str) -> str | None:
         if found is not None:
             return found
     return None
+
+
+def _has_surrogate(value: str) -> bool:
+    try:
+        value.encode("utf-8")
+        return False
+    except UnicodeEncodeError:
+        return True
+
+
+def _displayable(value: Any) -> Any:
+    """Every string with its non-UTF-8 bytes written as \\xNN, as git writes such names when it quotes them."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+            return value
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    if isinstance(value, dict):
+        return {_displayable(k): _displayable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_displayable(v) for v in value]
+    return value
 
 
 def _too_long(exc: OSError, arguments: dict[str, Any]) -> str | None:

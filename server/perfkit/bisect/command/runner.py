@@ -59,9 +59,7 @@ class Log:
         try:
             if path.parent.is_symlink():  # planted in perfkit's folder: removed as a link, never followed
                 path.parent.unlink()
-            if not path.parent.parent.is_dir():  # the state folder is gone (repository moved): never remade
-                raise FileNotFoundError(2, f"{path.parent.parent} is gone")
-            private_dirs.make_dir(path.parent)
+            private_dirs.make_dir(path.parent, parents=False)
             flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW
             self._fh = os.fdopen(os.open(path, flags, 0o600), "ab")
         except OSError as exc:

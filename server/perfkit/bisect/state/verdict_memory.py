@@ -101,7 +101,7 @@ class VerdictMemory:
             data = json.dumps({"known": body, "seal": seal.mac(body)})
             if self.path.parent.is_symlink():
                 self.path.parent.unlink()  # planted in perfkit's folder: removed as a link, never followed
-            private_dirs.make_dir(self.path.parent)
+            private_dirs.make_dir(self.path.parent, parents=False)
             write_atomic(self.path, data, durable=False)
         except (OSError, ToolFailure):
             pass

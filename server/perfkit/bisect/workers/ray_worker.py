@@ -264,7 +264,7 @@ def _result(out: dict[str, Any]) -> PointResult:
 
 def _write_log(path: Path, data: bytes) -> None:
     try:
-        private_dirs.make_dir(path.parent)
+        private_dirs.make_dir(path.parent, parents=False)
         with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600), "wb") as f:
             f.write(data)
     except OSError:

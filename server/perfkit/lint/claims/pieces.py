@@ -100,16 +100,14 @@ def _arm_of(legend: str) -> str:
 def _charts(doc: Doc) -> list[Piece]:
     """Each data line of a Mermaid xychart, with the chart's title and the arm its legend gives it."""
     out: list[Piece] = []
-    i = 0
-    n = len(doc.lines)
-    while i < n:
-        if not (doc.fenced[i] and doc.lines[i].lstrip().startswith("```mermaid")):
-            i += 1
+    for b in doc.outline.blocks:
+        if b.kind != "code" or b.style != "fence" or b.marker[0] != "`" or not b.info.startswith("mermaid"):
             continue
+        i = b.start
         legend = next((doc.lines[j] for j in range(i - 1, max(i - 4, -1), -1) if doc.lines[j].strip()), "")
         legends = {int(k): v.strip() for k, v in _LEGEND_RE.findall(legend)}
-        title, k, j = "", 0, i + 1
-        while j < n and doc.fenced[j] and not doc.lines[j].lstrip().startswith("```"):
+        title, k = "", 0
+        for j in range(i + 1, min(b.end - (1 if b.closed else 0), len(doc.lines))):
             raw = doc.lines[j]
             t = _CHART_TITLE_RE.match(raw)
             if t:
@@ -123,8 +121,6 @@ def _charts(doc: Doc) -> list[Piece]:
                 ]
                 words = legends.get(k, "")
                 out.append(Piece("chart", title, [(0, j, 0)], "(chart)", row=words, arm=_arm_of(words), values=values))
-            j += 1
-        i = j + 1
     return out
 
 

@@ -179,7 +179,7 @@ _INSTRUCTION = re.compile(
     r"(?:required|optional|mandatory) (?:section|field)|this (?:section|field) is (?:required|optional|mandatory))",
     re.I,
 )
-_BLANK = re.compile(r"<\s*(?:blank|empty|fill[ _-]?in|todo|tbd|here|\.\.\.|…)\s*>|_{3,}|\.{3,}\s*$|…\s*$", re.I)
+_BLANK = re.compile(r"<\s*(?:blank|empty|fill[ _-]?in|todo|tbd|here|\.\.\.|…)\s*>|_{3,}|(?<!\.)\.{3,}+\s*$|…\s*$", re.I)
 
 
 def is_instruction(text: str) -> bool:
