@@ -385,7 +385,7 @@ def rows() -> list[Bad | Hostile]:
         Bad("rb-dir-missing", rb, lambda w: {"campaign_dir": str(w.root / "nope")}, "campaign_dir", "does not exist"),
         Bad("rb-dir-file", rb, lambda w: {"campaign_dir": str(w.afile)}, "campaign_dir", "not a folder"),
         Bad("rb-dir-empty-string", rb, lambda w: {"campaign_dir": ""}, "campaign_dir", "empty"),
-        Bad("rb-dir-too-long", rb, lambda w: {"campaign_dir": LONG}, "campaign_dir", "longer than"),
+        Bad("rb-dir-too-long", rb, lambda w: {"campaign_dir": LONG}, "campaign_dir", "at most 4096 characters"),
         Bad("rb-dir-nul", rb, lambda w: {"campaign_dir": str(w.camp) + "\x00"}, "campaign_dir", "", cli=False),
         Bad("rb-no-csv", rb, lambda w: {"campaign_dir": camp("no_csv")(w)}, "campaign_dir", "no benchmark.csv"),
         Bad("rb-csv-is-dir", rb, lambda w: {"campaign_dir": camp("csv_dir")(w)}, "benchmark.csv", "is a folder"),
@@ -590,7 +590,7 @@ def rows() -> list[Bad | Hostile]:
             rb,
             lambda w: {"campaign_dir": str(w.camp), "columns": {"speed": "x"}},
             "columns",
-            "unknown role",
+            "input should be 'arm', 'run', 'step', 'step_time_s' or 'peak_mem_gb'",
         ),
         Bad(
             "rb-columns-missing-column",

@@ -29,6 +29,8 @@ _USERS_PATTERN = "the user's own verdict pattern, run in a child process stopped
 REVIEWED_DYNAMIC = {
     "perfkit.bisect.command.scan:_child": _USERS_PATTERN,
     "perfkit.bisect.command.scan:_search": _USERS_PATTERN,
+    "perfkit.bisect.command.linear_pattern:search": "the user's own verdict pattern, searched in the empty string only",
+    "perfkit.bisect.command.linear_pattern:word": "Python's own \\w, matched against one character at a time",
     "perfkit.bisect.settings:merge": "the user's own verdict patterns, compiled to check them; never run here",
     "perfkit.bisect.command.verdict:scanner": "the user's own verdict pattern, run under the step's timeout (scan.py)",
     "perfkit.bisect.workers.ray_worker:_submodule_url": "an escaped literal URL: a plain substring search",

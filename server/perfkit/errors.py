@@ -34,6 +34,10 @@ class InputError(ValueError):
             text += f"; {self.fix}"
         super().__init__(text)
 
+    def __reduce__(self) -> tuple[type[InputError], tuple[str, str, str | None]]:
+        # pickled with its three parts (a Ray worker sends it back to the driver), not the joined text
+        return (type(self), (self.field, self.problem, self.fix))
+
 
 def from_validation(exc: Any, where: str, fix: str | None, sep: str = ".") -> InputError:
     """A pydantic ValidationError as perfkit's error: the first problem's field (its location after

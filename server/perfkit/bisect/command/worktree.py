@@ -71,9 +71,14 @@ def _filter_line(stderr: str) -> str | None:
 
 
 def _common_dir(repo: Path) -> Path:
-    """The user's common git folder, read from `.git` without git (a linked worktree's names it)."""
+    """The user's common git folder, read from `.git` without git (a linked worktree's names it); a bare
+    repository (a Ray worker's clone) is its own git folder."""
     dirs = config_includes.git_dirs(str(repo))
-    return Path(dirs[1]) if dirs is not None else repo / ".git"
+    if dirs is not None:
+        return Path(dirs[1])
+    if not (repo / ".git").exists() and (repo / "HEAD").is_file() and (repo / "objects").is_dir():
+        return repo
+    return repo / ".git"
 
 
 def source_git_dir(repo: Path, path: str, name: str | None) -> Path | None:
