@@ -38,6 +38,8 @@ def _is_list(annotation: Any) -> bool:
 def tool_words(text: str, specs: list[ToolSpec]) -> str:
     """`bisect_run` -> `perfkit bisect-run`; a name inside a path, a longer identifier or code stays."""
     names = sorted((s.name for s in specs), key=len, reverse=True)
+    if not names:  # a command that is not a tool (the demo) has no tool names to reword
+        return text
     pattern = re.compile(r"(?<![\w/.\-])(" + "|".join(map(re.escape, names)) + r")(?![\w/\-(=]|\.\w)")
     by_name = {s.name: s.cli_name for s in specs}
     return pattern.sub(lambda m: "perfkit " + by_name[m.group(1)], text)
