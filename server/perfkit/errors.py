@@ -48,10 +48,15 @@ def from_validation(exc: Any, where: str, fix: str | None, sep: str = ".") -> In
     """
     errors = exc.errors()
     first = errors[0]
-    loc = ".".join(str(x) for x in first["loc"])
+    parts = [str(x) for x in first["loc"]]
+    problem = str(first["msg"]).lower()
+    if len(parts) >= 2 and parts[-1] == "[key]":  # a mapping's key refused: the mapping is the field
+        problem = f"unknown key '{parts[-2]}': {problem}"
+        parts = parts[:-2]
+    loc = ".".join(parts)
     field = f"{where}{sep}{loc}" if where and loc else (where or loc or "arguments")
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-    return InputError(field, str(first["msg"]).lower() + more, fix)
+    return InputError(field, problem + more, fix)
 
 
 class ToolFailure(RuntimeError):
