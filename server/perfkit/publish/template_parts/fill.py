@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from perfkit.markdown import html
 from perfkit.publish import template_lines as tl
 from perfkit.publish.draft_model import Checkbox
 from perfkit.publish.models import FilledHow, PolicyConflict, TemplatePart
@@ -387,7 +388,7 @@ def _part(ctx: Ctx, p: Part, owner: Part | None, role: str | None, is_policy_box
         return
     if p.kind == "ai-value":
         found = tl.ai_value(p.lines[0])
-        answered = found if found is not None else words.strip_comments(p.text).rstrip() + " " + tl.AI_ANSWER
+        answered = found if found is not None else html.strip_comments(p.text).rstrip() + " " + tl.AI_ANSWER
         ctx.conflicts.append(
             PolicyConflict(source=ctx.source, line=ctx.line(p), text=p.lines[0].strip(), why=_AI_VALUE_WHY)
         )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from perfkit.markdown import html
 from perfkit.publish import template_lines as tl
 from perfkit.publish.template_parts import links, words
 from perfkit.publish.template_parts.kinds import Box, Kind, Part
@@ -91,7 +92,7 @@ def _heading(lines: list[str], i: int, prev_blank: bool) -> tuple[int, str, int]
     """(level, title, line count) when line i starts a heading."""
     hm = _ATX_RE.match(lines[i])
     if hm:
-        title = words.strip_comments(hm.group(2) or "").rstrip().rstrip("#").strip()
+        title = html.strip_comments(hm.group(2) or "").rstrip().rstrip("#").strip()
         return len(hm.group(1)), title, 1
     ln = lines[i]
     if (
@@ -119,7 +120,7 @@ def _label(line: str) -> tuple[str, str] | None:
     after = re.match(r"^\s*(?:[*_]?\([^\n]{0,300}?\)[*_]?\s*)?:\s*(.*)$", rest)
     if after:
         said = after.group(1).strip()
-        if _ITEM_RE.match(line) and len(words.strip_comments(said).split()) > 8:
+        if _ITEM_RE.match(line) and len(html.strip_comments(said).split()) > 8:
             return None  # '- **New features**: a linked issue is required ...': a sentence, read by its words
         return title, said
     if not rest.strip() and len(title) <= 60 and "://" not in title and not words.is_prompt(title):
@@ -143,7 +144,7 @@ def _label_over_prompt(lines: list[str], i: int, prev_blank: bool) -> tuple[str,
 def _inline_kind(rest: str) -> Kind | None:
     if not rest:
         return None
-    visible = words.strip_comments(rest).strip()
+    visible = html.strip_comments(rest).strip()
     if links.is_link(rest) or links.inline_link(visible):
         return "link"
     if not visible:
@@ -161,7 +162,7 @@ def _classify_block(text: str) -> Kind:
     Closed world: structure (a link line, a process or legal note, an AI-use value) is recognised by
     its words; a one-line field, an example item and an instruction by theirs; whatever is left is
     'text', which the fill treats as the template's instruction, never as words to post."""
-    visible = words.strip_comments(text).strip()
+    visible = html.strip_comments(text).strip()
     first = text.lstrip().split("\n", 1)[0]
     if links.is_link(first) or (len(text.split("\n")) == 1 and links.find(first)):
         return "link"

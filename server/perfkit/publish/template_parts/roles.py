@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from perfkit.markdown import html
 from perfkit.publish import meanings
 from perfkit.publish.template_parts import words
 from perfkit.publish.template_parts.kinds import Part, Role
@@ -146,7 +147,7 @@ def asks(p: Part) -> bool:
         return True
     if p.kind not in ("prompt", "text") or p.hidden:
         return False
-    return not _ABOUT_LIST.search(words.strip_comments(p.text))
+    return not _ABOUT_LIST.search(html.strip_comments(p.text))
 
 
 def _prompts(h: Part, under: list[Part]) -> list[str]:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+from perfkit.markdown.html import strip_comments
+
 # an instruction to the author: starts with an asking word, or asks the author a question
 _ASK_START = re.compile(
     r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:[_*]+\s*)?(?:\(\s*)?(?:please\b|pls\b|kindly\b|describe|explain|list\b|add\b|provide|"
@@ -68,21 +70,6 @@ _KIND_TITLE = re.compile(
 )
 _COMMENT_ONE_OF = re.compile(r"\bone of\s*+:?\s*+\[([^\]\n]*+)\]", re.I)
 _SLASH_OPTION = re.compile(r"^\s*(/[a-z][\w-]*\s+[\w./-]+)\s*$", re.I)
-
-
-def strip_comments(text: str) -> str:
-    """The text without its HTML comments (an unclosed one runs to the end), in one pass with str.find."""
-    out, pos = [], 0
-    while True:
-        start = text.find("<!--", pos)
-        if start < 0:
-            out.append(text[pos:])
-            return "".join(out)
-        out.append(text[pos:start])
-        end = text.find("-->", start + 4)
-        if end < 0:
-            return "".join(out)
-        pos = end + 3
 
 
 def is_prompt(text: str) -> bool:
