@@ -15,9 +15,9 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from perfkit.draft.load import MAX_BYTES, MAX_DEPTH, load_draft
 from perfkit.errors import InputError
 from perfkit.guards import safe_yaml
-from perfkit.publish.draft import MAX_BYTES, MAX_DEPTH, load_draft
 
 
 def laughs(levels: int, width: int = 10) -> str:
@@ -186,7 +186,7 @@ _MD_LINES = st.lists(
 def _material():
     from pathlib import Path
 
-    from perfkit.publish.draft import load_draft
+    from perfkit.draft.load import load_draft
     from perfkit.publish.forms.common import Material
     from perfkit.publish.issue_render import _facts
 

@@ -7,6 +7,11 @@ never be confused: an agent retries differently after each.
 
 from __future__ import annotations
 
+import difflib
+import types
+import typing
+from collections import abc
+from collections.abc import Mapping
 from typing import Any
 
 MAX_ERROR_CHARS = 4000  # an error is read by a person or an agent: a 10 MB cell is not quoted whole
@@ -39,24 +44,96 @@ class InputError(ValueError):
         return (type(self), (self.field, self.problem, self.fix))
 
 
-def from_validation(exc: Any, where: str, fix: str | None, sep: str = ".") -> InputError:
+def from_validation(
+    exc: Any, where: str, fix: str | None, sep: str = ".", model: Any = None, todo: Mapping[str, str] | None = None
+) -> InputError:
     """A pydantic ValidationError as perfkit's error: the first problem's field (its location after
     `where` and sep, joined by dots), pydantic's words for it, how many more there are, and what to do.
 
-    The one conversion, so every surface names a field the same way; callers with a better word for a
-    kind of problem (an unknown field, an unknown key) check exc.errors()[0] before calling this.
+    model: what was validated (a model class, or a type holding models, such as a tool's arguments
+    model). With it, a key the model does not know gets "did you mean <field>?" and the fields known
+    there, for every model-typed input alike: a draft, a metric declaration, a tool's arguments.
+    todo: what to do about a kind of problem (pydantic's error type), said before fix.
+    The one conversion, so every surface names a field the same way.
     """
     errors = exc.errors()
-    first = errors[0]
+    first = _most_telling(errors)
     parts = [str(x) for x in first["loc"]]
-    problem = str(first["msg"]).lower()
+    msg = str(first["msg"])
+    problem = msg[:1].lower() + msg[1:]  # pydantic's sentence, inside ours; quoted values keep their case
+    others = [e for e in errors if e is not first]
+    step = (todo or {}).get(first["type"])
+    if step:
+        fix = f"{step}; {fix}" if fix else step
+    if first["type"] == "extra_forbidden":
+        problem = "unknown field"
+        meant = _close(first["loc"][-1], known := _known_fields(model, first["loc"][:-1]))
+        own = f"did you mean {meant}? " if meant else ""
+        own += f"known fields here: {', '.join(known)}" if known else "leave it out"
+        fix = f"{own}; {fix}" if fix else own
+        missing_meant = (*first["loc"][:-1], meant)  # the field it misspells, counted once
+        others = [e for e in others if not (e["type"] == "missing" and tuple(e["loc"]) == missing_meant)]
     if len(parts) >= 2 and parts[-1] == "[key]":  # a mapping's key refused: the mapping is the field
         problem = f"unknown key '{parts[-2]}': {problem}"
         parts = parts[:-2]
     loc = ".".join(parts)
     field = f"{where}{sep}{loc}" if where and loc else (where or loc or "arguments")
-    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    more = f" (and {len(others)} more)" if others else ""
     return InputError(field, problem + more, fix)
+
+
+def _most_telling(errors: list[Any]) -> Any:
+    """The first error, unless it is a missing field beside an unknown one: a misspelt key is both, and
+    its spelling is the one to name."""
+    first = errors[0]
+    if first["type"] == "missing":
+        parent = tuple(first["loc"][:-1])
+        for e in errors:
+            if e["type"] == "extra_forbidden" and tuple(e["loc"][:-1]) == parent:
+                return e
+    return first
+
+
+def _close(name: object, known: list[str]) -> str | None:
+    """The known field a misspelt key most likely means, if one is close enough."""
+    close = difflib.get_close_matches(str(name).lower().replace("-", "_"), known, n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def _known_fields(tp: Any, loc: tuple[int | str, ...]) -> list[str]:
+    """The field names of the model found at loc inside tp, walking models' fields, list items and
+    mapping values (through unions and Annotated); [] when there is no model there."""
+    types = [tp] if tp is not None else []
+    for part in loc:
+        types = [inner for t in types for inner in _inside(t, part)]
+    models = [m for t in types for m in _alternatives(t) if isinstance(getattr(m, "model_fields", None), dict)]
+    return list(models[0].model_fields) if models else []
+
+
+def _alternatives(tp: Any) -> list[Any]:
+    """tp without Annotated, its union's members one by one."""
+    origin = typing.get_origin(tp)
+    if origin is typing.Annotated:
+        return _alternatives(typing.get_args(tp)[0])
+    if origin is typing.Union or origin is types.UnionType:
+        return [a for arg in typing.get_args(tp) for a in _alternatives(arg)]
+    return [tp]
+
+
+def _inside(tp: Any, part: int | str) -> list[Any]:
+    """The types one step of an error's location leads to from tp: a field, an item, a mapping's value."""
+    out = []
+    for t in _alternatives(tp):
+        fields = getattr(t, "model_fields", None)
+        origin, args = typing.get_origin(t), typing.get_args(t)
+        if isinstance(fields, dict):
+            if isinstance(part, str) and part in fields:
+                out.append(fields[part].annotation)
+        elif isinstance(origin, type) and issubclass(origin, abc.Mapping) and len(args) == 2:
+            out.append(args[1])
+        elif isinstance(part, int) and isinstance(origin, type) and issubclass(origin, abc.Iterable) and args:
+            out.append(args[0])
+    return out
 
 
 class ToolFailure(RuntimeError):
