@@ -133,7 +133,8 @@ def test_deep_draft_over_mcp_is_a_clear_error(tmp_path):
             return await c.call_tool("render_pr", {**args, "draft": _nested(MAX_DEPTH + 1)})
 
     res = anyio.run(go)
-    assert res.is_error and "render_pr: draft: nests more than" in res.content[0].text
+    text = res.content[0].text.removeprefix("Error executing tool render_pr: ")
+    assert res.is_error and text.startswith(f"draft: nests more than {MAX_DEPTH} levels"), text
     assert not (tmp_path / "out").exists()
 
 

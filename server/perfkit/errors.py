@@ -8,10 +8,12 @@ never be confused: an agent retries differently after each.
 from __future__ import annotations
 
 import difflib
+import re
 import types
 import typing
 from collections import abc
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 MAX_ERROR_CHARS = 4000  # an error is read by a person or an agent: a 10 MB cell is not quoted whole
@@ -51,47 +53,102 @@ def from_validation(
     `where` and sep, joined by dots), pydantic's words for it, how many more there are, and what to do.
 
     model: what was validated (a model class, or a type holding models, such as a tool's arguments
-    model). With it, a key the model does not know gets "did you mean <field>?" and the fields known
-    there, for every model-typed input alike: a draft, a metric declaration, a tool's arguments.
+    model). With it, every model-typed input (a draft, a metric declaration, a tool's arguments) gets
+    the same help: a key the model does not know gets "did you mean <field>?" and the fields known
+    there, and a value that fits no member of a union is named by its place in the input, not by the
+    members' type names ('template_answers.p3', not 'template_answers.p3.list[str]'), with what each
+    member wanted in one problem, not counted as more problems.
     todo: what to do about a kind of problem (pydantic's error type), said before fix.
     The one conversion, so every surface names a field the same way.
     """
-    errors = exc.errors()
+    errors = [_Problem(e, *_place(model, tuple(e["loc"]))) for e in exc.errors()]
     first = _most_telling(errors)
-    parts = [str(x) for x in first["loc"]]
-    msg = str(first["msg"])
-    problem = msg[:1].lower() + msg[1:]  # pydantic's sentence, inside ours; quoted values keep their case
-    others = [e for e in errors if e is not first]
-    step = (todo or {}).get(first["type"])
+    members = [e for e in errors if e is not first and first.fork is not None and e.fork == first.fork]
+    problem = _sentence(first.error["msg"])
+    if first.place == first.fork:  # the value's type fits no member: what each one wanted
+        problem += "".join(f" or {_sentence(m.error['msg'], wanted=True)}" for m in members if m.place == m.fork)
+    others = [e for e in errors if e is not first and e not in members]
+    step = (todo or {}).get(first.error["type"])
     if step:
         fix = f"{step}; {fix}" if fix else step
-    if first["type"] == "extra_forbidden":
+    parts = [str(x) for x in first.place]
+    if first.error["type"] == "extra_forbidden":
         problem = "unknown field"
-        meant = _close(first["loc"][-1], known := _known_fields(model, first["loc"][:-1]))
+        meant = _close(first.place[-1], known := _known_fields(model, first.place[:-1]))
         own = f"did you mean {meant}? " if meant else ""
         own += f"known fields here: {', '.join(known)}" if known else "leave it out"
         fix = f"{own}; {fix}" if fix else own
-        missing_meant = (*first["loc"][:-1], meant)  # the field it misspells, counted once
-        others = [e for e in others if not (e["type"] == "missing" and tuple(e["loc"]) == missing_meant)]
+        misspelt = (*first.place[:-1], meant)  # the field it misspells is missing too: one problem, not two
+        others = [e for e in others if not (e.error["type"] == "missing" and e.place == misspelt)]
     if len(parts) >= 2 and parts[-1] == "[key]":  # a mapping's key refused: the mapping is the field
         problem = f"unknown key '{parts[-2]}': {problem}"
         parts = parts[:-2]
     loc = ".".join(parts)
     field = f"{where}{sep}{loc}" if where and loc else (where or loc or "arguments")
-    more = f" (and {len(others)} more)" if others else ""
+    count = len({e.fork if e.fork is not None else e.place for e in others})  # a union's members: one problem
+    more = f" (and {count} more)" if count else ""
     return InputError(field, problem + more, fix)
 
 
-def _most_telling(errors: list[Any]) -> Any:
-    """The first error, unless it is a missing field beside an unknown one: a misspelt key is both, and
-    its spelling is the one to name."""
+@dataclass(frozen=True, eq=False)
+class _Problem:
+    error: Any  # one of pydantic's errors
+    place: tuple[int | str, ...]  # its location in the input: union members' labels left out
+    fork: tuple[int | str, ...] | None  # the place of the union whose member it comes from, if any
+
+
+def _sentence(msg: object, wanted: bool = False) -> str:
+    """pydantic's sentence inside ours (quoted values keep their case); wanted: only what it asks for."""
+    text = str(msg)
+    if wanted:
+        text = re.sub(r"^Input should be ", "", text)
+    return text[:1].lower() + text[1:]
+
+
+def _most_telling(errors: list[_Problem]) -> _Problem:
+    """The problem to name: the first, unless it is a missing field beside an unknown one (a misspelt key is
+    both, and its spelling is the one to name), or one union member's refusal of the value's type where
+    another member took the value's shape and refused something inside it (that is the member meant)."""
     first = errors[0]
-    if first["type"] == "missing":
-        parent = tuple(first["loc"][:-1])
-        for e in errors:
-            if e["type"] == "extra_forbidden" and tuple(e["loc"][:-1]) == parent:
-                return e
+    if first.error["type"] == "missing":
+        parent = first.place[:-1]
+        first = next((e for e in errors if e.error["type"] == "extra_forbidden" and e.place[:-1] == parent), first)
+    if first.fork is not None and first.place == first.fork:
+        deeper = [e for e in errors if e.fork == first.fork and len(e.place) > len(first.place)]
+        first = deeper[0] if deeper else first
     return first
+
+
+def _place(tp: Any, loc: tuple[int | str, ...]) -> tuple[tuple[int | str, ...], tuple[int | str, ...] | None]:
+    """loc without the labels pydantic adds for a union's members, and where the first such union is."""
+    if tp is None:
+        return loc, None
+    candidates: list[Any] = [tp]
+    out: list[int | str] = []
+    fork: tuple[int | str, ...] | None = None
+    for part in loc:
+        if isinstance(part, str):
+            alts = [a for t in candidates for a in _alternatives(t)]
+            named = [a for a in alts if part.replace(" ", "").lower() in _labels(a)] if len(alts) > 1 else []
+            if named:  # a member's label, not a place in the input
+                fork = tuple(out) if fork is None else fork
+                candidates = named
+                continue
+        out.append(part)
+        candidates = [inner for t in candidates for inner in _inside(t, part)]
+    return tuple(out), fork
+
+
+_QUALIFIED = re.compile(r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\.([A-Za-z_]\w*)")
+
+
+def _labels(tp: Any) -> set[str]:
+    """The labels pydantic may give tp as a union member: 'str', 'list[str]', 'Draft', 'constrained-str'."""
+    if typing.get_origin(tp) is None and isinstance(tp, type):
+        label = tp.__name__.lower()
+    else:
+        label = _QUALIFIED.sub(r"\1", str(tp).replace(" ", "")).lower()
+    return {label, f"constrained-{label}"}
 
 
 def _close(name: object, known: list[str]) -> str | None:

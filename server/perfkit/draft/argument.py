@@ -19,10 +19,16 @@ from pydantic import ValidatorFunctionWrapHandler, WrapValidator
 from pydantic_core import PydanticCustomError
 
 from perfkit.draft.model import Draft
+from perfkit.errors import InputError
+from perfkit.guards.draft_source import check_depth
 
 
 def _object_or_text(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
     if isinstance(value, dict):
+        try:  # the draft's depth limit holds for an object too, before the model walks it
+            check_depth(value, "draft")
+        except InputError as exc:
+            raise PydanticCustomError("draft_depth", exc.problem) from None
         return Draft.model_validate(value)
     if value is None or isinstance(value, (str, Draft)):
         return value
