@@ -731,7 +731,13 @@ def rows() -> list[Bad | Hostile]:
         Bad(
             "rp-draft-list", rp, lambda w: rpa(w, draft=str(w.root / "drafts" / "list.json")), "draft", "not an object"
         ),
-        Bad("rp-draft-unknown-field", rp, lambda w: rpa(w, draft={"jobb": "x"}), "draft.jobb", "not a draft field"),
+        Bad(
+            "rp-draft-unknown-field",
+            rp,
+            lambda w: rpa(w, draft={"jobb": "x"}),
+            "draft.jobb",
+            r"unknown field; did you mean job\?",
+        ),
         Bad("rp-draft-wrong-type", rp, lambda w: rpa(w, draft={"gpu_count": "eight"}), "draft.gpu_count", "integer"),
         Bad("rp-draft-nan", rp, lambda w: rpa(w, draft='{"gpu_count": NaN}'), "draft.gpu_count", "finite"),
         Bad(
