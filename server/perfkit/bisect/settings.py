@@ -3,6 +3,9 @@
 Looked up in the user's checkout (the files as they are now, not at any commit): `perfkit.toml`
 (table `[bisect]` or `[tool.perfkit.bisect]`) first, then `[tool.perfkit.bisect]` in
 `pyproject.toml`. Explicit arguments win over the file, the file wins over defaults.
+
+The keys, their types and their bounds are BisectOptions' (options.py), for the file as for the
+arguments; merge adds only the checks a single value cannot carry.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from perfkit.bisect.models import BisectSettings
 from perfkit.bisect.options import BisectOptions
 from perfkit.errors import InputError
 
-KEYS = frozenset(BisectOptions.model_fields)
+KEYS = frozenset(BisectOptions.model_fields)  # what a settings file may set
 
 
 def _table(path: Path, *keys: str, notes: list[str]) -> object:
