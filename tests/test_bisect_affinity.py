@@ -139,7 +139,16 @@ MATRIX = [
 ]
 
 
-@pytest.mark.parametrize("d,mode,ahead", MATRIX, ids=[f"{d}dev-{m}-ahead{a}" for d, m, a in MATRIX])
+# the default run covers every device count, environment mode and build-ahead depth once; the rest of the
+# matrix is extended (PERFKIT_TESTS=all)
+COVERING = {(1, "venv", 0), (2, "venv-device", 0), (3, "none", 0), (2, "venv", 2), (3, "venv", 6)}
+
+
+@pytest.mark.parametrize(
+    "d,mode,ahead",
+    [pytest.param(*c, marks=[] if c in COVERING else [pytest.mark.extended]) for c in MATRIX],
+    ids=[f"{d}dev-{m}-ahead{a}" for d, m, a in MATRIX],
+)
 def test_every_point_runs_where_its_build_is(tmp_path, monkeypatch, d, mode, ahead):
     monkeypatch.setenv("VIRTUAL_ENV", str(tmp_path / "user-env"))  # where the final restore installs
     p = pinned_history(tmp_path, compiler=40, runtime=40, bug=23, bump_at=20, every=2)
@@ -162,6 +171,7 @@ def test_the_superproject_install_building_the_runtime_and_the_build_cache(tmp_p
         assert res.culprit.commit == q.c["c20"] and res.submodule_culprit.commit == q.r[23], res.message
 
 
+@pytest.mark.extended  # test_bisect_ray.py runs a two-level bisect on a local Ray cluster in the default run
 @pytest.mark.parametrize("mode", ["venv-device"])  # each actor holds its own environment, per device inside
 def test_every_point_runs_where_its_build_is_on_ray_with_two_actors(tmp_path, monkeypatch, mode):
     ray = pytest.importorskip("ray", reason="ray is not installed here (pip install -e '.[test,ray]'); CI installs it")

@@ -411,7 +411,14 @@ def test_user_environment_untouched(tmp_path):
 
 @pytest.mark.fixture
 @pytest.mark.slow
-@pytest.mark.parametrize("name,ahead", [("bump", 0), ("mixed_submodule", 0), ("bump", 12)])
+@pytest.mark.parametrize(
+    "name,ahead",
+    [
+        ("bump", 0),
+        pytest.param("mixed_submodule", 0, marks=pytest.mark.extended),
+        pytest.param("bump", 12, marks=pytest.mark.extended),
+    ],
+)
 def test_pypto_history_three_devices(pypto_history, tmp_path, name, ahead):
     """The real pypto and simpler histories with three fake devices: both culprits, rounds per level
     within ceil(log_4 N) + 1, each device given to one point per round, the user's checkout as before."""

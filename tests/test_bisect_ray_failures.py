@@ -133,6 +133,7 @@ def test_ray_address_at_a_stopped_head_fails_within_seconds(tmp_path):
     cli(env, "bisect-reset", p.path)
 
 
+@pytest.mark.extended  # a cluster without the resource is said at once in the default run
 def test_missing_resources_are_named_with_the_ray_start_line(tmp_path, head):
     p = project(tmp_path)
     head.start({"NPU": 1})
@@ -148,6 +149,7 @@ def test_missing_resources_are_named_with_the_ray_start_line(tmp_path, head):
     assert not list((head.base / "tmp").glob("perfkit-ray/*"))
 
 
+@pytest.mark.extended  # the default run bisects on Ray with NPU as the resource
 def test_cpu_as_the_resource_and_the_documented_environment_on_the_actors(tmp_path, head):
     """ray_resource CPU is Ray's num_cpus; the actors' commands see the driver's environment and perfkit's."""
     p = project(tmp_path)
@@ -236,6 +238,7 @@ def test_token_authentication_refused_is_explained():
     assert "could not connect to RAY_ADDRESS=10.0.0.5:6379" in other and "ray start --head" in other
 
 
+@pytest.mark.extended  # the default run explains a refused token without a cluster
 def test_a_token_file_from_another_cluster_is_named_not_a_lost_cluster(tmp_path, head):
     """The cluster runs without tokens; HOME holds ~/.ray/auth_token from another cluster. perfkit turns token
     authentication on from that file (as `ray start` would), the actors die before their first task, and
