@@ -27,7 +27,7 @@ from perfkit.bisect import report
 from perfkit.bisect.command.tester import PointResult, saved_commands
 from perfkit.bisect.models import BisectSettings, StepRecord
 from perfkit.bisect.search import noise_plan
-from perfkit.bisect.search.bisection import Mark
+from perfkit.bisect.search.bisection import Mark, ksection
 from perfkit.bisect.search.noise_plan import noise_on
 from perfkit.bisect.search.planner import Planner
 from perfkit.bisect.state.point import Point
@@ -66,21 +66,6 @@ class Engine(Protocol):
 
 
 LINEAR = ("level1", "level2", "find_fix")
-
-
-def ksection(n: int, marks: dict[int, Mark], d: int) -> list[int]:
-    """d untested indices splitting the open interval into d+1 parts as equal as the marks allow."""
-    hi = min([i for i, m in marks.items() if m == "new" and 0 <= i < n] + [n - 1])
-    lo = max([i for i, m in marks.items() if m == "old" and -1 <= i < hi] + [-1])
-    open_ = [i for i in range(lo + 1, hi) if i not in marks]
-    if len(open_) <= d:
-        return open_
-    chosen: list[int] = []
-    for j in range(1, d + 1):
-        target = lo + (hi - lo) * j / (d + 1)
-        pick = min((i for i in open_ if i not in chosen), key=lambda i: (abs(i - target), i))
-        chosen.append(pick)
-    return sorted(chosen)
 
 
 def answers(n: int, marks: dict[int, Mark], picks: list[int]) -> list[tuple[int, int]]:
@@ -124,7 +109,7 @@ def likely_points(planner: Planner, points: list[Point], d: int, budget: int) ->
     if ph is None or ph.name != search[0].phase or planner.decide(ph).noisy:
         return []  # the noise model picks one point at a time from the evidence: nothing to foresee
     marks = planner.marks(ph)
-    picks = [p.index for p in search if p.index is not None]
+    picks = sorted({p.index for p in search if p.index is not None})  # a point run on two devices is one pick
     out = [linear_point(planner, ph, i) for i in likely_next(len(ph.items), marks, picks, d, budget)]
     ends = [(lo, hi) for lo, hi in answers(len(ph.items), marks, picks) if hi - lo == 1 and hi < len(ph.items)]
     if not planner.decide(ph).noisy:  # an answer that ends the halving: the culprit and its parent run again
@@ -161,42 +146,44 @@ def _forward_range(src: str, old: str, new: str) -> tuple[str, ...]:
 
 
 def linear_point(planner: Planner, ph: PhaseData, i: int) -> Point:
+    """Index i of a linear search as a point; -1 in level 1 is the good end, run again as evidence."""
     st = planner.st
     if ph.name == "level1":
+        if i < 0:
+            return Point("level1", -1, st.good, planner.ptr(st.good))
         ptr = planner.level1_pointers()[i] if planner.sub_path else None
         return Point("level1", i, ph.items[i], ptr)
     return Point(ph.name, i, ph.superproject or st.bad, ph.items[i])
 
 
 def choose(planner: Planner, first: Point, d: int) -> list[Point]:
-    """The points of the next round; `first` is the one the planner asks for now."""
+    """The points of the next round; `first` is the one the planner asks for now.
+
+    Inside a linear search the round is the strategy's own (planner.decide with d devices): the
+    (d + 1)-section while halving, with the confirmation riding along on the devices the round that
+    ends the halving leaves free; the culprit and its parent on every device while confirming; the
+    noise model's pick and the quantiles of its posterior under noise. The end checks share the
+    first round with level-1 points (they are placed as if the ends held, and wasted only when an
+    end does not hold, which stops the bisect anyway); the two split tests run together."""
     st = planner.st
     if d <= 1:
         return [first]
     if first.phase in LINEAR and first.index is not None:
         ph = st.level1 if first.phase == "level1" else st.level2
         assert ph is not None
-        if planner.decide(ph).noisy:  # the noise model picked where the evidence is weakest: keep it first
-            rest = [i for i in ksection(len(ph.items), planner.marks(ph), d) if i != first.index][: d - 1]
-            return [first, *(linear_point(planner, ph, i) for i in rest)]
-        split = [linear_point(planner, ph, i) for i in ksection(len(ph.items), planner.marks(ph), d)]
-        if split:
-            return split
-        again = [i for i in planner.decide(ph).test if i >= 0][:d]  # the confirmation: culprit and parent at once
-        return [first, *(linear_point(planner, ph, i) for i in again if i != first.index)][:d]
+        picks = [i for i in planner.decide(ph, d).test if i >= 0 or ph.name == "level1"]
+        return [linear_point(planner, ph, i) for i in picks] or [first]
     points = [first]
-    if noise_on(st.settings):  # under noise an end may be re-run on the evidence so far: one at a time
-        return points
     if first.phase == "verify_good":
         other = Point("verify_bad", None, st.bad, planner.ptr(st.bad))
         if _answered(st, other) is None:  # not again when only the good end is run once more
             points.append(other)
-    elif first.phase == "split_pointer":
+    elif first.phase == "split_pointer" and not noise_on(st.settings):  # under noise: read one at a time
         c, m = planner.culprit_and_move()
         points.append(Point("split_source", None, c.commit, m.old))
     if first.phase in ("verify_good", "verify_bad") and len(points) < d and st.level1.items:
-        marks = planner.marks(st.level1)
-        points += [linear_point(planner, st.level1, i) for i in ksection(len(st.level1.items), marks, d - len(points))]
+        picks = planner.decide(st.level1, d - len(points)).test
+        points += [linear_point(planner, st.level1, i) for i in picks[: d - len(points)]]
     return points
 
 
@@ -330,8 +317,12 @@ class Rounds:
             st.devices_now = {}
             st.installs_ahead += self.pool.take_ahead()
         eng.memory.save()
-        if noise_on(st.settings) and q.phase not in LINEAR and last and st.phase == q.phase:
-            eng.planner.record(q, last[0])  # under noise an end or split point is read once, right after it ran
+        if noise_on(st.settings):  # under noise an end or split point is read once, right after it ran, in order
+            ran = {rec.n: rec for rec in last}
+            for job, _ in jobs:
+                rec = ran.get(job.n)
+                if job.point.phase not in LINEAR and rec is not None and st.phase == job.point.phase:
+                    eng.planner.record(job.point, rec)
         settle(eng)  # so the phase and the status are current
         eng.save()
         return max(last, key=lambda s: s.n) if last else None

@@ -37,7 +37,8 @@ class Planner(Levels):
         old = ph.start_verdict
         return {i: ("skip" if v == "skip" else "old" if v == old else "new") for i, v in ph.marks.items()}
 
-    def decide(self, ph: PhaseData) -> Decision:
+    def decide(self, ph: PhaseData, devices: int = 1) -> Decision:
+        """The strategy's decision over the search's runs so far; with devices > 1, `test` is a whole round."""
         cheap: Callable[[int], bool] | None = None
         group: Callable[[int], object] | None = None
         s, b = self.st.settings, self.st.build
@@ -60,7 +61,7 @@ class Planner(Levels):
                     return ph.items[i] == built
 
         strategy = self.strategy if self.strategy is not DEFAULT else noise_plan.strategy_for(self.st, ph)
-        d = strategy.decide(len(ph.items), noise_plan.repeated_marks(self.st, ph), cheap, group)
+        d = strategy.decide(len(ph.items), noise_plan.repeated_marks(self.st, ph), cheap, group, devices=devices)
         if d.confidence is not None:  # status shows how sure the search is so far
             self.st.confidence[ph.name] = round(d.confidence, 4)
         noise_plan.note_switch(self.st, ph, d)
