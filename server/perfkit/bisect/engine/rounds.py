@@ -76,27 +76,37 @@ def answers(n: int, marks: dict[int, Mark], picks: list[int]) -> list[tuple[int,
     return [(edges[j], edges[j + 1]) for j in range(len(edges) - 1)]
 
 
-def likely_next(n: int, marks: dict[int, Mark], picks: list[int], d: int, budget: int) -> list[int]:
+def likely_next(
+    n: int,
+    marks: dict[int, Mark],
+    picks: list[int],
+    d: int,
+    budget: int,
+    round_of: Callable[[int, int], list[int]] | None = None,
+) -> list[int]:
     """The points the round after `picks` will test, for the answers most likely first.
 
-    Each answer leaves one interval, as likely as the positions it holds (before a verdict says
-    otherwise the culprit is equally likely anywhere); its next round is that interval's own
-    k-section. Whole answers come one after another, since a round waits for its slowest point:
-    a round half prepared saves little."""
+    Each answer leaves one interval (lo, hi], as likely as the positions it holds (before a verdict
+    says otherwise the culprit is equally likely anywhere); its next round is round_of(lo, hi), by
+    default that interval's own k-section. A point the next round runs on several devices is wanted
+    that many times. Whole answers come one after another, since a round waits for its slowest
+    point: a round half prepared saves little."""
     out: list[int] = []
     if budget <= 0:
         return out
     for lo, hi in sorted(answers(n, marks, picks), key=lambda a: a[0] - a[1]):
-        hyp: dict[int, Mark] = {**marks, lo: "old", hi: "new"}
-        out += [i for i in ksection(n, hyp, d) if i not in out]
+        nxt = round_of(lo, hi) if round_of is not None else ksection(n, {**marks, lo: "old", hi: "new"}, d)
+        for i in dict.fromkeys(nxt):
+            out += [i] * (nxt.count(i) - out.count(i))
         if len(out) >= budget:
             break
     return out[:budget]
 
 
 def likely_points(planner: Planner, points: list[Point], d: int, budget: int) -> list[Point]:
-    """The points worth building while `points` run: the next round's for each likely answer, and when
-    an answer ends level 1 on a runtime bump, the first round of the level 2 it would start."""
+    """The points worth building while `points` run: the next round's for each likely answer (each as
+    many times as that round runs it, less the copies this round's slots will hold), and when an
+    answer ends level 1 on a runtime bump, the first round of the level 2 it would start."""
     search = [p for p in points if p.phase in LINEAR and p.index is not None]
     if budget <= 0:
         return []
@@ -107,16 +117,29 @@ def likely_points(planner: Planner, points: list[Point], d: int, budget: int) ->
         return [linear_point(planner, l1, i) for i in ksection(len(l1.items), planner.marks(l1), d)][:budget]
     ph = planner.st.level1 if search[0].phase == "level1" else planner.st.level2
     if ph is None or ph.name != search[0].phase or planner.decide(ph).noisy:
-        return []  # the noise model picks one point at a time from the evidence: nothing to foresee
+        return []  # the noise model picks from the evidence, flips included: nothing to foresee
     marks = planner.marks(ph)
     picks = sorted({p.index for p in search if p.index is not None})  # a point run on two devices is one pick
-    out = [linear_point(planner, ph, i) for i in likely_next(len(ph.items), marks, picks, d, budget)]
+    level1 = ph.name == "level1"
+
+    def round_of(lo: int, hi: int) -> list[int]:
+        """The strategy's own next round if this one answers (lo, hi]: every verdict of the round believed."""
+        believed: dict[int, list[Mark]] = {}
+        for p in search:
+            if p.index is not None:
+                believed.setdefault(p.index, []).append("old" if p.index <= lo else "new")
+        return [i for i in planner.decide(ph, d, believed).test if i >= 0 or level1]
+
+    wanted = [linear_point(planner, ph, i) for i in likely_next(len(ph.items), marks, picks, d, budget + d, round_of)]
+    out: list[Point] = []
+    held = list(points)  # a point of this round stays built in the slot that runs it
+    for q in wanted:
+        if q in held:
+            held.remove(q)
+        else:
+            out.append(q)
     ends = [(lo, hi) for lo, hi in answers(len(ph.items), marks, picks) if hi - lo == 1 and hi < len(ph.items)]
-    if not planner.decide(ph).noisy:  # an answer that ends the halving: the culprit and its parent run again
-        for lo, hi in ends:  # (a point of this round stays built in the slot that runs it)
-            again = (linear_point(planner, ph, i) for i in (hi, lo) if i >= 0)
-            out += [q for q in again if q not in out and q not in points]
-    if ph.name == "level1" and planner.sub_path and len(out) < budget:
+    if level1 and planner.sub_path and len(out) < budget:
         for _, hi in ends:
             out += [q for q in _level2_opening(planner, hi, d) if q not in out]
     return out[:budget]
