@@ -20,6 +20,7 @@ from perfkit.bisect.command.tester import PointResult
 from perfkit.bisect.command.verdict import Classified
 from perfkit.bisect.engine.rounds import Rounds
 from perfkit.bisect.models import BisectSettings
+from perfkit.bisect.search import estimate
 from perfkit.bisect.search.bisection import Bisection, Mark, ksection
 from perfkit.bisect.search.noisy import Adaptive, NoisySearch
 from perfkit.bisect.search.planner import Planner
@@ -79,10 +80,14 @@ def test_the_round_that_ends_the_halving_gives_free_devices_the_confirmation(cas
         assert picks == list(range(lo + 1, hi))  # only the round that tests every index left
 
 
-def play(n: int, k: int, d: int, ends: bool, strategy: Any) -> tuple[int | None, list[list[int]]]:
+def play(
+    n: int, k: int, d: int, ends: bool, strategy: Any, marks: dict[int, list[Mark]] | None = None
+) -> tuple[int | None, list[list[int]]]:
     """A search over n positions whose first new index is k, on a check that never lies: the answer and the
     rounds (one device runs the first index of each decision, as the engine does)."""
-    marks: dict[int, list[Mark]] = {-1: ["old"], n - 1: ["new"]} if ends else {}
+    marks = dict(marks or {})
+    if ends:
+        marks |= {-1: ["old"], n - 1: ["new"]}
     rounds: list[list[int]] = []
     for _ in range(10 * n + 50):
         dec = strategy.decide(n, marks, devices=d)
@@ -120,6 +125,19 @@ def test_under_noise_every_device_gets_a_point_every_round(n, data, d, ends):
     found, rounds = play(n, k, d, ends, NoisySearch())
     assert found == one == k
     assert all(len(r) == d for r in rounds), rounds
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 400), st.data(), st.integers(2, 8))
+def test_the_start_estimate_brackets_the_rounds(n, data, d):
+    """bisect_start's range of rounds holds what the rounds take: the ends with d - 2 level-1 points beside
+    them, then the search and its confirmation."""
+    k = data.draw(st.integers(0, n - 1))
+    beside = Adaptive().decide(n, {}, devices=d - 2).test[: d - 2] if d > 2 else []
+    first = {i: ["new" if i >= k else "old"] for i in beside}
+    found, rounds = play(n, k, d, True, Adaptive(), first)
+    e = estimate.start(BisectSettings(run="x", devices=[str(i) for i in range(d)]), n, 0, noise=False).rounds
+    assert found == k and e is not None and e.low <= 1 + len(rounds) <= e.high, (e, 1 + len(rounds))
 
 
 # ---- the real planner and rounds over a git history ------------------------------------------------
@@ -203,13 +221,13 @@ def bisect(repo: Path, shas: list[str], k: int, devices: int, noise: bool) -> tu
     raise AssertionError("the bisect did not end")
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.data(), st.integers(2, 5), st.booleans())
 def test_the_planner_with_devices_names_what_one_device_names(tmp_path_factory, data, d, noise):
     """Through the planner and the rounds: the same culprit as one device, the two ends in the first round
     beside level-1 points (noise on or off), and under noise a point for every device in every round."""
     repo = tmp_path_factory.mktemp("history") / "repo"
-    n = data.draw(st.integers(3, 40))
+    n = data.draw(st.integers(3, 24))
     shas = write_history(repo, [Commit(f"c{i}", {"f.py": f"{i}\n"}, author="t <t@example.com>") for i in range(n + 1)])
     k = data.draw(st.integers(0, n - 1))
     one, _ = bisect(repo, shas, k, 1, noise)
@@ -217,7 +235,7 @@ def test_the_planner_with_devices_names_what_one_device_names(tmp_path_factory, 
     assert one.culprit is not None and st_.culprit is not None
     assert st_.outcome == one.outcome == "found" and st_.culprit.commit == one.culprit.commit == shas[1 + k]
     first = [p.phase for p in rounds[0]]
-    assert first[:2] == ["verify_good", "verify_bad"] and len(first) == min(d, 2 + (n > 1) * (d - 2))
+    assert first[:2] == ["verify_good", "verify_bad"] and len(first) == d and set(first[2:]) <= {"level1"}
     assert all(len(r) <= d for r in rounds)
     if noise:
         assert all(len(r) == d for r in rounds), [[p.index for p in r] for r in rounds]
