@@ -31,6 +31,14 @@ def test_demo_finds_both_culprits_and_writes_clean_drafts(tmp_path):
     for kind in ("setting", "default", "source", "removal"):
         assert re.search(rf"classify_changes: .*{kind} \d", out), kind
     assert "(PR #88)" in out
+    # what is whose: the draft's prose is named as such, and a point run again says it confirms
+    assert out.count("is the example draft's, examples/") == 2
+    steps = re.findall(r"^  step +\d+ \[(\w+)(, confirming: run (\d) of this point)?\] (\S+)", out, re.M)
+    seen: dict[str, int] = {}
+    for _, label, k, point in steps:
+        seen[point] = seen.get(point, 0) + 1
+        assert (int(k) if label else 1) == seen[point], (point, label)
+    assert any(label for _, label, _, _ in steps)
     kept = [ln.strip() for ln in out.split("Try next:\n")[1].splitlines() if ln.startswith("  ")]
     assert f"perfkit bisect-status {work / 'bisect' / 'pypto'}" in kept
     assert f"Everything is kept in {work}:" in out and f"  {work / 'publish' / 'campaign'}  " in out

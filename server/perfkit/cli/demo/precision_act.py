@@ -53,10 +53,18 @@ def precision_act(root: Path, quiet: bool, out: TextIO) -> bool:
     finally:
         if bar:
             bar.close()
+    out.write(
+        "  (max_abs_err: the last value the check printed, which is the largest; a point run again confirms\n"
+        "   its verdict before a culprit is named)\n"
+    )
+    runs: dict[tuple[str, str | None], int] = {}
     for step in status.steps:
+        point = (step.superproject, step.submodule)
+        runs[point] = runs.get(point, 0) + 1
+        again = f", confirming: run {runs[point]} of this point" if runs[point] > 1 else ""
         metric = f" max_abs_err={step.metric:.2e}" if step.metric is not None else ""
         out.write(
-            f"  step {step.n:2d} [{step.phase}] {step.short} {step.subject[:60]} -> {step.verdict}"
+            f"  step {step.n:2d} [{step.phase}{again}] {step.short} {step.subject[:60]} -> {step.verdict}"
             f"{metric} ({step.reason})\n"
         )
     out.write(tool_words(status.message, all_tools()) + "\n")

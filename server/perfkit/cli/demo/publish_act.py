@@ -52,6 +52,7 @@ def publish_act(root: Path, out: TextIO) -> bool:
     out.write(
         f"render_pr wrote:\n  {result.pr_path}\n    {result.pr_title}\n"
         f"  {result.issue_path}\n    {result.issue_title}\n"
+        f"  {_WHOSE.format(draft='examples/publish/draft.json')}\n"
     )
     left = sorted({p.text for p in result.placeholders})
     out.write(f"placeholders left for you: {', '.join(left) or 'none'}\n")
@@ -69,6 +70,12 @@ def publish_act(root: Path, out: TextIO) -> bool:
         and blame.commits[0].pr_number == 88
         and {"setting", "default", "source", "removal"} <= {k for k in kinds_seen if changes.totals[k]}
     )
+
+
+_WHOSE = (
+    "the prose (the job, the hardware, the why of each change, the answers to the template) is the example "
+    "draft's, {draft}, as an agent would write it; every figure and table is read_benchmark's, from the campaign"
+)
 
 
 def serving_act(root: Path, repo: Path, out: TextIO) -> bool:
@@ -95,6 +102,7 @@ def serving_act(root: Path, repo: Path, out: TextIO) -> bool:
     out.write(
         f"render_pr wrote:\n  {result.pr_path}\n    {result.pr_title}\n"
         f"  {result.issue_path}\n    {result.issue_title}\n"
+        f"  {_WHOSE.format(draft='examples/serving/draft.json')}\n"
         f"lint_wording findings (serving): {findings}\n"
     )
     return findings == 0 and Path(result.pr_path).is_file() and Path(result.issue_path).is_file()
