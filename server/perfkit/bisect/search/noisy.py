@@ -179,11 +179,11 @@ class NoisySearch:
         marks: Marks,
         cheap: Callable[[int], bool] | None = None,
         group: Callable[[int], object] | None = None,
-        among: Sequence[int] | None = None,
         devices: int = 1,
+        among: Sequence[int] | None = None,
     ) -> Decision:
-        """among: test only these indices (retests included), when one of them can still tell something.
-        devices: the points of one round (spread), the one-point pick first."""
+        """devices: the points of one round (spread), the one-point pick first.
+        among: test only these indices (retests included), when one of them can still tell something."""
         if n <= 0:
             raise ValueError("empty candidate list")
         counts, skipped, n_skips = _tally(n, marks)
