@@ -1,13 +1,17 @@
 """Rounds: with d devices, d points are tested at once and the planner reads all their answers.
 
-Which points make a round. Inside a linear search the answer is one of the s positions between
-the last old mark and the first new one; d points at s*j/(d+1) (j = 1..d, each moved to the
-nearest untested index) leave at most ceil(s/(d+1)) positions whatever the answers, so a search
-takes ceil(log_(d+1) s) rounds where one device takes ceil(log2 s) runs (git-pisect's k-section).
-With one device the round is the strategy's own pick, so nothing changes from the one-point
-engine. The end checks share the first round with level-1 points placed as if the ends held
-(wasted only when an end does not hold, which stops the bisect anyway); the two split tests run
-together.
+Which points make a round: the strategy's own round (Strategy.decide with devices=d, through the
+planner), so that every device gets a point while one can tell something. Inside a linear search
+the answer is one of the s positions between the last old mark and the first new one; d points at
+s*j/(d+1) (j = 1..d, each moved to the nearest untested index) leave at most ceil(s/(d+1)) whatever
+the answers, so a search takes ceil(log_(d+1) s) rounds where one device takes ceil(log2 s) runs
+(git-pisect's k-section). The round that ends the halving gives the devices it leaves free to the
+confirmation's points, a round of confirmation spreads the culprit and its parent over every
+device, and under noise the model's pick leads the quantiles of its posterior, retests included:
+a point may run on several devices in one round. With one device the round is the strategy's own
+pick, so nothing changes from the one-point engine. The end checks share the first round with
+level-1 points placed as if the ends held (wasted only when an end does not hold, which stops the
+bisect anyway); the two split tests run together.
 
 How answers are read. Every finished point is a step in the state, saved as soon as its round
 ends; the planner then takes, in its own order, the answers it asks for: a linear search marks

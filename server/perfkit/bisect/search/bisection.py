@@ -68,7 +68,8 @@ def settled(mark: Mark | Sequence[Mark]) -> Mark:
     return real[-1] if real else "skip"
 
 
-def _bounds(n: int, marks: Mapping[int, Mark]) -> tuple[int, int]:
+def open_interval(n: int, marks: Mapping[int, Mark]) -> tuple[int, int]:
+    """(lo, hi): the last old mark before the first new one (-1: the start) and that new mark (n - 1: the end)."""
     hi = min([i for i, m in marks.items() if m == "new" and 0 <= i < n] + [n - 1])
     lo = max([i for i, m in marks.items() if m == "old" and -1 <= i < hi] + [-1])
     return lo, hi
@@ -81,7 +82,7 @@ def ksection(n: int, marks: Marks, d: int) -> list[int]:
     An interval holding at most d untested indices gives all of them. Marks may hold repeats (their
     settled verdict counts); a skipped index is never chosen again."""
     flat = {i: settled(m) for i, m in marks.items()}
-    lo, hi = _bounds(n, flat)
+    lo, hi = open_interval(n, flat)
     open_ = [i for i in range(lo + 1, hi) if i not in flat]
     if len(open_) <= d:
         return open_
@@ -155,7 +156,7 @@ class Bisection:
         if n <= 0:
             raise ValueError("empty candidate list")
         flat = {i: settled(m) for i, m in marks.items()}
-        lo, hi = _bounds(n, flat)
+        lo, hi = open_interval(n, flat)
         if hi - lo == 1:
             return Decision(found=hi)
         skipped = {i for i, m in flat.items() if m == "skip" and lo < i < hi}

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from perfkit.bisect.search import skip_policy
-from perfkit.bisect.search.bisection import Bisection, Decision, Mark, Marks, Stop, _bounds, settled, verdicts
+from perfkit.bisect.search.bisection import Bisection, Decision, Mark, Marks, Stop, open_interval, settled, verdicts
 from perfkit.bisect.search.rate_prior import DEFAULT_PRIOR, RatePrior
 
 _FLOOR = 1e-4
@@ -568,7 +568,7 @@ class Adaptive:
         interval's two ends, and the confirmation would run them again in a round of its own. The devices
         the round leaves free run them now (confirming_round, every answer of the round as likely)."""
         flat = {i: settled(m) for i, m in marks.items()}
-        lo, hi = _bounds(n, flat)
+        lo, hi = open_interval(n, flat)
         if len(picks) >= d or sorted(picks) != list(range(lo + 1, hi)):
             return picks  # no device free, or the halving goes on after this round (or skips are in the way)
         options = [*picks, *(i for i in (hi, lo) if flat.get(i, "skip") != "skip")]
