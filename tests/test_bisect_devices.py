@@ -458,8 +458,9 @@ def test_pypto_history_three_devices(pypto_history, tmp_path, name, ahead):
 
 
 def test_noise_with_three_devices(tmp_path):
-    """Noise on and three devices: the noise model's pick leads each round, the other devices add points
-    k-section places; a seeded lying check (flips known by step) still gives the right culprit."""
+    """Noise on and three devices: the noise model's pick leads each round, the other devices take the
+    quantiles of its posterior (retests included), so every round gives every device a point; a seeded
+    lying check (flips known by step) still gives the right culprit."""
     from test_noisy_bisect_engine import flaky_run, flipped, seed_with_flips
 
     plan = [("src", "")] * 18 + [("src", "BUG", "bug")] + [("src", "BUG")] * 8
@@ -473,6 +474,9 @@ def test_noise_with_three_devices(tmp_path):
         if s.ran and s.verdict != "skip":
             truth = p.expected(s.superproject, s.submodule)
             assert (s.verdict == truth) != flipped(seed, s.n, 0.1), s
-    assert max(s.round or 0 for s in res.steps) < len(res.steps)  # some rounds tested several points
+    per_round: dict[int, int] = {}
+    for s in res.steps:
+        per_round[s.round or 0] = per_round.get(s.round or 0, 0) + 1
+    assert set(per_round.values()) == {len(DEVICES)}, per_round  # no device left idle, the ends' round included
     assert snapshot(p.sup.path) == before
     bisect_reset(p.path)
