@@ -731,7 +731,13 @@ def rows() -> list[Bad | Hostile]:
         Bad(
             "rp-draft-list", rp, lambda w: rpa(w, draft=str(w.root / "drafts" / "list.json")), "draft", "not an object"
         ),
-        Bad("rp-draft-unknown-field", rp, lambda w: rpa(w, draft={"jobb": "x"}), "draft.jobb", "not a draft field"),
+        Bad(
+            "rp-draft-unknown-field",
+            rp,
+            lambda w: rpa(w, draft={"jobb": "x"}),
+            "draft.jobb",
+            r"unknown field; did you mean job\?",
+        ),
         Bad("rp-draft-wrong-type", rp, lambda w: rpa(w, draft={"gpu_count": "eight"}), "draft.gpu_count", "integer"),
         Bad("rp-draft-nan", rp, lambda w: rpa(w, draft='{"gpu_count": NaN}'), "draft.gpu_count", "finite"),
         Bad(
@@ -893,10 +899,21 @@ def rows() -> list[Bad | Hostile]:
         Bad("bs-fail-pattern", bs, lambda w: bsa(w, fail_pattern="(unclosed"), "fail_pattern", "regular expression"),
         Bad("bs-pass-pattern-empty", bs, lambda w: bsa(w, pass_pattern=""), "pass_pattern", "empty"),
         Bad("bs-metric-pattern", bs, lambda w: bsa(w, metric_pattern="[x"), "metric_pattern", "regular expression"),
-        Bad("bs-timeout-zero", bs, lambda w: bsa(w, timeout_s=0), "timeout_s", "positive"),
-        Bad("bs-timeout-inf", bs, lambda w: bsa(w, timeout_s="inf"), "timeout_s", "positive|finite"),
-        Bad("bs-timeout-nan", bs, lambda w: bsa(w, timeout_s="nan"), "timeout_s", "positive|finite"),
-        Bad("bs-install-timeout-negative", bs, lambda w: bsa(w, install_timeout_s=-1), "install_timeout_s", "positive"),
+        Bad("bs-timeout-zero", bs, lambda w: bsa(w, timeout_s=0), "timeout_s", "greater than 0"),
+        Bad("bs-timeout-inf", bs, lambda w: bsa(w, timeout_s="inf"), "timeout_s", "finite"),
+        Bad("bs-timeout-nan", bs, lambda w: bsa(w, timeout_s="nan"), "timeout_s", "finite"),
+        Bad(
+            "bs-install-timeout-negative",
+            bs,
+            lambda w: bsa(w, install_timeout_s=-1),
+            "install_timeout_s",
+            "greater than 0",
+        ),
+        Bad("bs-confidence-one", bs, lambda w: bsa(w, confidence=1.0), "confidence", "less than 1"),
+        Bad("bs-flaky-fail-half", bs, lambda w: bsa(w, flaky_fail=0.5), "flaky_fail", "less than 0.5"),
+        Bad("bs-max-skips-negative", bs, lambda w: bsa(w, max_skips=-1), "max_skips", "greater than or equal to 0"),
+        Bad("bs-build-ahead-negative", bs, lambda w: bsa(w, build_ahead=-1), "build_ahead", "greater than or equal"),
+        Bad("bs-cache-limit-zero", bs, lambda w: bsa(w, cache_limit_mb=0), "cache_limit_mb", "greater than 0"),
     ]
     for tool in ("bisect_step", "bisect_run", "bisect_status", "bisect_reset"):
         out += _repo_rows(tool, {})

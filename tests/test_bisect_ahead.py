@@ -137,8 +137,9 @@ def test_one_round_per_call_builds_nothing_ahead(tmp_path):
         ({"devices": []}, "needs devices"),
         ({"worker_env": "none"}, "venv"),
         ({"install": ["pip install -e . --device {device}"]}, "{device}"),
-        ({"build_ahead": -1}, "0 to"),
-        ({"build_ahead": 2.5}, "whole number"),
+        ({"build_ahead": -1}, "greater than or equal to 0"),
+        ({"build_ahead": 257}, "less than or equal to 256"),
+        ({"build_ahead": 2.5}, "valid integer"),
     ],
 )
 def test_build_ahead_that_cannot_work_is_refused(tmp_path, extra, problem):

@@ -85,10 +85,10 @@ def test_a_misspelt_draft_key_gets_did_you_mean(tmp_path):
     draft.write_text(json.dumps({"job": "x", "sumary": "y"}))
     proc = perfkit("render-pr", CAMPAIGN, str(tmp_path), "--draft", str(draft))
     assert proc.returncode == 2
-    assert "--draft.sumary: is not a draft field; did you mean summary? known fields here: job, " in proc.stderr
+    assert "--draft.sumary: unknown field; did you mean summary? known fields here: job, " in proc.stderr
     draft.write_text(json.dumps({"job": "x", "changes": [{"nmae": "z"}]}))
     proc = perfkit("render-pr", CAMPAIGN, str(tmp_path), "--draft", str(draft))
-    assert "--draft.changes.0.nmae: is not a draft field; did you mean name? known fields here: name," in proc.stderr
+    assert "--draft.changes.0.nmae: unknown field; did you mean name? known fields here: name," in proc.stderr
     draft.write_text(json.dumps({"job": "x", "zzzz": 1}))
     proc = perfkit("render-pr", CAMPAIGN, str(tmp_path), "--draft", str(draft))
     assert "did you mean" not in proc.stderr and "known fields here" in proc.stderr, proc.stderr

@@ -329,7 +329,7 @@ def test_candidates_reader_answers_or_says_which_line_is_wrong(data):
     )
 )
 def test_draft_loader_answers_or_names_the_field(value):
-    from perfkit.publish.draft import load_draft
+    from perfkit.draft.load import load_draft
 
     for given_as in (value, json.dumps(value)):
         try:
@@ -454,7 +454,7 @@ def _is_subsequence(needle: list[str], hay: list[str]) -> bool:
 @SETTINGS
 @given(markdown(), st.data())
 def test_template_merger_copies_the_template_verbatim(text, data):
-    from perfkit.publish.draft_model import Checkbox
+    from perfkit.draft.model import Checkbox
     from perfkit.publish.merge_template import merge
     from perfkit.publish.repo_template import RepoTemplate, split
     from perfkit.publish.template_parts import parse, roles

@@ -15,9 +15,9 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from perfkit.draft.load import MAX_BYTES, MAX_DEPTH, load_draft
 from perfkit.errors import InputError
 from perfkit.guards import safe_yaml
-from perfkit.publish.draft import MAX_BYTES, MAX_DEPTH, load_draft
 
 
 def laughs(levels: int, width: int = 10) -> str:
@@ -133,7 +133,8 @@ def test_deep_draft_over_mcp_is_a_clear_error(tmp_path):
             return await c.call_tool("render_pr", {**args, "draft": _nested(MAX_DEPTH + 1)})
 
     res = anyio.run(go)
-    assert res.is_error and "render_pr: draft: nests more than" in res.content[0].text
+    text = res.content[0].text.removeprefix("Error executing tool render_pr: ")
+    assert res.is_error and text.startswith(f"draft: nests more than {MAX_DEPTH} levels"), text
     assert not (tmp_path / "out").exists()
 
 
@@ -186,7 +187,7 @@ _MD_LINES = st.lists(
 def _material():
     from pathlib import Path
 
-    from perfkit.publish.draft import load_draft
+    from perfkit.draft.load import load_draft
     from perfkit.publish.forms.common import Material
     from perfkit.publish.issue_render import _facts
 

@@ -257,7 +257,7 @@ def test_noise_settings_from_the_file_and_bad_values(tmp_path):
             settingsfile.merge(repo, {key: value})
         assert err.value.field == field
     (repo / "perfkit.toml").write_text('[bisect]\nrun = "true"\nnoise = "yes"\n')
-    with pytest.raises(InputError, match="noise must be true or false"):
+    with pytest.raises(InputError, match=r"perfkit.toml \[bisect\] noise: input should be a valid boolean"):
         settingsfile.merge(repo, {})
 
 

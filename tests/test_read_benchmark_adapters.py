@@ -88,15 +88,16 @@ def test_options_are_declared_once_and_shown_typed_and_bounded():
     import inspect
 
     from perfkit.benchmark.options import BenchmarkOptions
+    from perfkit.draft.model import Draft
     from perfkit.lint.options import bench_options
-    from perfkit.publish.draft_model import Draft
 
     params = inspect.signature(read_benchmark).parameters
     fields = BenchmarkOptions.model_fields
     assert list(params)[1:] == list(fields)
     assert all(params[n].default == f.default for n, f in fields.items())
     assert Draft.model_fields["benchmark"].annotation is BenchmarkOptions
-    assert type(bench_options(None, str(EXAMPLE))) is BenchmarkOptions
+    assert type(bench_options(None)) is BenchmarkOptions
+    assert bench_options(Draft.model_validate({"benchmark": {"warmup_steps": 3}})).warmup_steps == 3
     tool, _ = mcp_call("read_benchmark", {"campaign_dir": str(EXAMPLE)})
     schema = tool.input_schema
     defs = schema.get("$defs", {})
@@ -129,7 +130,9 @@ def test_options_are_declared_once_and_shown_typed_and_bounded():
     for name, prop in schema["properties"].items():
         assert prop.get("description"), name
         bounded(prop, name)
-    metric = defs["MetricDecl"]["properties"]
+    decl, text = defs["MetricDecl"]["anyOf"]  # a declaration's object, or its JSON text
+    assert text["type"] == "string" and decl["additionalProperties"] is False
+    metric = decl["properties"]
     assert metric["stat"]["anyOf"][0]["enum"][:3] == ["mean", "median", "p50"]
     assert schema["properties"]["columns"]["anyOf"][0]["propertyNames"]["enum"][0] == "arm"
 

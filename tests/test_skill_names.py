@@ -55,7 +55,7 @@ def served() -> dict[str, dict[str, Any]]:
 
 
 def known_names(served: dict[str, dict[str, Any]]) -> set[str]:
-    from perfkit.publish.draft_model import Draft
+    from perfkit.draft.model import Draft
 
     names = set(served)
     for schemas in served.values():

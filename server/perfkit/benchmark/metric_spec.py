@@ -12,8 +12,11 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, GetJsonSchemaHandler, model_validator
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema
 
+from perfkit.guards.limits import MAX_JSON_LINE_CHARS
 from perfkit.guards.outside_text import CampaignName, CampaignText
 
 METRICS_FILE = "metrics.yaml"  # where a campaign declares its metrics, beside benchmark.csv
@@ -93,11 +96,21 @@ class MetricDecl(BaseModel):
     @classmethod
     def _from_json_text(cls, data: object) -> object:
         """A declaration written as JSON text (`--metrics '{"column": ...}'` on the command line)."""
-        if isinstance(data, str):
+        if isinstance(data, str):  # limits.load_json refuses more than MAX_JSON_LINE_CHARS
             from perfkit.guards import limits
 
             return limits.load_json(data, "metrics", "give each declaration as a JSON object")
         return data
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        """The object's schema, or its JSON text: the schema says what the validator above accepts."""
+        text = {
+            "type": "string",
+            "maxLength": MAX_JSON_LINE_CHARS,
+            "description": "The declaration as JSON text, the same fields.",
+        }
+        return {"anyOf": [handler(schema), text]}
 
 
 class MetricSpec(BaseModel):

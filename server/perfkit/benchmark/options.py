@@ -1,18 +1,18 @@
 """How read_benchmark reads a campaign: its options, declared once.
 
 read_benchmark's parameters (after campaign_dir) are these fields, with their types, bounds and
-descriptions: the tool's signature is made from this model, so the MCP input schema and the CLI
-options show exactly what the model accepts. render_pr's draft carries the same object as its
-`benchmark` block and lint_wording reads it from there, so all three read a campaign the same way.
+descriptions: the tool's signature is made from this model (perfkit.tools.model_signature), so the
+MCP input schema and the CLI options show exactly what the model accepts. render_pr's draft carries
+the same object as its `benchmark` block and lint_wording reads it from there, so all three read a
+campaign the same way.
 It lives with the benchmark reader, below publish and lint, so that lint can read the campaign the
 way render_pr did without loading a publish draft.
 """
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
@@ -106,27 +106,6 @@ class BenchmarkOptions(BaseModel):
                     f"map these roles to your column names: {', '.join(ROLES)}",
                 ) from None
             raise from_validation(exc, where.rstrip("."), "see docs/campaign-format.md") from None
-
-    @classmethod
-    def parameters(cls) -> list[inspect.Parameter]:
-        """The fields as the parameters of a tool's signature: type, bounds and description as declared here."""
-        out = []
-        for name, info in cls.model_fields.items():
-            described = Field(description=info.description)
-            annotation = Annotated.__class_getitem__((info.annotation, *info.metadata, described))  # type: ignore[attr-defined]
-            out.append(
-                inspect.Parameter(
-                    name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=info.default, annotation=annotation
-                )
-            )
-        return out
-
-    @classmethod
-    def signature(cls, func: Callable[..., Any]) -> inspect.Signature:
-        """func's signature with **options replaced by the fields (func's other parameters kept first)."""
-        sig = inspect.signature(func, eval_str=True)
-        own = [p for p in sig.parameters.values() if p.kind != inspect.Parameter.VAR_KEYWORD]
-        return sig.replace(parameters=[*own, *cls.parameters()])
 
     def read(self, campaign_dir: str) -> BenchmarkSummary:
         """read_benchmark with these options: render_pr and lint_wording read the same way."""

@@ -13,6 +13,7 @@ from pydantic import Field
 
 from perfkit.benchmark.models import BenchmarkSummary
 from perfkit.benchmark.options import BenchmarkOptions
+from perfkit.tools.model_signature import signature
 
 
 def read_benchmark(
@@ -42,4 +43,4 @@ def read_benchmark(
     return read_campaign(campaign_dir, BenchmarkOptions.from_arguments(options))
 
 
-setattr(read_benchmark, "__signature__", BenchmarkOptions.signature(read_benchmark))  # noqa: B010
+setattr(read_benchmark, "__signature__", signature(read_benchmark, BenchmarkOptions))  # noqa: B010

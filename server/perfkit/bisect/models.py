@@ -4,8 +4,19 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
+from perfkit.bisect.options import (
+    AheadSlots,
+    Backend,
+    BisectOptions,
+    Commands,
+    Devices,
+    FlakeRate,
+    MiB,
+    Seconds,
+    WorkerEnv,
+)
 from perfkit.guards.list_caps import ListsCapped
 from perfkit.guards.outside_text import RepoName, RepoSubject, quoted
 
@@ -31,62 +42,53 @@ NO_SINGLE_CULPRIT = ("candidates", "good_end_not_good", "bad_end_not_bad")
 EXIT_NO_SINGLE_CULPRIT = 3
 
 
-class BisectSettings(BaseModel):
-    """The commands and rules of one bisect, after merging arguments, settings file and defaults."""
+class BisectSettings(BisectOptions):
+    """The commands and rules of one bisect, after merging arguments, settings file and defaults.
+
+    BisectOptions with its defaults filled in: a field whose value is always known here is declared again
+    with the same kind of value (options.py) and its default; the others are BisectOptions' own."""
+
+    model_config = ConfigDict(extra="ignore")  # a state file written by another version loads
 
     run: str = Field(description="shell command that runs the precision check")
-    run_cwd: str | None = Field(
-        default=None, description="working directory of the run command; default the checkout under test"
-    )
     submodule: str | None = Field(default=None, description="path of the submodule bisected at level 2; null for none")
-    install: list[str] = Field(default_factory=list, description="shell commands run in the superproject checkout")
-    install_submodule: list[str] = Field(default_factory=list, description="shell commands run in the submodule")
+    install: Commands = Field(default_factory=list, description="shell commands run in the superproject checkout")
+    install_submodule: Commands = Field(default_factory=list, description="shell commands run in the submodule")
     pass_pattern: str = r"\bPASS\b"
     fail_pattern: str = r"\bFAIL\b"
-    metric_pattern: str | None = None
-    timeout_s: float = 1800.0
-    install_timeout_s: float = 3600.0
+    timeout_s: Seconds = 1800.0
+    install_timeout_s: Seconds = 3600.0
     verify_ends: bool = True
-    log_cap_mb: float = 16.0
-    devices: list[str] = Field(
+    log_cap_mb: MiB = 16.0
+    devices: Devices = Field(
         default_factory=list,
         description="accelerators to test on at once, one point each per round ({device} and PERFKIT_DEVICE)",
     )
-    worker_env: Literal["venv", "none"] = Field(
+    worker_env: WorkerEnv = Field(
         default="venv", description="with several devices: venv gives each worker its own virtual environment"
     )
-    python: str | None = Field(default=None, description="interpreter the worker environments are made from")
     cache_builds: bool = Field(default=False, description="keep what an install produced and reuse it on return")
-    cache_limit_mb: float = Field(default=4096.0, description="size limit of the build cache")
-    build_ahead: int = Field(
+    cache_limit_mb: MiB = Field(default=4096.0, description="size limit of the build cache in MiB")
+    build_ahead: AheadSlots = Field(
         default=0,
         description="extra worker slots that install the next round's likely points while the devices run",
     )
-    backend: Literal["local", "ray"] = Field(default="local", description="where the devices are: this machine or Ray")
+    backend: Backend = Field(default="local", description="where the devices are: this machine or Ray")
     ray_resource: str = Field(default="NPU", description="Ray resource name of one accelerator")
-    ray_repo: str | None = Field(default=None, description="path or URL Ray workers clone the repository from")
     noise: bool = Field(
         default=False,
         description="the check may give a wrong verdict now and then: weigh every verdict, re-run where the "
         "evidence is weakest and name a culprit only once it holds `confidence`",
     )
-    confidence: float | None = Field(
-        default=None, description="probability a named culprit must reach; setting it switches noise on (default 0.99)"
-    )
-    flaky_fail: float | None = Field(
+    flaky_fail: FlakeRate | None = Field(
         default=None,
         description="how often a passing point reads FAIL (giving it switches noise on); default learnt from the "
         "runs, weighing every rate they allow",
     )
-    flaky_pass: float | None = Field(
+    flaky_pass: FlakeRate | None = Field(
         default=None,
         description="how often a failing point reads PASS (giving it switches noise on); default learnt from the "
         "runs, weighing every rate they allow",
-    )
-    max_skips: int | None = Field(
-        default=None,
-        description="skips allowed per search before it stops with the candidate set; default twice log2 of its "
-        "length (at least 4)",
     )
     sources: dict[str, str] = Field(
         default_factory=dict, description="where each setting came from: argument, a settings file, or default"

@@ -1,5 +1,8 @@
 """The five bisect tools (start, step, run, status, reset): their parameters, descriptions and specs.
 
+bisect_start's settings are BisectOptions' fields (options.py): its signature is made from that model,
+so the MCP input schema and the CLI show each setting's type and bounds as the settings file is held to.
+
 None of the bisect tools is read-only towards the repository's git directory (they add a worktree
 and keep state there) except bisect_status, and none can destroy the user's work: the checkout,
 index, stash and submodule are never written. They run the user's install and run commands. The
@@ -8,12 +11,14 @@ work is in session.py, imported on the first call so that listing tools stays ch
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import Field
 
 from perfkit.bisect import cli_text
 from perfkit.bisect.models import BisectStatus, ResetResult, StartResult, StepResult
+from perfkit.bisect.options import BisectOptions
+from perfkit.tools.model_signature import signature
 from perfkit.tools.spec import Progress, ToolSpec, no_progress
 
 RepoArg = Annotated[
@@ -28,134 +33,9 @@ RepoArg = Annotated[
 def bisect_start(
     repo: RepoArg,
     good: Annotated[str, Field(description="A commit where the check passes (sha, tag or branch).")],
-    run: Annotated[
-        str | None,
-        Field(
-            description="Shell command that runs the precision check and prints a PASS or FAIL line. Default: "
-            "`run` from the settings file."
-        ),
-    ] = None,
+    run: str | None = None,  # BisectOptions.run: the signature below takes its declaration from there
     bad: Annotated[str, Field(description="A commit where the check fails; default HEAD.")] = "HEAD",
-    run_cwd: Annotated[
-        str | None,
-        Field(
-            description="Working directory of the run command: absolute, or relative to the checkout under test. "
-            "Default: the checkout under test."
-        ),
-    ] = None,
-    submodule: Annotated[
-        str | None,
-        Field(
-            description="Path of the submodule bisected at level 2. Default: the repository's only submodule; "
-            "'' for none."
-        ),
-    ] = None,
-    install: Annotated[
-        list[str] | None,
-        Field(
-            description="Shell commands run in the superproject checkout under test whenever its files changed "
-            "(for example `pip install --no-build-isolation -e .`)."
-        ),
-    ] = None,
-    install_submodule: Annotated[
-        list[str] | None, Field(description="Shell commands run in the submodule checkout whenever its commit changed.")
-    ] = None,
-    pass_pattern: Annotated[
-        str | None, Field(description="Regular expression of a passing verdict line; default \\bPASS\\b.")
-    ] = None,
-    fail_pattern: Annotated[
-        str | None,
-        Field(
-            description="Regular expression of a failing verdict line; default \\bFAIL\\b. Only this makes a point bad."
-        ),
-    ] = None,
-    metric_pattern: Annotated[
-        str | None,
-        Field(
-            description="Regular expression whose first group is a number to record per point, for example "
-            "max_abs_err=(\\S+)."
-        ),
-    ] = None,
-    timeout_s: Annotated[float | None, Field(description="Seconds before a run is stopped (default 1800).")] = None,
-    install_timeout_s: Annotated[
-        float | None, Field(description="Seconds before an install command is stopped (default 3600).")
-    ] = None,
-    verify_ends: Annotated[
-        bool | None,
-        Field(
-            description="Test good and bad first and stop if good does not pass or bad does not fail (default true)."
-        ),
-    ] = None,
-    devices: Annotated[
-        list[str] | None,
-        Field(
-            description="Free accelerators to test on at once, one name per entry (for example 0, 1, 2 and 3): "
-            "one point per device per round, each in its own worktree and environment, {device} replaced in the "
-            "commands and PERFKIT_DEVICE set. Ask the user which devices are free. Default: one point at a time."
-        ),
-    ] = None,
-    worker_env: Annotated[
-        str | None,
-        Field(description="With devices: 'venv' (default) gives each device its own virtual environment; 'none'."),
-    ] = None,
-    python: Annotated[
-        str | None, Field(description="Interpreter the device environments are made from; default python3 on PATH.")
-    ] = None,
-    cache_builds: Annotated[
-        bool | None,
-        Field(
-            description="Keep what each install produced and reuse it when the search returns there (default false)."
-        ),
-    ] = None,
-    cache_limit_mb: Annotated[float | None, Field(description="Size limit of the build cache (default 4096).")] = None,
-    build_ahead: Annotated[
-        int | None,
-        Field(
-            description="With devices: extra worker slots (each its own worktree and environment) that check out and "
-            "install the points the next round is likely to test while the devices run, so rounds wait less for "
-            "installs. devices x (devices + 1) slots cover every answer of a round. Needs CPU and disk for that many "
-            "builds at once, worker_env 'venv' and install commands without {device}. Default 0."
-        ),
-    ] = None,
-    backend: Annotated[
-        str | None, Field(description="'local' (default) or 'ray': devices are Ray resources on a cluster.")
-    ] = None,
-    ray_resource: Annotated[
-        str | None, Field(description="Ray resource name of one accelerator (default NPU).")
-    ] = None,
-    ray_repo: Annotated[
-        str | None, Field(description="Path or URL the Ray workers clone the repository from; default the repo path.")
-    ] = None,
-    noise: Annotated[
-        bool | None,
-        Field(
-            description="The check may give a wrong verdict now and then (atomics, reduction order, a busy device): "
-            "weigh every verdict, re-run where the evidence is weakest, confirm the culprit and its parent, and name "
-            "a culprit only at `confidence`. Default false: halving, the culprit and its parent run twice, and "
-            "the noise-aware search as soon as two verdicts disagree."
-        ),
-    ] = None,
-    confidence: Annotated[
-        float | None,
-        Field(
-            description="Probability a named culprit must reach, 0.5 to below 1; setting it switches noise on (0.99)."
-        ),
-    ] = None,
-    flaky_fail: Annotated[
-        float | None,
-        Field(description="How often a passing point reads FAIL, if known (e.g. 0.05); switches noise on."),
-    ] = None,
-    flaky_pass: Annotated[
-        float | None,
-        Field(description="How often a failing point reads PASS, if known; switches noise on."),
-    ] = None,
-    max_skips: Annotated[
-        int | None,
-        Field(
-            description="Skips per search after which only commits outside known skip blocks are tried, then it "
-            "stops with the candidate set and the skip reasons (default twice log2 of its length, at least 4)."
-        ),
-    ] = None,
+    **options: Any,
 ) -> StartResult:
     """Start a two-level precision bisect between good and bad without touching the user's checkout.
 
@@ -166,34 +46,11 @@ def bisect_start(
     Refuses while another bisect of this repository is unfinished."""
     from perfkit.bisect.engine import session
 
-    explicit = dict(
-        run=run,
-        run_cwd=run_cwd,
-        submodule=submodule,
-        install=install,
-        install_submodule=install_submodule,
-        pass_pattern=pass_pattern,
-        fail_pattern=fail_pattern,
-        metric_pattern=metric_pattern,
-        timeout_s=timeout_s,
-        install_timeout_s=install_timeout_s,
-        verify_ends=verify_ends,
-        devices=devices,
-        worker_env=worker_env,
-        python=python,
-        cache_builds=cache_builds,
-        cache_limit_mb=cache_limit_mb,
-        build_ahead=build_ahead,
-        backend=backend,
-        ray_resource=ray_resource,
-        ray_repo=ray_repo,
-        noise=noise,
-        confidence=confidence,
-        flaky_fail=flaky_fail,
-        flaky_pass=flaky_pass,
-        max_skips=max_skips,
-    )
-    return session.start(repo, good, bad, explicit)
+    return session.start(repo, good, bad, {"run": run, **options})
+
+
+# bisect_start's settings are BisectOptions' fields (options.py), declared once there
+setattr(bisect_start, "__signature__", signature(bisect_start, BisectOptions))  # noqa: B010
 
 
 def bisect_step(repo: RepoArg, *, progress: Progress = no_progress) -> StepResult:

@@ -19,7 +19,7 @@ import typing
 from collections.abc import Callable
 from typing import Any, Literal
 
-from pydantic import ValidationError, create_model
+from pydantic import BaseModel, ValidationError
 
 from perfkit import __version__
 from perfkit.cli.argparse_private import LazyParser, WideCommandList
@@ -51,6 +51,14 @@ def _is(tp: Any, kind: type) -> bool:
     return any(a is kind or typing.get_origin(a) is kind for a in _non_none(tp))
 
 
+def _structured(tp: Any) -> bool:
+    """A parameter given as JSON on the command line: a mapping, or a model's object."""
+    return any(
+        a is dict or typing.get_origin(a) is dict or (isinstance(a, type) and issubclass(a, BaseModel))
+        for a in _non_none(tp)
+    )
+
+
 _PATH_NAMES = {"repo", "path", "paths", "run_cwd", "submodule"}
 _REV_NAMES = {"good", "bad", "base", "head", "commit"}
 _COMMAND_NAMES = {"run", "install", "install_submodule"}
@@ -62,7 +70,7 @@ def metavar(name: str, tp: Any) -> str:
     lit = [a for a in kinds if typing.get_origin(a) is Literal]
     if lit:
         return "{" + ",".join(str(c) for c in typing.get_args(lit[0])) + "}"
-    if any(a is dict or typing.get_origin(a) is dict for a in kinds):
+    if _structured(tp):
         return "JSON|PATH" if _is(tp, str) else "JSON"
     if _is(tp, bool):
         return "BOOL"
@@ -127,6 +135,9 @@ def _add_param(parser: argparse.ArgumentParser, p: inspect.Parameter, spec: Tool
 def _coerce(tp: Any, value: Any) -> Any:
     """JSON for structured parameters (dicts, models); strings stay strings for pydantic to convert.
 
+    A parameter that takes text too (render_pr's draft: an object, JSON text or a file path) keeps its
+    text: the core reads it with its own limits and checks it against the same model.
+
     A list option is given by repeating its flag; one value written as a JSON list (`--devices '["0", "1"]'`,
     the form the MCP description shows) is read as that list rather than as one odd name.
     """
@@ -136,7 +147,7 @@ def _coerce(tp: Any, value: Any) -> Any:
         except json.JSONDecodeError:
             return value
         return [str(v) for v in items] if isinstance(items, list) else value
-    if isinstance(value, str) and any(_is(tp, k) for k in (dict,)) and value.lstrip()[:1] in "{[":
+    if isinstance(value, str) and _structured(tp) and not _is(tp, str) and value.lstrip()[:1] in "{[":
         try:
             return json.loads(value)
         except json.JSONDecodeError:
@@ -146,13 +157,12 @@ def _coerce(tp: Any, value: Any) -> Any:
 
 def _validate(spec: ToolSpec, raw: dict[str, Any]) -> dict[str, Any]:
     params = spec.parameters()
-    fields = {p.name: (p.annotation, ... if p.default is inspect.Parameter.empty else p.default) for p in params}
-    model = create_model(f"{spec.name}_args", **fields)  # type: ignore[call-overload]
+    model = spec.arguments_model()
     given = {p.name: _coerce(_unwrap(p.annotation)[0], raw[p.name]) for p in params if raw.get(p.name) is not None}
     try:
         validated = model.model_validate(given)
     except ValidationError as exc:
-        raise argument_error(exc, f"see `perfkit {spec.cli_name} --help`") from None
+        raise argument_error(exc, f"see `perfkit {spec.cli_name} --help`", model) from None
     return {p.name: getattr(validated, p.name) for p in params}
 
 

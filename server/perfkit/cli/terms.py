@@ -152,9 +152,10 @@ def cli_error(exc: InputError, spec: ToolSpec | None, specs: list[ToolSpec]) -> 
         params = {p.name: p for p in spec.parameters()}
         head = re.split(r"[.\[]", field, maxsplit=1)[0]
         if head in params:
-            field = flag(params[head]) + field[len(head) :]
-            if _is_list(params[head].annotation) and field.startswith("--"):
-                # one value per flag: "0,1" or "0 1" is one odd value to the core
+            rest = field[len(head) :]
+            field = flag(params[head]) + rest
+            if _is_list(params[head].annotation) and field.startswith("--") and re.fullmatch(r"(\.\d+)?", rest):
+                # one value per flag: "0,1" or "0 1" is one odd value to the core (not a field inside an item)
                 repeat = f" ({field} takes one value; repeat it for several: {field} A {field} B)"
     text = f"{field}: {cli_text(exc.problem, spec, specs)}"
     if exc.fix:

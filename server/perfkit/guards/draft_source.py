@@ -1,8 +1,7 @@
-"""Read a draft's data: an object over MCP, JSON text or a file path on the command line.
+"""Read a draft's data: JSON text or a file path (an object, given over MCP, arrives already checked).
 
-render_pr validates the data against its model (perfkit.publish.draft); lint_wording reads only the
-benchmark options and the job from it. Both read it here, so the two cannot disagree on what a draft
-file holds or on its limits.
+perfkit.draft.load checks the data against the draft's model, for render_pr and lint_wording alike,
+so the two cannot disagree on what a draft file holds or on its limits.
 
 JSON is the main format. A `.yaml` or `.yml` file is read with PyYAML's safe loader, bounded
 (perfkit.guards.safe_yaml). A draft is a few pages of prose in a shallow structure, so text over

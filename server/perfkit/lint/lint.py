@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field
 
+from perfkit.draft.argument import DraftArgument
 from perfkit.errors import InputError
 from perfkit.guards import limits
 from perfkit.lint.models import Finding, LintResult
+
+if TYPE_CHECKING:
+    from perfkit.draft.model import Draft
 
 CLAIM_RULES = ("wrong-figure", "two-measurements", "unchanged", "unstated-cost")
 MAX_BYTES = 512 * 1024  # GitHub takes 65,536 characters in a PR or issue body; 8x that is never a draft
@@ -97,14 +101,16 @@ def repo_context(
     return lines, heads, prefixes, files.skipped
 
 
-def campaign_figures(campaign_dir: str, draft: dict[str, Any] | str | None = None) -> Any:
-    """Every figure the campaign backs, read with the same read_benchmark options render_pr used."""
+def campaign_figures(campaign_dir: str, draft: Draft | str | None = None) -> Any:
+    """Every figure the campaign backs, read with the same read_benchmark options render_pr used
+    (draft: the Draft, or its JSON text or file path, a relative one tried in the campaign too)."""
+    from perfkit.draft.load import load_draft
     from perfkit.lint.figures import FigureSet
     from perfkit.lint.options import bench_options, draft_words
 
-    o = bench_options(draft, campaign_dir)
-    bench = o.read(campaign_dir)  # the same options as render_pr
-    arms, unit = draft_words(draft, campaign_dir)
+    d = load_draft(draft, campaign_dir)
+    bench = bench_options(d).read(campaign_dir)  # the same options as render_pr
+    arms, unit = draft_words(d)
     return FigureSet.from_campaign(campaign_dir, bench, arms, unit)
 
 
@@ -136,11 +142,11 @@ def lint_wording(
         ),
     ] = "auto",
     draft: Annotated[
-        dict[str, Any] | str | None,
+        DraftArgument,
         Field(
-            description="The draft given to render_pr (object, JSON text or file path); only its benchmark options "
-            "(so the campaign's figures are read the same way) and its job (whose words are not campaign "
-            "vocabulary) are used."
+            description="The draft given to render_pr (object, JSON text or file path), checked as render_pr checks "
+            "it; its benchmark options (so the campaign's figures are read the same way), its changes' arms, its "
+            "unit and its job (whose words are not campaign vocabulary) are used."
         ),
     ] = None,
     repo_commit: Annotated[
@@ -188,10 +194,14 @@ def lint_wording(
     assert text is not None
     k = kind if kind != "auto" else detect_kind(text, source)
     figures = None
+    if campaign_dir is not None and not Path(campaign_dir).expanduser().is_dir():
+        raise InputError("campaign_dir", f"'{campaign_dir}' is not a folder", "pass the campaign folder")
+    from perfkit.draft.load import load_draft
+    from perfkit.lint.options import draft_job
+
+    d = load_draft(draft, str(Path(campaign_dir or ".").expanduser()))
     if campaign_dir is not None:
-        if not Path(campaign_dir).expanduser().is_dir():
-            raise InputError("campaign_dir", f"'{campaign_dir}' is not a folder", "pass the campaign folder")
-        figures = campaign_figures(str(Path(campaign_dir).expanduser()), draft)
+        figures = campaign_figures(str(Path(campaign_dir).expanduser()), d)
     if repo_commit is not None and repo is None:
         raise InputError("repo_commit", "is given without repo", "pass repo too, or leave repo_commit out")
     repo_lines = allowed = None
@@ -202,9 +212,7 @@ def lint_wording(
 
         top = gitrepo.open_repo(repo)
         repo_lines, allowed, prefixes, repo_skipped = repo_context(top, k, repo_commit)
-    from perfkit.lint.options import draft_job
-
-    job = draft_job(draft, str(Path(campaign_dir or ".").expanduser()))
+    job = draft_job(d)
     survived = None
     if repo is not None and k == "pr":
         from perfkit.lint.template_text import instruction_lines

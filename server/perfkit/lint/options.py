@@ -1,59 +1,30 @@
-"""What lint_wording needs from the draft the user gave render_pr: read_benchmark's options and the job.
+"""What lint_wording needs from the draft the user gave render_pr: the changes measured alone, the unit, the job.
 
-Only the draft's `benchmark` block and `job` field are read, so lint reads the campaign the way
-render_pr did, and knows the job's own name, without loading (or depending on) the publish draft.
+lint reads the campaign with the draft's `benchmark` block (Draft.benchmark, read_benchmark's options),
+so it reads it the way render_pr did; render_pr's own lint asks these same questions of its draft.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from perfkit.benchmark.options import BenchmarkOptions
-from perfkit.errors import InputError
+
+if TYPE_CHECKING:
+    from perfkit.draft.model import Draft
 
 
-def _data(draft: dict[str, Any] | str, campaign_dir: str) -> Any:
-    from perfkit.guards.draft_source import read_data  # the same reader and limits as render_pr
+def bench_options(draft: Draft | None) -> BenchmarkOptions:
+    """The draft's benchmark options (their defaults with no draft, or a draft with no block)."""
+    return draft.benchmark if draft is not None else BenchmarkOptions()
 
-    return read_data(draft, campaign_dir)
 
-
-def draft_job(draft: dict[str, Any] | str | None, campaign_dir: str) -> str | None:
+def draft_job(draft: Draft) -> str | None:
     """The draft's job name (its words are the job's, not campaign vocabulary), or None."""
-    if draft is None:
-        return None
-    data = _data(_checked(draft), campaign_dir)
-    job = data.get("job") if isinstance(data, dict) else None
-    return job if isinstance(job, str) and job.strip() else None
+    return draft.job if draft.job and draft.job.strip() else None
 
 
-def draft_words(draft: dict[str, Any] | str | None, campaign_dir: str) -> tuple[dict[str, str], str]:
+def draft_words(draft: Draft) -> tuple[dict[str, str], str]:
     """The draft's names of changes measured alone (name -> arm) and its unit ('step', 'iteration')."""
-    if draft is None:
-        return {}, "step"
-    data = _data(_checked(draft), campaign_dir)
-    if not isinstance(data, dict):
-        return {}, "step"
-    arms = {}
-    for c in data.get("changes") or []:
-        if isinstance(c, dict) and isinstance(c.get("arm"), str) and isinstance(c.get("name"), str):
-            arms[c["name"]] = c["arm"]
-    unit = data.get("unit")
-    return arms, unit if isinstance(unit, str) and unit.strip() else "step"
-
-
-def _checked(draft: object) -> dict[str, Any] | str:
-    if not isinstance(draft, (dict, str)):
-        raise InputError("draft", f"has type {type(draft).__name__}", "pass an object, JSON text or a file path")
-    return draft
-
-
-def bench_options(draft: dict[str, Any] | str | None, campaign_dir: str) -> BenchmarkOptions:
-    """The draft's benchmark options (defaults when no draft or no block)."""
-    if draft is None:
-        return BenchmarkOptions.model_validate({})
-    data = _data(_checked(draft), campaign_dir)
-    block = data.get("benchmark") if isinstance(data, dict) else None
-    if block is None:
-        return BenchmarkOptions.model_validate({})
-    return BenchmarkOptions.from_arguments(block, where="draft.benchmark.")
+    arms = {c.name: c.arm for c in draft.changes if c.name and c.arm}
+    return arms, draft.unit if draft.unit.strip() else "step"

@@ -11,9 +11,9 @@ CLI = CliText(
         "perfkit lint-wording --text 'A blazing fast 2x speedup' --kind pr",
     ),
     params={
-        "draft": "The draft given to perfkit render-pr (JSON text or a file path); only its benchmark options (so "
-        "the campaign's figures are read the same way) and its job (whose words are not campaign vocabulary) "
-        "are used.",
+        "draft": "The draft given to perfkit render-pr (JSON text or a file path), checked as render-pr checks it; "
+        "its benchmark options (so the campaign's figures are read the same way), its changes' arms, its unit and "
+        "its job (whose words are not campaign vocabulary) are used.",
     },
 )
 

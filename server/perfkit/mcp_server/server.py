@@ -109,8 +109,9 @@ def _wrap(spec: ToolSpec) -> Handler:
     return tool
 
 
-def _register(server: MCPServer, specs: list[ToolSpec]) -> None:
+def _register(server: _Server, specs: list[ToolSpec]) -> None:
     for spec in specs:
+        server.specs[spec.name] = spec
         server.add_tool(
             _wrap(spec),
             name=spec.name,
@@ -134,6 +135,12 @@ class _Server(SchemaLookupHook):
     as pydantic does ("1 validation error for ..."); here it goes through tools.spec.argument_error,
     the conversion the CLI uses too: `field: problem; what to do`."""
 
+    specs: dict[str, ToolSpec]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.specs = {}
+
     async def call_tool(
         self,
         name: str,
@@ -148,7 +155,9 @@ class _Server(SchemaLookupHook):
                 raise
             from perfkit.tools.spec import argument_error  # on the first call: listing tools imports nothing more
 
-            raise ToolError(str(argument_error(refused, f"see the input schema of {name}"))) from None
+            spec = self.specs.get(name)
+            arguments_model = spec.arguments_model() if spec is not None else None
+            raise ToolError(str(argument_error(refused, f"see the input schema of {name}", arguments_model))) from None
 
 
 class _ListedFromCache(_Server):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from perfkit.publish.draft_model import Checkbox
+from perfkit.draft.model import Checkbox
 from perfkit.publish.repo_notes import mentions_ai
 from perfkit.publish.repo_template import RepoTemplate, is_policy_box
 from perfkit.repo.template_text import BOX_RE, hidden_lines, norm_heading

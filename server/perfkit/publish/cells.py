@@ -11,11 +11,11 @@ perfkit's own markup or placeholders is built as Markdown from inline-safe parts
 from __future__ import annotations
 
 from perfkit.benchmark.models import BenchmarkSummary, Candidate, Comparison
+from perfkit.draft.model import Draft
 from perfkit.errors import InputError
 from perfkit.markdown.safe import Markdown, code, inline
 from perfkit.markdown.spans import code_texts
 from perfkit.publish.change_marks import marked
-from perfkit.publish.draft_model import Draft
 from perfkit.publish.numfmt import Row, factor, pct, sig
 
 __all__ = ["Row", "factor", "pct", "sig"]

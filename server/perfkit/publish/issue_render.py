@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from jinja2 import Environment
 
     from perfkit.benchmark.models import BenchmarkSummary
-    from perfkit.publish.draft_model import Draft
+    from perfkit.draft.model import Draft
 
 
 def _or(value: str | None, placeholder: str, what: str) -> Markdown:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from perfkit.publish.draft_model import Checkbox
+from perfkit.draft.model import Checkbox
 from perfkit.publish.models import AnswerUse, CheckboxOutcome, PolicyConflict, SkippedHeading, TemplatePart
 from perfkit.publish.repo_template import RepoTemplate, is_policy_box
 from perfkit.publish.template_parts import fill, keys

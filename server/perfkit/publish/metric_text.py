@@ -22,7 +22,7 @@ from perfkit.publish.numfmt import Row, pct, sig
 if TYPE_CHECKING:
     from perfkit.benchmark.metric_models import MetricComparison
     from perfkit.benchmark.models import BenchmarkSummary, Candidate
-    from perfkit.publish.draft_model import Draft
+    from perfkit.draft.model import Draft
 
 
 def with_unit(value: float | None, unit: str) -> Markdown:

@@ -1,8 +1,4 @@
-"""What render_pr returns.
-
-The draft's own model lives in draft_model.py and is imported only when a draft is read, so that
-listing the tools stays cheap.
-"""
+"""What render_pr returns. The draft it takes is perfkit.draft's model."""
 
 from __future__ import annotations
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field
 
+from perfkit.draft.argument import DraftArgument
 from perfkit.errors import InputError, ToolFailure
 from perfkit.guards import campaign_walk
 from perfkit.markdown.html import is_markup
@@ -32,8 +33,8 @@ if TYPE_CHECKING:
     from jinja2.sandbox import SandboxedEnvironment
 
     from perfkit.benchmark.models import BenchmarkSummary
+    from perfkit.draft.model import Draft
     from perfkit.lint.models import Finding
-    from perfkit.publish.draft_model import Draft
     from perfkit.publish.issue_forms import Choice
     from perfkit.publish.merge_template import Merged
     from perfkit.publish.repo_template import RepoTemplate
@@ -267,7 +268,7 @@ def render_pr(
         ),
     ],
     draft: Annotated[
-        dict[str, Any] | str | None,
+        DraftArgument,
         Field(
             description="What only the agent can write (job, GPU, prose, changes, correctness checks, answers to the "
             "repo's headings, Details): an object, JSON text, or a .json/.yaml file path. Without it every prose "
@@ -333,8 +334,8 @@ def render_pr(
     return _result(paths, pr_text, issue_text, repo_part, issue_use, lint_pr, lint_issue, skipped, warnings, d)
 
 
-def _load(draft: dict[str, Any] | str | None, campaign: Path) -> Draft:
-    from perfkit.publish.draft import load_draft
+def _load(draft: Draft | str | None, campaign: Path) -> Draft:
+    from perfkit.draft.load import load_draft
 
     return load_draft(draft, campaign)
 
@@ -564,12 +565,13 @@ def _lint(
 ) -> tuple[list[Finding], list[Finding], list[str]]:
     from perfkit.lint.figures import FigureSet
     from perfkit.lint.lint import check_size, lint_text
+    from perfkit.lint.options import draft_job, draft_words
     from perfkit.repo import template_text
 
     check_size(pr_text, "draft")
     check_size(issue_text, "draft")
-    job = d.job
-    figures = FigureSet.from_campaign(campaign, b, {c.name: c.arm for c in d.changes if c.arm and c.name}, d.unit)
+    job = draft_job(d)
+    figures = FigureSet.from_campaign(campaign, b, *draft_words(d))
     pr_lines, pr_heads = template_text.pr_template_lines(part.files)
     f_lines, f_heads, f_prefixes = template_text.issue_template_lines(part.files)
     lint_pr, _, skipped = lint_text(

@@ -16,7 +16,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ValidationError, create_model
 
 from perfkit.errors import InputError, ToolFailure, from_validation
 from perfkit.guards import limits
@@ -52,6 +52,7 @@ def no_progress(done: float, total: float | None = None, message: str | None = N
 
 
 _SIGNATURES: dict[Callable[..., Any], inspect.Signature] = {}
+_ARGUMENT_MODELS: dict[Callable[..., Any], type[BaseModel]] = {}
 
 
 def _signature(func: Callable[..., Any]) -> inspect.Signature:
@@ -118,6 +119,17 @@ class ToolSpec:
         """The user-facing parameters, without the progress sink."""
         return [p for p in _signature(self.func).parameters.values() if p.name != "progress"]
 
+    def arguments_model(self) -> type[BaseModel]:
+        """The parameters as one pydantic model: how the CLI checks its arguments, as the MCP SDK checks a call's."""
+        model = _ARGUMENT_MODELS.get(self.func)
+        if model is None:
+            fields: dict[str, Any] = {
+                p.name: (p.annotation, ... if p.default is inspect.Parameter.empty else p.default)
+                for p in self.parameters()
+            }
+            model = _ARGUMENT_MODELS[self.func] = create_model(f"{self.name}_args", **fields)
+        return model
+
     def return_type(self) -> type[BaseModel]:
         annotation: type[BaseModel] = _signature(self.func).return_annotation
         return annotation
@@ -170,27 +182,26 @@ class ToolSpec:
         )
 
 
-_WHAT_TO_DO = {  # pydantic's error type -> what the caller does about it
+_WHAT_TO_DO = {  # pydantic's error type -> what the caller does about it (an unknown field: from_validation)
     "string_too_long": "pass a shorter value",
     "too_long": "pass fewer items",
     "string_too_short": "pass a value that is not empty",
     "too_short": "pass at least one item",
     "missing": "pass it",
-    "extra_forbidden": "leave it out",
 }
 
 
-def argument_error(exc: ValidationError, help_hint: str) -> InputError:
+def argument_error(exc: ValidationError, help_hint: str, arguments: type[BaseModel] | None = None) -> InputError:
     """The one conversion of a tool call's arguments refused by pydantic (the MCP SDK's check of the input
     schema, or the CLI's): its first error as `field: problem; what to do`, never pydantic's own text.
 
-    help_hint: where the adapter's user reads the parameters (the command's --help, the tool's schema)."""
-    todo = _WHAT_TO_DO.get(exc.errors()[0]["type"])
-    return from_validation(exc, "", f"{todo}; {help_hint}" if todo else help_hint)
+    help_hint: where the adapter's user reads the parameters (the command's --help, the tool's schema).
+    arguments: the tool's arguments model (ToolSpec.arguments_model), for the fields a misspelt key may mean."""
+    return from_validation(exc, "", help_hint, model=arguments, todo=_WHAT_TO_DO)
 
 
 def _check_argument(name: str, value: Any, depth: int = 0) -> None:
-    """Strings no longer than limits.MAX_INLINE_CHARS and valid Unicode, in lists and dicts too."""
+    """Strings no longer than limits.MAX_INLINE_CHARS and valid Unicode, in lists, dicts and models too."""
     if isinstance(value, str):
         limits.check_text(value, name, limits.MAX_INLINE_CHARS, "pass a shorter value, or a file path")
     elif depth > limits.MAX_JSON_DEPTH:
@@ -202,6 +213,9 @@ def _check_argument(name: str, value: Any, depth: int = 0) -> None:
     elif isinstance(value, (list, tuple)):
         for v in value:
             _check_argument(name, v, depth + 1)
+    elif isinstance(value, BaseModel):  # a model-typed parameter, validated from its object by the MCP SDK
+        for field_name in type(value).model_fields:
+            _check_argument(name, getattr(value, field_name), depth + 1)
 
 
 def displayable_result(result: M) -> M:

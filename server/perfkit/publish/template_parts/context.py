@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from perfkit.publish.draft_model import Checkbox
+from perfkit.draft.model import Checkbox
 from perfkit.publish.models import CheckboxOutcome, Fate, FilledHow, PolicyConflict, TemplatePart
 from perfkit.publish.template_parts import keys
 from perfkit.publish.template_parts.kinds import Part

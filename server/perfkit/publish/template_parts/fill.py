@@ -16,9 +16,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from perfkit.draft.model import Checkbox
 from perfkit.markdown import html
 from perfkit.publish import template_lines as tl
-from perfkit.publish.draft_model import Checkbox
 from perfkit.publish.models import FilledHow, PolicyConflict, TemplatePart
 from perfkit.publish.template_parts import fill_lists, keys, links, roles, words
 from perfkit.publish.template_parts.context import Ctx, Filled, rep
