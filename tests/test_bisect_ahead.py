@@ -58,11 +58,14 @@ def test_the_next_round_is_among_the_points_built_ahead_whatever_the_answer(seed
 
 
 def _verified(p: Project) -> tuple[list[str], list[str], str]:
-    """Installs that leave the commit they installed in the slot's environment, and a run command that
-    gives no verdict when its environment holds another commit's build."""
+    """Installs that leave what they built in the slot's environment, and a run command that gives no
+    verdict when its environment holds another point's build. The superproject's build is its files
+    with the submodule's path left out (docs/bisect.md, "Installs": a pointer-only bump and its parent
+    share one build), the submodule's build its commit."""
     log = p.env / "installs.log"
+    files = 'git -C "$PERFKIT_CHECKOUT" ls-tree -r HEAD | awk \'$4 != "runtime"\' | cksum'
     install = [
-        f'sleep 0.3; echo "$PERFKIT_COMMIT" > "$VIRTUAL_ENV/super.commit"; '
+        f'sleep 0.3; {files} > "$VIRTUAL_ENV/super.files"; '
         f'echo "super $PERFKIT_COMMIT ${{PERFKIT_DEVICE:-ahead}}" >> {log}'
     ]
     install_sub = [
@@ -70,7 +73,7 @@ def _verified(p: Project) -> tuple[list[str], list[str], str]:
         f'echo "sub $PERFKIT_SUBMODULE_COMMIT ${{PERFKIT_DEVICE:-ahead}}" >> {log}'
     ]
     run = (
-        'if [ "$(cat "$VIRTUAL_ENV/super.commit")" != "$PERFKIT_COMMIT" ] || '
+        f'if [ "$(cat "$VIRTUAL_ENV/super.files")" != "$({files})" ] || '
         '[ "$(cat "$VIRTUAL_ENV/sub.commit")" != "$PERFKIT_SUBMODULE_COMMIT" ]; then '
         f'echo "stale build $PERFKIT_COMMIT" >> {p.env}/stale; exit 3; fi; sleep 0.2; {p.run_cmd()}'
     )

@@ -1,13 +1,17 @@
 """Rounds: with d devices, d points are tested at once and the planner reads all their answers.
 
-Which points make a round. Inside a linear search the answer is one of the s positions between
-the last old mark and the first new one; d points at s*j/(d+1) (j = 1..d, each moved to the
-nearest untested index) leave at most ceil(s/(d+1)) positions whatever the answers, so a search
-takes ceil(log_(d+1) s) rounds where one device takes ceil(log2 s) runs (git-pisect's k-section).
-With one device the round is the strategy's own pick, so nothing changes from the one-point
-engine. The end checks share the first round with level-1 points placed as if the ends held
-(wasted only when an end does not hold, which stops the bisect anyway); the two split tests run
-together.
+Which points make a round: the strategy's own round (Strategy.decide with devices=d, through the
+planner), so that every device gets a point while one can tell something. Inside a linear search
+the answer is one of the s positions between the last old mark and the first new one; d points at
+s*j/(d+1) (j = 1..d, each moved to the nearest untested index) leave at most ceil(s/(d+1)) whatever
+the answers, so a search takes ceil(log_(d+1) s) rounds where one device takes ceil(log2 s) runs
+(git-pisect's k-section). The round that ends the halving gives the devices it leaves free to the
+confirmation's points, a round of confirmation spreads the culprit and its parent over every
+device, and under noise the model's pick leads the quantiles of its posterior, retests included:
+a point may run on several devices in one round. With one device the round is the strategy's own
+pick, so nothing changes from the one-point engine. The end checks share the first round with
+level-1 points placed as if the ends held (wasted only when an end does not hold, which stops the
+bisect anyway); the two split tests run together.
 
 How answers are read. Every finished point is a step in the state, saved as soon as its round
 ends; the planner then takes, in its own order, the answers it asks for: a linear search marks
@@ -27,7 +31,7 @@ from perfkit.bisect import report
 from perfkit.bisect.command.tester import PointResult, saved_commands
 from perfkit.bisect.models import BisectSettings, StepRecord
 from perfkit.bisect.search import noise_plan
-from perfkit.bisect.search.bisection import Mark
+from perfkit.bisect.search.bisection import Mark, ksection
 from perfkit.bisect.search.noise_plan import noise_on
 from perfkit.bisect.search.planner import Planner
 from perfkit.bisect.state.point import Point
@@ -68,21 +72,6 @@ class Engine(Protocol):
 LINEAR = ("level1", "level2", "find_fix")
 
 
-def ksection(n: int, marks: dict[int, Mark], d: int) -> list[int]:
-    """d untested indices splitting the open interval into d+1 parts as equal as the marks allow."""
-    hi = min([i for i, m in marks.items() if m == "new" and 0 <= i < n] + [n - 1])
-    lo = max([i for i, m in marks.items() if m == "old" and -1 <= i < hi] + [-1])
-    open_ = [i for i in range(lo + 1, hi) if i not in marks]
-    if len(open_) <= d:
-        return open_
-    chosen: list[int] = []
-    for j in range(1, d + 1):
-        target = lo + (hi - lo) * j / (d + 1)
-        pick = min((i for i in open_ if i not in chosen), key=lambda i: (abs(i - target), i))
-        chosen.append(pick)
-    return sorted(chosen)
-
-
 def answers(n: int, marks: dict[int, Mark], picks: list[int]) -> list[tuple[int, int]]:
     """The intervals (last old, first new] a round testing `picks` can leave, one per answer."""
     hi = min([i for i, m in marks.items() if m == "new" and 0 <= i < n] + [n - 1])
@@ -91,27 +80,37 @@ def answers(n: int, marks: dict[int, Mark], picks: list[int]) -> list[tuple[int,
     return [(edges[j], edges[j + 1]) for j in range(len(edges) - 1)]
 
 
-def likely_next(n: int, marks: dict[int, Mark], picks: list[int], d: int, budget: int) -> list[int]:
+def likely_next(
+    n: int,
+    marks: dict[int, Mark],
+    picks: list[int],
+    d: int,
+    budget: int,
+    round_of: Callable[[int, int], list[int]] | None = None,
+) -> list[int]:
     """The points the round after `picks` will test, for the answers most likely first.
 
-    Each answer leaves one interval, as likely as the positions it holds (before a verdict says
-    otherwise the culprit is equally likely anywhere); its next round is that interval's own
-    k-section. Whole answers come one after another, since a round waits for its slowest point:
-    a round half prepared saves little."""
+    Each answer leaves one interval (lo, hi], as likely as the positions it holds (before a verdict
+    says otherwise the culprit is equally likely anywhere); its next round is round_of(lo, hi), by
+    default that interval's own k-section. A point the next round runs on several devices is wanted
+    that many times. Whole answers come one after another, since a round waits for its slowest
+    point: a round half prepared saves little."""
     out: list[int] = []
     if budget <= 0:
         return out
     for lo, hi in sorted(answers(n, marks, picks), key=lambda a: a[0] - a[1]):
-        hyp: dict[int, Mark] = {**marks, lo: "old", hi: "new"}
-        out += [i for i in ksection(n, hyp, d) if i not in out]
+        nxt = round_of(lo, hi) if round_of is not None else ksection(n, {**marks, lo: "old", hi: "new"}, d)
+        for i in dict.fromkeys(nxt):
+            out += [i] * (nxt.count(i) - out.count(i))
         if len(out) >= budget:
             break
     return out[:budget]
 
 
 def likely_points(planner: Planner, points: list[Point], d: int, budget: int) -> list[Point]:
-    """The points worth building while `points` run: the next round's for each likely answer, and when
-    an answer ends level 1 on a runtime bump, the first round of the level 2 it would start."""
+    """The points worth building while `points` run: the next round's for each likely answer (each as
+    many times as that round runs it, less the copies this round's slots will hold), and when an
+    answer ends level 1 on a runtime bump, the first round of the level 2 it would start."""
     search = [p for p in points if p.phase in LINEAR and p.index is not None]
     if budget <= 0:
         return []
@@ -122,16 +121,29 @@ def likely_points(planner: Planner, points: list[Point], d: int, budget: int) ->
         return [linear_point(planner, l1, i) for i in ksection(len(l1.items), planner.marks(l1), d)][:budget]
     ph = planner.st.level1 if search[0].phase == "level1" else planner.st.level2
     if ph is None or ph.name != search[0].phase or planner.decide(ph).noisy:
-        return []  # the noise model picks one point at a time from the evidence: nothing to foresee
+        return []  # the noise model picks from the evidence, flips included: nothing to foresee
     marks = planner.marks(ph)
-    picks = [p.index for p in search if p.index is not None]
-    out = [linear_point(planner, ph, i) for i in likely_next(len(ph.items), marks, picks, d, budget)]
+    picks = sorted({p.index for p in search if p.index is not None})  # a point run on two devices is one pick
+    level1 = ph.name == "level1"
+
+    def round_of(lo: int, hi: int) -> list[int]:
+        """The strategy's own next round if this one answers (lo, hi]: every verdict of the round believed."""
+        believed: dict[int, list[Mark]] = {}
+        for p in search:
+            if p.index is not None:
+                believed.setdefault(p.index, []).append("old" if p.index <= lo else "new")
+        return [i for i in planner.decide(ph, d, believed).test if i >= 0 or level1]
+
+    wanted = [linear_point(planner, ph, i) for i in likely_next(len(ph.items), marks, picks, d, budget + d, round_of)]
+    out: list[Point] = []
+    held = list(points)  # a point of this round stays built in the slot that runs it
+    for q in wanted:
+        if q in held:
+            held.remove(q)
+        else:
+            out.append(q)
     ends = [(lo, hi) for lo, hi in answers(len(ph.items), marks, picks) if hi - lo == 1 and hi < len(ph.items)]
-    if not planner.decide(ph).noisy:  # an answer that ends the halving: the culprit and its parent run again
-        for lo, hi in ends:  # (a point of this round stays built in the slot that runs it)
-            again = (linear_point(planner, ph, i) for i in (hi, lo) if i >= 0)
-            out += [q for q in again if q not in out and q not in points]
-    if ph.name == "level1" and planner.sub_path and len(out) < budget:
+    if level1 and planner.sub_path and len(out) < budget:
         for _, hi in ends:
             out += [q for q in _level2_opening(planner, hi, d) if q not in out]
     return out[:budget]
@@ -161,42 +173,44 @@ def _forward_range(src: str, old: str, new: str) -> tuple[str, ...]:
 
 
 def linear_point(planner: Planner, ph: PhaseData, i: int) -> Point:
+    """Index i of a linear search as a point; -1 in level 1 is the good end, run again as evidence."""
     st = planner.st
     if ph.name == "level1":
+        if i < 0:
+            return Point("level1", -1, st.good, planner.ptr(st.good))
         ptr = planner.level1_pointers()[i] if planner.sub_path else None
         return Point("level1", i, ph.items[i], ptr)
     return Point(ph.name, i, ph.superproject or st.bad, ph.items[i])
 
 
 def choose(planner: Planner, first: Point, d: int) -> list[Point]:
-    """The points of the next round; `first` is the one the planner asks for now."""
+    """The points of the next round; `first` is the one the planner asks for now.
+
+    Inside a linear search the round is the strategy's own (planner.decide with d devices): the
+    (d + 1)-section while halving, with the confirmation riding along on the devices the round that
+    ends the halving leaves free; the culprit and its parent on every device while confirming; the
+    noise model's pick and the quantiles of its posterior under noise. The end checks share the
+    first round with level-1 points (they are placed as if the ends held, and wasted only when an
+    end does not hold, which stops the bisect anyway); the two split tests run together."""
     st = planner.st
     if d <= 1:
         return [first]
     if first.phase in LINEAR and first.index is not None:
         ph = st.level1 if first.phase == "level1" else st.level2
         assert ph is not None
-        if planner.decide(ph).noisy:  # the noise model picked where the evidence is weakest: keep it first
-            rest = [i for i in ksection(len(ph.items), planner.marks(ph), d) if i != first.index][: d - 1]
-            return [first, *(linear_point(planner, ph, i) for i in rest)]
-        split = [linear_point(planner, ph, i) for i in ksection(len(ph.items), planner.marks(ph), d)]
-        if split:
-            return split
-        again = [i for i in planner.decide(ph).test if i >= 0][:d]  # the confirmation: culprit and parent at once
-        return [first, *(linear_point(planner, ph, i) for i in again if i != first.index)][:d]
+        picks = [i for i in planner.decide(ph, d).test if i >= 0 or ph.name == "level1"]
+        return [linear_point(planner, ph, i) for i in picks] or [first]
     points = [first]
-    if noise_on(st.settings):  # under noise an end may be re-run on the evidence so far: one at a time
-        return points
     if first.phase == "verify_good":
         other = Point("verify_bad", None, st.bad, planner.ptr(st.bad))
         if _answered(st, other) is None:  # not again when only the good end is run once more
             points.append(other)
-    elif first.phase == "split_pointer":
+    elif first.phase == "split_pointer" and not noise_on(st.settings):  # under noise: read one at a time
         c, m = planner.culprit_and_move()
         points.append(Point("split_source", None, c.commit, m.old))
     if first.phase in ("verify_good", "verify_bad") and len(points) < d and st.level1.items:
-        marks = planner.marks(st.level1)
-        points += [linear_point(planner, st.level1, i) for i in ksection(len(st.level1.items), marks, d - len(points))]
+        picks = planner.decide(st.level1, d - len(points)).test
+        points += [linear_point(planner, st.level1, i) for i in picks[: d - len(points)]]
     return points
 
 
@@ -330,8 +344,12 @@ class Rounds:
             st.devices_now = {}
             st.installs_ahead += self.pool.take_ahead()
         eng.memory.save()
-        if noise_on(st.settings) and q.phase not in LINEAR and last and st.phase == q.phase:
-            eng.planner.record(q, last[0])  # under noise an end or split point is read once, right after it ran
+        if noise_on(st.settings):  # under noise an end or split point is read once, right after it ran, in order
+            ran = {rec.n: rec for rec in last}
+            for job, _ in jobs:
+                rec = ran.get(job.n)
+                if job.point.phase not in LINEAR and rec is not None and st.phase == job.point.phase:
+                    eng.planner.record(job.point, rec)
         settle(eng)  # so the phase and the status are current
         eng.save()
         return max(last, key=lambda s: s.n) if last else None

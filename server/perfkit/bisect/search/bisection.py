@@ -2,8 +2,9 @@
 
 The engine knows nothing about halving. It hands a strategy the length of a linear candidate
 list and the marks so far, and gets back a decision: test these indices, or the answer is this
-index, or only this set can be named. The noise-aware strategy (noisy_search.py) and a parallel
-one (several devices, several points at once) fit the same contract.
+index, or only this set can be named. The noise-aware strategy (noisy.py) fits the same contract,
+and so do several devices: asked for a round of `devices` points, a strategy returns them all in
+`test` (a (d + 1)-section of the open interval here, ksection below), repeats allowed.
 
 Convention: index -1 is the start, known to be in the old state; the last index is known to be in
 the new state. For a regression old is good and new is bad; for a find-fix search the reverse.
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal, Protocol
 
 from perfkit.bisect.search import skip_policy
@@ -48,9 +49,13 @@ class Strategy(Protocol):
         marks: Marks,
         cheap: Callable[[int], bool] | None = None,
         group: Callable[[int], object] | None = None,
+        devices: int = 1,
     ) -> Decision:
         """cheap(i): testing index i costs less right now (for example no reinstall is needed).
-        group(i): a key shared by indices that stand or fall together (the runtime pointer they pin)."""
+        group(i): a key shared by indices that stand or fall together (the runtime pointer they pin).
+        devices: with d > 1, `test` is a whole round, up to d indices tested at once (the first is the
+        one-device pick or the round's own), the same index more than once when its evidence is what
+        is missing."""
 
 
 def verdicts(mark: Mark | Sequence[Mark]) -> list[Mark]:
@@ -63,10 +68,29 @@ def settled(mark: Mark | Sequence[Mark]) -> Mark:
     return real[-1] if real else "skip"
 
 
-def _bounds(n: int, marks: Mapping[int, Mark]) -> tuple[int, int]:
+def open_interval(n: int, marks: Mapping[int, Mark]) -> tuple[int, int]:
+    """(lo, hi): the last old mark before the first new one (-1: the start) and that new mark (n - 1: the end)."""
     hi = min([i for i, m in marks.items() if m == "new" and 0 <= i < n] + [n - 1])
     lo = max([i for i, m in marks.items() if m == "old" and -1 <= i < hi] + [-1])
     return lo, hi
+
+
+def ksection(n: int, marks: Marks, d: int) -> list[int]:
+    """d untested indices cutting the open interval (lo, hi] into d + 1 parts whose sizes differ by at most
+    one, so that whatever the verdicts at most ceil(s / (d + 1)) of its s positions are left (git-pisect's
+    k-section): the j-th point is the untested index nearest lo + s * j / (d + 1), a tie going to the lower.
+    An interval holding at most d untested indices gives all of them. Marks may hold repeats (their
+    settled verdict counts); a skipped index is never chosen again."""
+    flat = {i: settled(m) for i, m in marks.items()}
+    lo, hi = open_interval(n, flat)
+    open_ = [i for i in range(lo + 1, hi) if i not in flat]
+    if len(open_) <= d:
+        return open_
+    chosen: list[int] = []
+    for j in range(1, d + 1):
+        target = lo + (hi - lo) * j / (d + 1)
+        chosen.append(min((i for i in open_ if i not in chosen), key=lambda i: (abs(i - target), i)))
+    return sorted(chosen)
 
 
 def by_distance(lo: int, hi: int, mid: float) -> Iterator[int]:
@@ -112,11 +136,27 @@ class Bisection:
         marks: Marks,
         cheap: Callable[[int], bool] | None = None,
         group: Callable[[int], object] | None = None,
+        devices: int = 1,
+    ) -> Decision:
+        """With devices > 1 the round is the open interval's (d + 1)-section (ksection), or this
+        decision's own pick when skips leave no untested index there; the answer and the stops are the
+        same as with one device."""
+        one = self._decide(n, marks, cheap, group)
+        if devices <= 1 or not one.test:
+            return one
+        return replace(one, test=ksection(n, marks, devices) or one.test)
+
+    def _decide(
+        self,
+        n: int,
+        marks: Marks,
+        cheap: Callable[[int], bool] | None,
+        group: Callable[[int], object] | None,
     ) -> Decision:
         if n <= 0:
             raise ValueError("empty candidate list")
         flat = {i: settled(m) for i, m in marks.items()}
-        lo, hi = _bounds(n, flat)
+        lo, hi = open_interval(n, flat)
         if hi - lo == 1:
             return Decision(found=hi)
         skipped = {i for i, m in flat.items() if m == "skip" and lo < i < hi}

@@ -16,7 +16,7 @@ from perfkit.bisect.models import BisectSettings
 
 CONFIRM_RUNS = 4  # the default's confirmation runs per search, most of the time (noisy.Adaptive)
 HIGH_RATE = 0.10  # an unknown flake rate: the high end assumes the rate the prior allows (rate_prior.DEFAULT_PRIOR)
-CONFIRM_ROUNDS = 2  # with devices the pair runs together: CONFIRM_RUNS in about two rounds
+CONFIRM_ROUNDS = 2  # with devices: rounds of its own the confirmation takes at most (often none: it rides along)
 UNKNOWN_RATE_RUNS = 1  # what not knowing the rate costs over being told it (0.66 to 0.88 runs measured)
 
 
@@ -115,13 +115,14 @@ def start(s: BisectSettings, level1: int, largest_move: int, noise: bool) -> Est
     d = len(s.devices)
     if d <= 1:
         return Estimate(runs, None, flaky)
-    # the ends share the first round; the confirmation of culprit and parent takes one or two rounds
-    end_rounds = Span(1, 1) if s.verify_ends and not noise else Span(2, 2) if s.verify_ends else Span(0, 0)
-    if noise:  # the noise model leads each round; the other devices take k-section points beside it
+    # the ends share the first round with level-1 points; the confirmation of culprit and parent rides along
+    # on the devices the last halving round leaves free, or takes up to two rounds of its own
+    end_rounds = Span(1, 1) if s.verify_ends else Span(0, 0)
+    if noise:  # the noise model leads each round; the other devices take the quantiles of its posterior
         lvl1 = Span(ksection(level1, d).low + one.low - halving(level1).low, one.high)
         lvl2 = Span(0, two.high)
-    else:  # the confirmation runs the culprit and its parent together: one or two rounds
-        lvl1 = ksection(level1, d) + Span(1, CONFIRM_ROUNDS)
+    else:
+        lvl1 = ksection(level1, d) + Span(0, CONFIRM_ROUNDS)
         lvl2 = Span(0, ksection(largest_move, d).high + CONFIRM_ROUNDS) if largest_move else Span(0, 0)
     return Estimate(runs, end_rounds + lvl1 + lvl2, flaky)
 

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from perfkit.bisect.search import skip_policy
-from perfkit.bisect.search.bisection import Bisection, Decision, Mark, Marks, Stop, settled, verdicts
+from perfkit.bisect.search.bisection import Bisection, Decision, Mark, Marks, Stop, open_interval, settled, verdicts
 from perfkit.bisect.search.rate_prior import DEFAULT_PRIOR, RatePrior
 
 _FLOOR = 1e-4
@@ -179,9 +179,11 @@ class NoisySearch:
         marks: Marks,
         cheap: Callable[[int], bool] | None = None,
         group: Callable[[int], object] | None = None,
+        devices: int = 1,
         among: Sequence[int] | None = None,
     ) -> Decision:
-        """among: test only these indices (retests included), when one of them can still tell something."""
+        """devices: the points of one round (spread), the one-point pick first.
+        among: test only these indices (retests included), when one of them can still tell something."""
         if n <= 0:
             raise ValueError("empty candidate list")
         counts, skipped, n_skips = _tally(n, marks)
@@ -222,7 +224,8 @@ class NoisySearch:
             return self._give_up(_classes(post, skipped, full=True), why, base, held)
         capacity = max(0.05, 1 - (_h(a) + _h(b)) / 2)
         left = math.ceil((post.entropy_bits() + math.log2(1 / (1 - self.confidence))) / capacity)
-        return replace(base, test=[pick], remaining=max(1, left), confidence=top_mass)
+        test = [pick] if devices <= 1 else spread(n, post, counts, skipped, ends, pick, devices, among, over)
+        return replace(base, test=test, remaining=max(1, left), confidence=top_mass)
 
     def end_doubt(self, n: int, counts: dict[int, _Counts], post: Posterior) -> tuple[float, float]:
         """P(the start end is not old), P(the last end is not new): each end that was run is evidence,
@@ -334,6 +337,52 @@ class NoisySearch:
             return None
         pick = max(scored, key=lambda i: (scored[i][0], -abs(scored[i][1] - target), -i))
         return pick if scored[pick][0] > 1e-9 else None
+
+
+def spread(
+    n: int,
+    post: Posterior,
+    counts: dict[int, _Counts],
+    skipped: set[int],
+    ends: tuple[float, float],
+    first: int,
+    d: int,
+    among: Sequence[int] | None = None,
+    over: bool = False,
+) -> list[int]:
+    """The d points of one round: `first` (the one-point pick), then for each other quantile j / (d + 1)
+    of the posterior the index whose P(culprit at or before it) is nearest it. Where the mass is spread
+    over untested indices that is their (d + 1)-section; where it sits on few positions it is the tested
+    points next to them, run again: the weakest evidence. An index may come more than once, each run on
+    another device being one more verdict, so no device is left without a point while one can tell
+    something. Past the skip budget (over) an untested index between two known skips is not offered."""
+    doubt_lo, doubt_hi = ends
+    held = 1.0 - doubt_lo - doubt_hi
+
+    def whole(i: int) -> float:  # P(k <= i) with the end hypotheses
+        if i < 0:
+            return doubt_lo
+        if i >= n - 1:
+            return 1.0 - doubt_hi
+        return doubt_lo + held * post.f(i)
+
+    targets = [j / (d + 1) for j in range(1, d + 1)]
+    options = {t for t, _ in _retests(n, post, counts, ends)}
+    for t in targets:
+        inner = min(1 - 1e-9, max(1e-9, (t - doubt_lo) / held)) if held > 0 else t
+        near = _open_near(_crossing(post, inner), n, counts, skipped)
+        if over:
+            known, judged = sorted(skipped), sorted(counts)
+            near = [i for i in near if not skip_policy.sandwiched(i, known, judged)]
+        options.update(near)
+    if among is not None:
+        options &= set(among)
+    if not options:
+        return [first]
+    f = {i: whole(i) for i in options}
+    f.setdefault(first, whole(first))
+    targets.remove(min(targets, key=lambda t: abs(t - f[first])))
+    return [first, *(min(options, key=lambda i: (abs(f[i] - t), i)) for t in targets)]
 
 
 def _far(n: int, counts: dict[int, _Counts], skipped: set[int]) -> int | None:
@@ -471,7 +520,10 @@ class Adaptive:
     at any time hands the whole search to the noise-aware one.
 
     While confirming, `test` is the pick where the evidence is weakest, then the culprit and its
-    parent, so a round of several devices runs the pair at once.
+    parent. Asked for a round of d devices: while halving, the (d + 1)-section of the open interval,
+    and when that round tests every index left in it (the round that ends the halving), the devices
+    it leaves free run the confirmation's points at once; while confirming, the culprit and its
+    parent on every device (confirming_round).
     """
 
     fallback: NoisySearch = field(default_factory=NoisySearch)
@@ -483,22 +535,71 @@ class Adaptive:
         marks: Marks,
         cheap: Callable[[int], bool] | None = None,
         group: Callable[[int], object] | None = None,
+        devices: int = 1,
     ) -> Decision:
         clash = contradiction(n, marks)
         if clash is not None:
-            return replace(self.fallback.decide(n, marks, cheap, group), note=clash)
-        d = Bisection(self.max_skips).decide(n, marks, cheap, group)
+            return replace(self.fallback.decide(n, marks, cheap, group, devices=devices), note=clash)
+        d = Bisection(self.max_skips).decide(n, marks, cheap, group, devices=devices)
         if d.test:
+            if devices > 1:
+                d = replace(d, test=self._ride_along(n, marks, d.test, devices))
             return replace(d, remaining=d.remaining + CONFIRM_RUNS)
         if d.found is None:
             return d
         pair = [d.found, d.found - 1]
+        if devices > 1:
+            sure = self.fallback.decide(n, marks, cheap, group, among=pair)
+            if not sure.test:
+                return replace(sure, noisy=False)
+            runnable = [i for i in pair if 0 <= i < n - 1 or i in marks]  # an end is run only if it was
+            test = confirming_round(self.fallback, n, marks, [], runnable, [d.found], devices)
+            return replace(sure, test=test or sure.test, noisy=False, confirming=True)
         # the member whose build is installed (the one halving ran last) is confirmed first: no install
         first = [i for i in pair if cheap is not None and cheap(i) and len(_judged(marks.get(i))) == 1]
         sure = self.fallback.decide(n, marks, cheap, group, among=first or pair)
         if not sure.test:
             return replace(sure, noisy=False)
         return replace(sure, test=[*sure.test, *(i for i in pair if i not in sure.test)], noisy=False, confirming=True)
+
+    def _ride_along(self, n: int, marks: Marks, picks: list[int], d: int) -> list[int]:
+        """A halving round that tests every index left between the last old and the first new mark ends the
+        halving: whatever its verdicts, the culprit and its parent are among those indices and the
+        interval's two ends, and the confirmation would run them again in a round of its own. The devices
+        the round leaves free run them now (confirming_round, every answer of the round as likely)."""
+        flat = {i: settled(m) for i, m in marks.items()}
+        lo, hi = open_interval(n, flat)
+        if len(picks) >= d or sorted(picks) != list(range(lo + 1, hi)):
+            return picks  # no device free, or the halving goes on after this round (or skips are in the way)
+        options = [*picks, *(i for i in (hi, lo) if flat.get(i, "skip") != "skip")]
+        return confirming_round(self.fallback, n, marks, picks, options, list(range(lo + 1, hi + 1)), d)
+
+
+def confirming_round(
+    judge: NoisySearch, n: int, marks: Marks, picks: list[int], options: list[int], answers: list[int], d: int
+) -> list[int]:
+    """`picks`, then runs of `options` up to d points in all, each the option that most raises the chance
+    that the answer holds the confidence once the round is read: every answer in `answers` as likely,
+    every verdict believed (for answer c, every index before c old, c and after new). Ties go to the
+    higher mean confidence, then to the option run fewest times. Stops early when every answer would
+    already hold: a run more would only repeat what the round says."""
+    out = list(picks)
+    runs = {i: len(_judged(marks.get(i))) for i in options}
+
+    def score(extra: list[int]) -> tuple[int, float]:
+        done, sure = 0, 0.0
+        for c in answers:
+            believed = {i: verdicts(m) for i, m in marks.items()}
+            for i in extra:
+                believed[i] = [*believed.get(i, []), "old" if i < c else "new"]
+            dec = judge.decide(n, believed)
+            done += dec.found == c
+            sure += dec.confidence or 0.0
+        return done, sure
+
+    while len(out) < d and options and score(out)[0] < len(answers):
+        out.append(max(options, key=lambda i: (*score([*out, i]), -(runs[i] + out.count(i)), -options.index(i))))
+    return out
 
 
 def _judged(mark: Mark | Sequence[Mark] | None) -> list[Mark]:

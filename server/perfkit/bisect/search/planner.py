@@ -8,7 +8,7 @@ other than the state is what lets several workers (or a simulator) drive the sam
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from perfkit.bisect.models import StepRecord, Verdict
@@ -37,7 +37,11 @@ class Planner(Levels):
         old = ph.start_verdict
         return {i: ("skip" if v == "skip" else "old" if v == old else "new") for i, v in ph.marks.items()}
 
-    def decide(self, ph: PhaseData) -> Decision:
+    def decide(self, ph: PhaseData, devices: int = 1, believed: Mapping[int, Sequence[Mark]] | None = None) -> Decision:
+        """The strategy's decision over the search's runs so far; with devices > 1, `test` is a whole round.
+
+        believed: runs added to the recorded ones, to look ahead (what the round under way may answer);
+        the state is then left as it is."""
         cheap: Callable[[int], bool] | None = None
         group: Callable[[int], object] | None = None
         s, b = self.st.settings, self.st.build
@@ -60,7 +64,11 @@ class Planner(Levels):
                     return ph.items[i] == built
 
         strategy = self.strategy if self.strategy is not DEFAULT else noise_plan.strategy_for(self.st, ph)
-        d = strategy.decide(len(ph.items), noise_plan.repeated_marks(self.st, ph), cheap, group)
+        marks = noise_plan.repeated_marks(self.st, ph)
+        if believed is not None:
+            marks = {i: [*marks.get(i, []), *believed.get(i, [])] for i in {*marks, *believed}}
+            return strategy.decide(len(ph.items), marks, None, group, devices=devices)
+        d = strategy.decide(len(ph.items), marks, cheap, group, devices=devices)
         if d.confidence is not None:  # status shows how sure the search is so far
             self.st.confidence[ph.name] = round(d.confidence, 4)
         noise_plan.note_switch(self.st, ph, d)

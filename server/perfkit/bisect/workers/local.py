@@ -100,10 +100,18 @@ class LocalPool:
     def prepare(self, points: list[Point], busy: list[SlotWorker]) -> int:
         """Start building `points` (most likely first) on the slots no test of this round uses; how many started.
 
-        A point some slot already holds is not built again; a slot holding another wanted point is kept."""
+        A point listed k times is wanted in k slots (the next round runs it on k devices). A copy some idle
+        slot already holds is not built again; a slot holding a wanted copy is kept."""
         idle = [w for w in self.workers if w not in busy]
-        todo = [p for p in points if not any(w.holds(p) for w in idle)]
-        spare = [w for w in idle if not any(w.holds(q) for q in points)]
+        keep: list[SlotWorker] = []
+        todo: list[Point] = []
+        for p in points:
+            w = next((w for w in idle if w not in keep and w.holds(p)), None)
+            if w is None:
+                todo.append(p)
+            else:
+                keep.append(w)
+        spare = [w for w in idle if w not in keep]
         started = 0
         for p in todo:
             if not spare:

@@ -208,7 +208,8 @@ class SlotWorker:
             raise Cancelled()
 
     def _test(self, job: Job) -> PointResult:
-        prepared = self.ahead == job.point and self.holds(job.point)
+        # held by the rule that skips installs (same files): a pointer-only bump shares its parent's superproject build
+        prepared = self.ahead == job.point and (self.holds(job.point) or self.tester.built_for(job.point))
         log = runner.Log(job.log, self.log_cap)
         try:
             device = self.device
