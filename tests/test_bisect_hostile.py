@@ -23,16 +23,13 @@ from helpers.bisect_project import Project, build, covers, steps_noted
 from helpers.cli_audit import cli_field
 from helpers.gitbuild import Repo
 from helpers.load import slack
+from helpers.procs import perfkit
 from perfkit.bisect.command.runner import owned_by
 from perfkit.bisect.state import store as statefile
 from perfkit.bisect.tool import bisect_reset, bisect_run, bisect_start, bisect_status, bisect_step
 from perfkit.errors import InputError
 
 PLAN = [("src", "")] * 3 + [("src", "BUG", "bug")] + [("src", "BUG")] * 2
-
-
-def perfkit(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "perfkit.cli", *args], capture_output=True, text=True, timeout=timeout)
 
 
 def mcp_call(name: str, args: dict[str, object]) -> tuple[bool, str, dict[str, object] | None]:

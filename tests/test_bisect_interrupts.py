@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -14,15 +13,11 @@ import pytest
 from helpers.bisect_project import Project, build
 from helpers.gitbuild import snapshot
 from helpers.load import slack
-from helpers.procs import alive, all_dead, launch_run
+from helpers.procs import alive, all_dead, launch_run, perfkit
 from perfkit.bisect.state import store as statefile
 from perfkit.bisect.tool import bisect_start, bisect_status
 
 PLAN = [("src", "")] * 9 + [("src", "BUG", "bug")] + [("src", "BUG")] * 6
-
-
-def perfkit(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "perfkit.cli", *args], capture_output=True, text=True, timeout=120)
 
 
 def blocker(p: Project) -> str:

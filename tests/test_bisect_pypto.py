@@ -13,10 +13,10 @@ from __future__ import annotations
 import json
 import math
 import subprocess
-import sys
 
 import pytest
 from helpers.gitbuild import run_git, snapshot
+from helpers.procs import perfkit
 from perfkit.bisect.search.noisy import CONFIRM_RUNS
 
 pytestmark = pytest.mark.fixture
@@ -30,10 +30,6 @@ MIXED = "f80ca3ec2890047c6104626d32b674a584a44097"  # bumps runtime to 324df3d6 
 
 # runs a deterministic check pays per search for the default's confirmation: about CONFIRM_RUNS, at most two more
 CONFIRM = CONFIRM_RUNS + 2
-
-
-def perfkit(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "perfkit.cli", *args], capture_output=True, text=True, timeout=300)
 
 
 def nth_first_parent(repo, frm: str, to: str, n: int) -> str:

@@ -3,17 +3,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import anyio
 from helpers.bisect_project import build
 from helpers.gitbuild import snapshot
+from helpers.procs import perfkit
 from perfkit.bisect.tool import bisect_reset, bisect_status
-
-
-def perfkit(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "perfkit.cli", *args], capture_output=True, text=True, timeout=timeout)
 
 
 def test_mcp_progress_and_same_model_as_cli(tmp_path):

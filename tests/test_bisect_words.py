@@ -4,19 +4,14 @@ result kept until reset, and the PR a commit was merged as."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 from helpers.bisect_project import build
+from helpers.procs import perfkit
 from perfkit.bisect.models import EXIT_NO_SINGLE_CULPRIT
 from perfkit.bisect.state import store as statefile
 from perfkit.bisect.tool import bisect_reset, bisect_run, bisect_start, bisect_status
 from perfkit.repo import gitrepo
-
-
-def perfkit(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "perfkit.cli", *args], capture_output=True, text=True, timeout=timeout)
 
 
 def test_counts_of_one_and_of_none_read_right(tmp_path):

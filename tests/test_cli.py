@@ -3,14 +3,9 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
+from helpers.procs import perfkit
 from perfkit.culprit.evaluate import evaluate_culprit
-
-
-def perfkit(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "perfkit.cli", *args], capture_output=True, text=True, timeout=120)
 
 
 def test_json_equals_core(superproject):

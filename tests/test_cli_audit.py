@@ -12,13 +12,12 @@ from __future__ import annotations
 import inspect
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from helpers.cli_audit import mcp_words
 from helpers.gitbuild import Repo
+from helpers.procs import perfkit
 from perfkit.cli.argparse_private import actions, subcommands
 from perfkit.cli.commands import build_parser
 from perfkit.cli.terms import cli_error, cli_text
@@ -29,12 +28,6 @@ ROOT = Path(__file__).resolve().parents[1]
 SPECS = all_tools()
 BY_CLI = {s.cli_name: s for s in SPECS}
 COMMANDS = [*BY_CLI, "demo", "serve"]
-
-
-def perfkit(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "perfkit.cli", *args], capture_output=True, text=True, timeout=120, cwd=cwd
-    )
 
 
 def test_every_command_is_audited():

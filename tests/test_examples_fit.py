@@ -16,13 +16,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "examples" / "publish"))
 
+from helpers import procs  # noqa: E402
 from target_repo import build  # noqa: E402
 
 
 def perfkit(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "perfkit.cli", *args], cwd=cwd, capture_output=True, text=True, timeout=300
-    )
+    return procs.perfkit(*args, cwd=cwd)
 
 
 def test_example_draft_renders_clean_on_the_example_campaign(tmp_path):

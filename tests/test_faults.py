@@ -33,6 +33,7 @@ import pytest
 from helpers.bisect_project import Project, build
 from helpers.gitbuild import snapshot
 from helpers.load import slack
+from helpers.procs import perfkit
 from perfkit.bisect.command.runner import owned_by
 from perfkit.bisect.state import store as statefile
 from perfkit.bisect.tool import bisect_reset, bisect_run, bisect_start, bisect_status
@@ -41,10 +42,6 @@ from perfkit.bisect.tool import bisect_reset, bisect_run, bisect_start, bisect_s
 KERNEL = ["", "", "", "BROKEN", "BROKEN", "BROKEN", "BROKEN"]
 PLAN = [("src", "")] * 5 + [("ptr", 6, "bump")] + [("src", "")] * 4
 PAUSE = 0.05  # every command lasts a little, so a stop can land inside it
-
-
-def perfkit(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "perfkit.cli", *args], capture_output=True, text=True, timeout=timeout)
 
 
 def without_worktrees(snap: dict) -> dict:

@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 from helpers.gitbuild import Repo
 from helpers.load import slack
+from helpers.procs import perfkit
 from mcp import Client
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,7 +55,7 @@ def _mcp(calls: list[tuple[str, dict]]) -> list:
 
 
 def _cli(*argv: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "perfkit.cli", *argv], capture_output=True, text=True, timeout=timeout)
+    return perfkit(*argv, timeout=timeout)
 
 
 @pytest.fixture(scope="module")

@@ -3,22 +3,17 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import anyio
 import pandas as pd
+from helpers.procs import perfkit
 from mcp import Client
 from perfkit.benchmark.read import read_benchmark
 from perfkit.mcp_server.server import build_server
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "campaign"
-
-
-def perfkit(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "perfkit.cli", *args], capture_output=True, text=True, timeout=120)
 
 
 def mcp_call(name: str, args: dict):

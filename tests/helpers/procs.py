@@ -5,15 +5,53 @@ check what it left behind read /proc, since a zombie still answers kill -0."""
 
 from __future__ import annotations
 
+import json
+import os
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+_SERVER: subprocess.Popen[str] | None = None
 
-def perfkit(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "perfkit.cli", *args], capture_output=True, text=True, timeout=timeout)
+
+def _server() -> subprocess.Popen[str]:
+    """This test process's command server (helpers/cli_server.py), started on first use."""
+    global _SERVER
+    if _SERVER is None or _SERVER.poll() is not None:
+        _SERVER = subprocess.Popen(
+            [sys.executable, str(Path(__file__).with_name("cli_server.py"))],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+    return _SERVER
+
+
+def perfkit(
+    *args: str, timeout: float = 300, cwd: str | Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`perfkit args...` in a process of its own, as the console script runs it, with this process's
+    environment and working directory unless given; its output and exit status as subprocess.run gives them."""
+    argv = [sys.executable, "-m", "perfkit.cli", *args]
+    server = _server()
+    assert server.stdin is not None and server.stdout is not None
+    request = {
+        "argv": list(args),
+        "cwd": str(cwd) if cwd is not None else os.getcwd(),
+        "env": dict(os.environ if env is None else env),
+        "timeout": timeout,
+    }
+    server.stdin.write(json.dumps(request) + "\n")
+    server.stdin.flush()
+    line = server.stdout.readline()
+    if not line:
+        raise RuntimeError(f"the test command server ended (exit {server.wait()}) while running {args}")
+    said = json.loads(line)
+    if said["rc"] is None:
+        raise subprocess.TimeoutExpired(argv, timeout, said["stdout"], said["stderr"])
+    return subprocess.CompletedProcess(argv, said["rc"], said["stdout"], said["stderr"])
 
 
 def launch_run(repo: str) -> subprocess.Popen[str]:
