@@ -15,9 +15,11 @@ done once); a few rows also run through `python -m perfkit.cli` to show the two 
 
 from __future__ import annotations
 
+import fcntl
 import inspect
 import json
 import os
+import pickle
 import re
 import shutil
 import subprocess
@@ -1087,32 +1089,49 @@ def in_chunks(rows: list) -> list:
 
 
 def chunk_results(row_id: str, factory: pytest.TempPathFactory) -> Results:
-    """Both surfaces for the chunk holding row_id: the MCP client here, then the CLI driver, in one world."""
+    """Both surfaces for the chunk holding row_id, computed once for the whole run.
+
+    xdist does not always keep a chunk's rows in one test process, so the first process to reach a
+    chunk computes it under a file lock in the folder every test process shares, and the others read
+    what it saved (the world's paths included) instead of computing the chunk again."""
     k = CHUNK_OF[row_id]
-    if k not in _DONE:
-        world = build_world(factory.mktemp(f"bad-input-{k}"))
-        rows = CHUNKS[k]
-        mcp = _mcp_pass(world, rows)
-        cli_rows = [r for r in rows if not isinstance(r, Bad) or r.cli]
-        job = json.dumps(
-            {
-                "root": str(world.root),
-                "cases": [
-                    {"id": r.id, "argv": argv_for(r.tool, r.args(world)), "cwd": str(world.plain)} for r in cli_rows
-                ],
-            }
-        )
-        proc = subprocess.run(
-            [sys.executable, str(ROOT / "tests" / "helpers" / "cli_batch.py")],
-            input=job,
-            capture_output=True,
-            text=True,
-            timeout=slack(600),
-        )
-        assert proc.returncode == 0, proc.stderr[-3000:]
-        cli = {r["id"]: r for r in json.loads(proc.stdout)}
-        _DONE[k] = Results(mcp, cli, {r.id: world for r in cli_rows})
+    if k in _DONE:
+        return _DONE[k]
+    base = factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    saved = shared / f"bad-input-chunk-{k}.pickle"
+    with open(shared / f"bad-input-chunk-{k}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if saved.exists():
+            _DONE[k] = pickle.loads(saved.read_bytes())
+        else:
+            _DONE[k] = _compute_chunk(k, factory)
+            saved.write_bytes(pickle.dumps(_DONE[k]))
     return _DONE[k]
+
+
+def _compute_chunk(k: int, factory: pytest.TempPathFactory) -> Results:
+    """Both surfaces for chunk k: the MCP client here, then the CLI driver, in one world."""
+    world = build_world(factory.mktemp(f"bad-input-{k}"))
+    rows = CHUNKS[k]
+    mcp = _mcp_pass(world, rows)
+    cli_rows = [r for r in rows if not isinstance(r, Bad) or r.cli]
+    job = json.dumps(
+        {
+            "root": str(world.root),
+            "cases": [{"id": r.id, "argv": argv_for(r.tool, r.args(world)), "cwd": str(world.plain)} for r in cli_rows],
+        }
+    )
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "tests" / "helpers" / "cli_batch.py")],
+        input=job,
+        capture_output=True,
+        text=True,
+        timeout=slack(600),
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    cli = {r["id"]: r for r in json.loads(proc.stdout)}
+    return Results(mcp, cli, {r.id: world for r in cli_rows})
 
 
 def _mcp_pass(world: World, rows: list) -> dict[str, dict]:
