@@ -171,6 +171,7 @@ def test_cpu_as_the_resource_and_the_documented_environment_on_the_actors(tmp_pa
     assert not list((head.base / "tmp").glob("perfkit-ray/*"))
 
 
+@pytest.mark.extended  # the longest test of the suite (2 min); the default run names a stopped head
 def test_cluster_stopped_mid_run_pauses_and_resumes(tmp_path, head):
     p = project(tmp_path)
     before = snapshot(p.sup.path)
@@ -209,6 +210,7 @@ def test_cluster_stopped_mid_run_pauses_and_resumes(tmp_path, head):
     assert not statefile.state_dir(p.sup.path).exists()
 
 
+@pytest.mark.extended  # starts a cluster of its own; the default run bisects on a local cluster
 def test_a_local_cluster_without_the_resource_is_said_at_once(tmp_path):
     """RAY_ADDRESS=local: perfkit starts a cluster of its own, which declares no NPU: one clear error, not a hang."""
     p = project(tmp_path)
