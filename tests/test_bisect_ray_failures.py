@@ -133,7 +133,7 @@ def test_ray_address_at_a_stopped_head_fails_within_seconds(tmp_path):
     cli(env, "bisect-reset", p.path)
 
 
-@pytest.mark.extended  # a cluster without the resource is said at once in the default run
+@pytest.mark.extended  # names the `ray start` line for missing resources; runs with PERFKIT_TESTS=all
 def test_missing_resources_are_named_with_the_ray_start_line(tmp_path, head):
     p = project(tmp_path)
     head.start({"NPU": 1})
