@@ -28,10 +28,12 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from helpers.round_engine import StandInEngine  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 MODES = ("deterministic", "flaky default", "flaky noise on")
@@ -157,46 +159,6 @@ class SimPool:
         return 0
 
 
-class NoMemory:
-    """No verdict memory: every point the bisect asks for runs."""
-
-    def recall(self, superproject: str, submodule: str | None) -> None:
-        return None
-
-    def recall_step(self, *args: Any) -> None:
-        return None
-
-    def remember(self, rec: Any) -> None:
-        pass
-
-    def save(self) -> None:
-        pass
-
-
-class SimEngine:
-    """What Rounds reads from the engine (rounds.Engine), around the real planner."""
-
-    def __init__(self, repo: Path, st: Any) -> None:
-        from perfkit.bisect.search.planner import Planner
-
-        self.repo, self.sdir, self.st, self.settings = repo, repo / ".git" / "sim", st, st.settings
-        self.planner = Planner(repo, st)
-        self.memory = NoMemory()
-        self.logs = self.sdir / "logs"
-        self.sub_path = None
-        self.ahead = False
-        self.save_lock = threading.RLock()
-
-    def progress(self, *args: Any) -> None:
-        pass
-
-    def save(self, durable: bool = True) -> None:
-        pass
-
-    def expected_total(self) -> int:
-        return int(self.planner.expected_total())
-
-
 def bisect(repo: Path, shas: list[str], d: int, mode: str, k: int, seed: int, clock: Clock) -> bool:
     """One bisect; whether it named the planted culprit."""
     from perfkit.bisect.engine.rounds import Rounds
@@ -211,7 +173,7 @@ def bisect(repo: Path, shas: list[str], d: int, mode: str, k: int, seed: int, cl
         level1=PhaseData(name="level1", items=items), settings=settings,
     )  # fmt: skip
     world = World(items, good, k, 0.0 if mode == "deterministic" else FLIP, random.Random(seed * 7919 + k))
-    eng = SimEngine(repo, st)
+    eng = StandInEngine(repo, st)
     r = Rounds(eng)  # type: ignore[arg-type]
     r._pool = SimPool(devices, world, clock)  # type: ignore[assignment]
     for _ in range(1000):

@@ -10,10 +10,10 @@ bisect names, not the devices (tests/test_bisect_devices.py runs real ones).
 from __future__ import annotations
 
 import math
-import threading
 from pathlib import Path
 from typing import Any
 
+from helpers.round_engine import StandInEngine
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from perfkit.bisect.command.tester import PointResult
@@ -23,7 +23,6 @@ from perfkit.bisect.models import BisectSettings
 from perfkit.bisect.search import estimate
 from perfkit.bisect.search.bisection import Bisection, Mark, ksection
 from perfkit.bisect.search.noisy import Adaptive, NoisySearch
-from perfkit.bisect.search.planner import Planner
 from perfkit.bisect.state.store import PhaseData, State
 from perfkit.cli.demo.fastimport import Commit, write_history
 
@@ -171,39 +170,6 @@ class AtOnce:
         return 0
 
 
-class Memoryless:
-    def recall(self, *args: Any) -> None:
-        return None
-
-    def recall_step(self, *args: Any) -> None:
-        return None
-
-    def remember(self, rec: Any) -> None:
-        pass
-
-    def save(self) -> None:
-        pass
-
-
-class Engine:
-    """What a round reads from the engine (rounds.Engine), around the real planner; nothing on disk."""
-
-    def __init__(self, repo: Path, st_: State):
-        self.repo, self.sdir, self.st, self.settings = repo, repo / ".git" / "unused", st_, st_.settings
-        self.planner = Planner(repo, st_)
-        self.memory, self.logs, self.sub_path, self.ahead = Memoryless(), self.sdir, None, False
-        self.save_lock = threading.RLock()
-
-    def progress(self, *args: Any) -> None:
-        pass
-
-    def save(self, durable: bool = True) -> None:
-        pass
-
-    def expected_total(self) -> int:
-        return self.planner.expected_total()
-
-
 def bisect(repo: Path, shas: list[str], k: int, devices: int, noise: bool) -> tuple[State, list[list[Any]]]:
     items = shas[1:]
     names = [f"npu{i}" for i in range(devices)]
@@ -212,7 +178,7 @@ def bisect(repo: Path, shas: list[str], k: int, devices: int, noise: bool) -> tu
         id="rounds", repo=str(repo), good=shas[0], bad=items[-1], created="", settings=settings_,
         level1=PhaseData(name="level1", items=items),
     )  # fmt: skip
-    rounds = Rounds(Engine(repo, st_))  # type: ignore[arg-type]
+    rounds = Rounds(StandInEngine(repo, st_))  # type: ignore[arg-type]
     pool = AtOnce(names, set(items[k:]))
     rounds._pool = pool  # type: ignore[assignment]
     for _ in range(200):
