@@ -65,38 +65,55 @@ def _child(argv: list[str], cwd: str, out: int, err: int) -> None:
     os._exit(code)
 
 
-def run_one(case: dict) -> dict:
+def run_forked(
+    argv: list[str], cwd: str, timeout: float, env: dict[str, str] | None = None
+) -> tuple[int | None, bytes, bytes]:
+    """(exit status, stdout, stderr) of `perfkit argv` in a forked child: its own process group, stdin
+    empty, env (when given) as its whole environment; killed with its group after timeout (status None)."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         sys.stdout.flush()
         sys.stderr.flush()
-        started = time.monotonic()
         pid = os.fork()
         if pid == 0:
             try:
-                _child(case["argv"], case["cwd"], out.fileno(), err.fileno())
+                os.setpgid(0, 0)
+                if env is not None:
+                    os.environ.clear()
+                    os.environ.update(env)
+                os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+                _child(argv, cwd, out.fileno(), err.fileno())
             finally:
                 os._exit(99)
+        deadline = time.monotonic() + timeout
         rc = None
-        while time.monotonic() - started < TIMEOUT_S:
+        while True:
             done, status = os.waitpid(pid, os.WNOHANG)
             if done:
                 rc = os.waitstatus_to_exitcode(status)
                 break
-            time.sleep(0.01)
-        if rc is None:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            rc = "timeout"
-        seconds = time.monotonic() - started
+            if time.monotonic() > deadline:
+                try:
+                    os.killpg(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                os.waitpid(pid, 0)
+                break
+            time.sleep(0.005)
         out.seek(0)
         err.seek(0)
-        return {
-            "id": case["id"],
-            "rc": rc,
-            "stdout": out.read().decode("utf-8", "replace"),
-            "stderr": err.read().decode("utf-8", "replace"),
-            "seconds": round(seconds, 3),
-        }
+        return rc, out.read(), err.read()
+
+
+def run_one(case: dict) -> dict:
+    started = time.monotonic()
+    rc, out, err = run_forked(case["argv"], case["cwd"], TIMEOUT_S)
+    return {
+        "id": case["id"],
+        "rc": "timeout" if rc is None else rc,
+        "stdout": out.decode("utf-8", "replace"),
+        "stderr": err.decode("utf-8", "replace"),
+        "seconds": round(time.monotonic() - started, 3),
+    }
 
 
 def main() -> None:

@@ -14,49 +14,17 @@ subprocess themselves (helpers.procs.launch_run), since they need its pid.
 from __future__ import annotations
 
 import json
-import os
-import signal
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from helpers.cli_batch import _child, _preload  # noqa: E402
+from helpers.cli_batch import _preload, run_forked  # noqa: E402
 
 
 def run(request: dict) -> dict:
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        pid = os.fork()
-        if pid == 0:
-            try:
-                os.setpgid(0, 0)
-                os.environ.clear()
-                os.environ.update(request["env"])
-                null = os.open(os.devnull, os.O_RDONLY)
-                os.dup2(null, 0)
-                _child(request["argv"], request["cwd"], out.fileno(), err.fileno())
-            finally:
-                os._exit(99)
-        deadline = time.monotonic() + request["timeout"]
-        rc = None
-        while True:
-            done, status = os.waitpid(pid, os.WNOHANG)
-            if done:
-                rc = os.waitstatus_to_exitcode(status)
-                break
-            if time.monotonic() > deadline:
-                try:
-                    os.killpg(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-                os.waitpid(pid, 0)
-                break
-            time.sleep(0.005)
-        out.seek(0)
-        err.seek(0)
-        return {"rc": rc, "stdout": out.read().decode("utf-8"), "stderr": err.read().decode("utf-8")}
+    rc, out, err = run_forked(request["argv"], request["cwd"], request["timeout"], request["env"])
+    return {"rc": rc, "stdout": out.decode("utf-8"), "stderr": err.decode("utf-8")}
 
 
 def main() -> None:
