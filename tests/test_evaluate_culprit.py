@@ -127,6 +127,26 @@ def test_mentions_that_must_not_warn(superproject):
     assert not any("26245345" in k or "f24f7b73" in k for k in rel)
 
 
+def test_ids_of_digits_or_letters_count_only_as_commits(tmp_path):
+    """One abbreviated id in 27 is all digits: it is a mention when it names a commit, else a number."""
+    from perfkit.culprit.mentions import classify_mentions
+
+    repo = Repo(tmp_path / "r")
+    first = repo.commit("start")
+    digits = None
+    for n in range(2000):  # about 27 tries expected
+        sha = repo.commit(f"step {n}")
+        if sha[:7].isdigit():
+            digits = sha
+            break
+    assert digits is not None
+    head = repo.commit("after")
+    numbers = [n for n in ("1234567", "2026120", "9876543") if not run_git(repo.path, "rev-parse", "--disambiguate=" + n)]
+    msg = f"Bump from {first[:8]} to {head[:8]}.\nIncludes {digits[:7]}; build {numbers[0]}; a defaced facade.\n"
+    rel = {m.id: m.relation for m in classify_mentions(repo.path, repo.path, msg, first, head)}
+    assert rel == {first[:8]: "old_pointer", head[:8]: "new_pointer", digits[:7]: "in_range"}
+
+
 def test_message_target_inside_range_or_unknown(superproject):
     sup, runtime, s = superproject
     sup.set_submodule("runtime", s["r2"])

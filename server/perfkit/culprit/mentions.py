@@ -21,16 +21,24 @@ _TARGET_RE = re.compile(r"(?:\bto|\binto|→|⇒|->|=>|\.\.)\s*[`'\"*(\[]*$", re
 
 
 def message_ids(message: str) -> list[tuple[str, bool]]:
-    """(id, written as a destination) for each distinct hex id, URLs and e-mail addresses removed."""
+    """(id, written as a destination) for each distinct hex id, URLs and e-mail addresses removed.
+
+    All digits (a date, an issue number) and all letters (a word such as 'defaced') are kept too:
+    one abbreviated id in 27 is all digits, so they are real ids often enough to matter. They
+    count only where they name a commit (`plain_word`).
+    """
     text = _NOISE_RE.sub(lambda m: " " * len(m.group()), message)
     seen: dict[str, bool] = {}
     for m in _HEX_RE.finditer(text):
         h = m.group()
-        if not (re.search(r"[a-f]", h) and re.search(r"[0-9]", h)):
-            continue  # all digits (a date, an issue number) or all letters (a word)
         target = bool(_TARGET_RE.search(text[max(0, m.start() - 16) : m.start()]))
         seen[h] = seen.get(h, False) or target
     return list(seen.items())
+
+
+def plain_word(h: str) -> bool:
+    """All digits or all letters: a number or a word unless a repository holds it as a commit."""
+    return not (re.search(r"[a-f]", h) and re.search(r"[0-9]", h))
 
 
 def classify_mentions(
@@ -68,6 +76,8 @@ def classify_mentions(
             relation = "before_range" if in_new and in_old else "in_range" if in_new or in_old else "outside_range"
         elif h in in_top:
             relation = "superproject"
+        elif plain_word(h):
+            continue  # a number or a word, not a commit of either repository
         else:
             relation = "unknown"
         mentions.append(Mention(id=h, relation=relation, as_target=target, warns=False))

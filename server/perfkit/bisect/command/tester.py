@@ -266,6 +266,7 @@ class PointTester:
         installed.append(side)
         timeout = self.settings.install_timeout_s
         for cmd in commands:
+            self.check_stop()  # a build ahead no longer wanted starts nothing more
             self.install_commands += 1
             res = runner.run(
                 cmd, cwd, env, timeout, log, None, tick(f"installing {side}"), self.on_start, self.check_stop
