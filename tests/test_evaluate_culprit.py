@@ -141,7 +141,9 @@ def test_ids_of_digits_or_letters_count_only_as_commits(tmp_path):
             break
     assert digits is not None
     head = repo.commit("after")
-    numbers = [n for n in ("1234567", "2026120", "9876543") if not run_git(repo.path, "rev-parse", "--disambiguate=" + n)]
+    numbers = [
+        n for n in ("1234567", "2026120", "9876543") if not run_git(repo.path, "rev-parse", "--disambiguate=" + n)
+    ]
     msg = f"Bump from {first[:8]} to {head[:8]}.\nIncludes {digits[:7]}; build {numbers[0]}; a defaced facade.\n"
     rel = {m.id: m.relation for m in classify_mentions(repo.path, repo.path, msg, first, head)}
     assert rel == {first[:8]: "old_pointer", head[:8]: "new_pointer", digits[:7]: "in_range"}
