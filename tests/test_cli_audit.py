@@ -20,12 +20,13 @@ from helpers.gitbuild import Repo
 from helpers.procs import perfkit
 from perfkit.cli.argparse_private import actions, subcommands
 from perfkit.cli.commands import build_parser
-from perfkit.cli.terms import cli_error, cli_text
+from perfkit.cli.terms import Vocabulary, cli_error, cli_text
 from perfkit.errors import InputError
 from perfkit.registry import all_tools
 
 ROOT = Path(__file__).resolve().parents[1]
 SPECS = all_tools()
+WORDS = Vocabulary.of(SPECS)
 BY_CLI = {s.cli_name: s for s in SPECS}
 COMMANDS = [*BY_CLI, "demo", "serve"]
 
@@ -74,30 +75,30 @@ def test_input_errors_name_flags_on_the_cli_and_arguments_over_mcp():
     lint = BY_CLI["lint-wording"]
     err = InputError("path", "give exactly one of `path` and `text`", "pass the file to check, or its text")
     assert (
-        cli_error(err, lint, SPECS)
+        cli_error(err, lint, WORDS)
         == "--path: give exactly one of `--path` and `--text`; pass the file to check, or its text"
     )
     bench = BY_CLI["read-benchmark"]
     err = InputError("benchmark.csv", "no column for role 'run'", 'rename the column, or pass columns={"run": "trial"}')
-    assert cli_error(err, bench, SPECS).endswith("""pass --columns '{"run": "trial"}'""")
+    assert cli_error(err, bench, WORDS).endswith("""pass --columns '{"run": "trial"}'""")
     start = BY_CLI["bisect-start"]
     err = InputError("build_ahead", "needs devices", 'list the free devices too, e.g. devices=["0", "1"]')
     assert (
-        cli_error(err, start, SPECS)
+        cli_error(err, start, WORDS)
         == "--build-ahead: needs devices; list the free devices too, e.g. --devices 0 --devices 1"
     )
     settings_line = 'in perfkit.toml write devices = ["0", "1"]'  # a settings file reads the same for everyone
-    assert cli_text(settings_line, start, SPECS) == settings_line
+    assert cli_text(settings_line, start, WORDS) == settings_line
     err = InputError("run_cwd", "leads out of install_submodule's folder", "with worker_env 'venv' see bisect_status")
-    assert cli_error(err, start, SPECS) == (
+    assert cli_error(err, start, WORDS) == (
         "--run-cwd: leads out of --install-submodule's folder; with --worker-env 'venv' see perfkit bisect-status"
     )
     err = InputError("install_submodule", "runs nosuchcmd", "fix it")  # a list option: one value per flag
-    assert cli_error(err, start, SPECS).endswith("repeat it for several: --install-submodule A --install-submodule B)")
-    assert cli_error(InputError("repo", "is not a git repository"), start, SPECS) == "REPO: is not a git repository"
+    assert cli_error(err, start, WORDS).endswith("repeat it for several: --install-submodule A --install-submodule B)")
+    assert cli_error(InputError("repo", "is not a git repository"), start, WORDS) == "REPO: is not a git repository"
     # words that only look like arguments stay: a column, a path, a metric pattern
     kept = "step_time_s in runs/run_1.csv; max_abs_err=(\\S+)"
-    assert cli_text(kept, bench, SPECS) == kept
+    assert cli_text(kept, bench, WORDS) == kept
 
 
 def test_core_error_texts_reach_the_cli_in_its_words(tmp_path):
@@ -204,6 +205,6 @@ def test_every_input_error_in_the_core_reads_right_on_the_cli():
         assert not agent, f"{where}:{line}: {agent}"
         for spec in SPECS:
             if field in {p.name for p in spec.parameters()}:
-                rendered = cli_error(InputError(field, text), spec, SPECS)
+                rendered = cli_error(InputError(field, text), spec, WORDS)
                 left = mcp_words(rendered, spec, SPECS)
                 assert not left, f"{where}:{line} as `perfkit {spec.cli_name}`: {left} in {rendered!r}"

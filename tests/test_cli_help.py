@@ -16,7 +16,8 @@ import sys
 import pytest
 from perfkit.cli.argparse_private import actions, subcommands
 from perfkit.cli.commands import build_parser, cli_words, main, metavar, option_help
-from perfkit.registry import all_tools
+from perfkit.cli.terms import Vocabulary
+from perfkit.registry import all_tools, tool_modules
 
 SPECS = all_tools()
 COMMANDS = ["serve", "demo", *(s.cli_name for s in SPECS)]
@@ -109,12 +110,12 @@ def test_top_level_is_one_line_per_command():
 
 def test_cli_words_names_commands_not_tools():
     text = "No bisect here; start one with bisect_start. Next: `bisect_run`, or bisect_step for one point."
-    assert cli_words(text, SPECS) == (
+    assert cli_words(text, Vocabulary.of(SPECS)) == (
         "No bisect here; start one with perfkit bisect-start. Next: `perfkit bisect-run`, or perfkit bisect-step"
         " for one point."
     )
     untouched = "log at /tmp/bisect_run/x.log, field bisect_runs, render_pr.py, my-bisect_run, bisect_run(repo=r)"
-    assert cli_words(untouched, SPECS) == untouched
+    assert cli_words(untouched, Vocabulary.of(SPECS)) == untouched
 
 
 def test_top_level_help_imports_no_tool_and_lists_every_command(tmp_path):
@@ -134,3 +135,22 @@ def test_top_level_help_imports_no_tool_and_lists_every_command(tmp_path):
     assert first.stdout.split("TOOLS")[0] == second.stdout.split("TOOLS")[0]
     for spec in SPECS:
         assert re.search(rf"^\s+{spec.cli_name}\s", second.stdout, re.M), spec.cli_name
+
+
+@pytest.mark.parametrize("argv", [["bisect-status", "--help"], ["read-benchmark", "/nonexistent/campaign"]])
+def test_a_command_imports_its_own_tool_module_only(tmp_path, argv):
+    """Once the command list is on disk, `perfkit COMMAND` imports only the module declaring COMMAND: the
+    other tools' names and flags, which its text is reworded with, come from the list. Its help and its
+    errors are the same as when every tool is imported."""
+    probe = (
+        "import sys\nfrom perfkit.cli import main\n"
+        f"try:\n    main({argv!r})\nexcept SystemExit:\n    pass\n"
+        "print('TOOLS', sorted(m for m in sys.modules if m.endswith('.tool') and m.startswith('perfkit.')))\n"
+    )
+    env = {**os.environ, "PERFKIT_CACHE_DIR": str(tmp_path), "COLUMNS": "100"}
+    runs = [subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=120)]
+    runs.append(subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=120))
+    own = next(m for m, specs in tool_modules() if any(s.cli_name == argv[0] for s in specs))
+    assert runs[0].stdout.count("perfkit.") > 1  # the first start made the list from every tool
+    assert runs[1].stdout.split("TOOLS")[1].strip() == repr([own]), runs[1].stdout[-300:]
+    assert (runs[0].stdout.split("TOOLS")[0], runs[0].stderr) == (runs[1].stdout.split("TOOLS")[0], runs[1].stderr)

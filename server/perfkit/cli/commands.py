@@ -22,9 +22,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ValidationError
 
 from perfkit import __version__
+from perfkit.cli import command_list
 from perfkit.cli.argparse_private import LazyParser, WideCommandList
-from perfkit.cli.terms import cli_error, cli_text, tool_words
+from perfkit.cli.terms import Vocabulary, cli_error, cli_text, tool_words
 from perfkit.errors import InputError, ToolFailure
+from perfkit.registry import tools_in
 from perfkit.tools.spec import ToolSpec, argument_error
 
 EXIT_OK, EXIT_FAILURE, EXIT_BAD_INPUT = 0, 1, 2
@@ -107,9 +109,9 @@ def option_help(description: str, default: Any) -> str:
     return text.replace("%", "%%")
 
 
-def _add_param(parser: argparse.ArgumentParser, p: inspect.Parameter, spec: ToolSpec, specs: list[ToolSpec]) -> None:
+def _add_param(parser: argparse.ArgumentParser, p: inspect.Parameter, spec: ToolSpec, words: Vocabulary) -> None:
     tp, desc = _unwrap(p.annotation)
-    desc = cli_text(spec.cli.params.get(p.name, desc), spec, specs)
+    desc = cli_text(spec.cli.params.get(p.name, desc), spec, words)
     name = metavar(p.name, tp)
     # choices are checked by pydantic, like every other value, so a wrong one is a one-line error too
     if p.default is inspect.Parameter.empty:
@@ -166,13 +168,13 @@ def _validate(spec: ToolSpec, raw: dict[str, Any]) -> dict[str, Any]:
     return {p.name: getattr(validated, p.name) for p in params}
 
 
-def cli_words(text: str, specs: list[ToolSpec]) -> str:
+def cli_words(text: str, words: Vocabulary) -> str:
     """A message written with MCP tool names, reworded for a shell user: `bisect_run` -> `perfkit bisect-run`.
 
     Core messages name the tools as an agent calls them; only this adapter knows the user is at a shell.
     A name inside a path, a longer identifier or code (a call, an assignment) is left alone.
     """
-    return tool_words(text, specs)
+    return tool_words(text, words)
 
 
 def _render(result: Any) -> str:
@@ -184,20 +186,20 @@ def _render(result: Any) -> str:
     return json.dumps(result.model_dump(mode="json"), indent=2)
 
 
-def _run_tool(spec: ToolSpec, ns: argparse.Namespace, specs: list[ToolSpec]) -> int:
+def _run_tool(spec: ToolSpec, ns: argparse.Namespace, words: Vocabulary) -> int:
     from perfkit.cli.progressbar import ProgressBar
 
     bar = ProgressBar() if spec.wants_progress and not ns.quiet else None
     try:
         args = _validate(spec, vars(ns))
-        result = spec.call(args, _Reworded(bar, specs) if bar else None)
+        result = spec.call(args, _Reworded(bar, words) if bar else None)
     finally:
         if bar:
             bar.close()
     if ns.json:
         sys.stdout.write(result.model_dump_json(indent=2) + "\n")
     else:
-        sys.stdout.write(cli_words(_render(result), specs) + "\n")
+        sys.stdout.write(cli_words(_render(result), words) + "\n")
     code = getattr(result, "cli_exit_code", None)  # a result may say its answer is not a success
     return int(code()) if callable(code) else EXIT_OK
 
@@ -205,11 +207,11 @@ def _run_tool(spec: ToolSpec, ns: argparse.Namespace, specs: list[ToolSpec]) -> 
 class _Reworded:
     """Progress messages pass through cli_words on their way to the bar."""
 
-    def __init__(self, bar: Any, specs: list[ToolSpec]) -> None:
-        self.bar, self.specs = bar, specs
+    def __init__(self, bar: Any, words: Vocabulary) -> None:
+        self.bar, self.words = bar, words
 
     def __call__(self, done: float, total: float | None = None, message: str | None = None) -> None:
-        self.bar(done, total, cli_words(message, self.specs) if message else message)
+        self.bar(done, total, cli_words(message, self.words) if message else message)
 
 
 SERVE_HELP = "run the MCP server on stdio (what MCP clients start)"
@@ -229,12 +231,6 @@ def _examples(spec: ToolSpec) -> str | None:
     return "Examples:\n" + "".join(f"  {line}\n" for line in spec.cli.examples).replace("%", "%%")
 
 
-def _summary(spec: ToolSpec) -> str:
-    """One short line for the top-level list: the tool's title, else its first sentence."""
-    line = spec.title or spec.description.split(". ")[0].replace("\n", " ")
-    return (line[0].lower() + line[1:]).replace("%", "%%")
-
-
 def _raw(text: str) -> str:
     """argparse %-formats a description only when it names %(prog); keep a literal '%' literal."""
     return text.replace("%", "%%") if "%(" in text else text
@@ -242,17 +238,17 @@ def _raw(text: str) -> str:
 
 def build_parser(
     specs: list[ToolSpec] | None = None,
-    listing: list[tuple[str, str]] | None = None,
-    load: Callable[[], list[ToolSpec]] | None = None,
+    listing: list[tuple[str, str, str]] | None = None,
+    words: Vocabulary | None = None,
 ) -> argparse.ArgumentParser:
     """The `perfkit` parser. Each tool command's arguments and help are made when that command is
-    parsed or shown (LazyParser); with `listing` (command, summary) and `load` instead of specs, the
-    tools themselves are imported only then too, so `perfkit --help` imports none."""
+    parsed or shown (LazyParser); with `listing` (command, summary, tool module) and `words` instead of
+    specs, a command imports its own tool module only then, so `perfkit --help` imports none."""
     if specs is not None:
-        listing = [(s.cli_name, _summary(s)) for s in specs]
-        loaded = specs
-        load = lambda: loaded  # noqa: E731
-    assert listing is not None and load is not None  # either specs, or a listing and its loader
+        listing = [(s.cli_name, command_list.summary(s), "") for s in specs]
+        words = Vocabulary.of(specs)
+    assert listing is not None and words is not None  # either specs, or a listing and its vocabulary
+    given = specs
 
     # allow_abbrev=False everywhere: a cut-off option (--warmup-step) is an error with a "did you mean", never
     # silently another option, and a new option can never change what an old command line means
@@ -282,21 +278,21 @@ def build_parser(
             allow_abbrev=False,
         )
         fn(extra)
-    for name, summary in listing:
+    for name, summary, module in listing:
         p = sub.add_parser(name, help=summary, formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False)
-        p.fill = functools.partial(_fill_command, name=name, load=load)
+        load = (lambda: given) if given is not None else functools.partial(tools_in, module)
+        p.fill = functools.partial(_fill_command, name=name, load=load, words=words)
     return parser
 
 
-def _fill_command(p: argparse.ArgumentParser, name: str, load: Callable[[], list[ToolSpec]]) -> None:
+def _fill_command(p: argparse.ArgumentParser, name: str, load: Callable[[], list[ToolSpec]], words: Vocabulary) -> None:
     """A tool command's arguments and help text, made when that command is parsed or shown."""
-    specs = load()
-    spec = next(s for s in specs if s.cli_name == name)
-    p.description = _raw(cli_text(spec.cli.description or spec.description, spec, specs))
+    spec = next(s for s in load() if s.cli_name == name)
+    p.description = _raw(cli_text(spec.cli.description or spec.description, spec, words))
     p.epilog = _examples(spec)
     p.set_defaults(_spec=spec, quiet=False)
     for param in spec.parameters():
-        _add_param(p, param, spec, specs)
+        _add_param(p, param, spec, words)
     p.add_argument("--json", action="store_true", help="print the structured result as JSON")
     if spec.wants_progress:
         p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -312,21 +308,14 @@ def _extra_commands() -> dict[str, tuple[Any, str, str]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from perfkit.registry import all_tools
 
     if (sys.argv[1:] if argv is None else argv) == ["serve"]:  # before the parsers: they import every tool
         from perfkit.mcp_server.server import serve
 
         serve()
         return EXIT_OK
-    from perfkit.cli import command_list
-
-    key = command_list.key()
-    listing = command_list.load(key)
-    if listing is None:
-        listing = [(s.cli_name, _summary(s)) for s in all_tools()]
-        command_list.store(key, listing)
-    parser = build_parser(listing=listing, load=all_tools)
+    listing, words = command_list.current()
+    parser = build_parser(listing=listing, words=words)
     args = sys.argv[1:] if argv is None else argv
     say = _Errors(as_json="--json" in args)
     from perfkit.cli.hints import extra_arguments_hint, unknown_command_hint
@@ -352,15 +341,16 @@ def main(argv: list[str] | None = None) -> int:
         serve()
         return EXIT_OK
     spec = getattr(ns, "_spec", None)
-    specs = all_tools() if spec is not None else []  # imported already: the command's parser was filled
+    if spec is None:  # a command that is not a tool (the demo) has no tool names to reword
+        words = Vocabulary(commands={}, flags={})
     try:
         if spec is not None:
-            return _run_tool(spec, ns, specs)
+            return _run_tool(spec, ns, words)
         return int(ns._run(ns))
     except InputError as exc:
-        return say("bad_input", cli_error(exc, spec, specs), EXIT_BAD_INPUT, field=_flag_of(exc.field, spec))
+        return say("bad_input", cli_error(exc, spec, words), EXIT_BAD_INPUT, field=_flag_of(exc.field, spec))
     except ToolFailure as exc:
-        return say("failed", cli_text(str(exc), spec, specs), EXIT_FAILURE)
+        return say("failed", cli_text(str(exc), spec, words), EXIT_FAILURE)
     except KeyboardInterrupt:
         return say("interrupted", _interrupted(spec, ns), EXIT_INTERRUPTED)
     except Exception as exc:  # a bug: one line for users, the traceback on request

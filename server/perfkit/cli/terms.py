@@ -14,10 +14,43 @@ import json
 import re
 import types
 import typing
+from dataclasses import dataclass
 from typing import Any
 
 from perfkit.errors import InputError
 from perfkit.tools.spec import ToolSpec
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """The words of other commands the CLI rewrites in any command's text: each tool's MCP name -> its
+    command, and each argument with an underscore -> its flag (the last tool's, as listed).
+
+    Made from the tool records (`of`), or read back from the command list on disk (`from_json`), so a
+    command's start imports its own tool only, not every tool to learn their names."""
+
+    commands: dict[str, str]
+    flags: dict[str, str]
+
+    @classmethod
+    def of(cls, specs: list[ToolSpec]) -> Vocabulary:
+        return cls(
+            commands={s.name: s.cli_name for s in specs},
+            flags={p.name: flag(p) for s in specs for p in s.parameters() if "_" in p.name},
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {"commands": self.commands, "flags": self.flags}
+
+    @classmethod
+    def from_json(cls, data: Any) -> Vocabulary | None:
+        """None unless data is what to_json wrote."""
+        if not isinstance(data, dict) or set(data) != {"commands", "flags"}:
+            return None
+        maps = [data["commands"], data["flags"]]
+        if not all(isinstance(m, dict) and all(isinstance(v, str) for v in [*m, *m.values()]) for m in maps):
+            return None
+        return cls(commands=dict(maps[0]), flags=dict(maps[1]))
 
 
 def flag(p: inspect.Parameter) -> str:
@@ -35,14 +68,13 @@ def _is_list(annotation: Any) -> bool:
     return any(k is list or typing.get_origin(k) is list for k in kinds) and str not in kinds
 
 
-def tool_words(text: str, specs: list[ToolSpec]) -> str:
+def tool_words(text: str, words: Vocabulary) -> str:
     """`bisect_run` -> `perfkit bisect-run`; a name inside a path, a longer identifier or code stays."""
-    names = sorted((s.name for s in specs), key=len, reverse=True)
+    names = sorted(words.commands, key=len, reverse=True)
     if not names:  # a command that is not a tool (the demo) has no tool names to reword
         return text
     pattern = re.compile(r"(?<![\w/.\-])(" + "|".join(map(re.escape, names)) + r")(?![\w/\-(=]|\.\w)")
-    by_name = {s.name: s.cli_name for s in specs}
-    return pattern.sub(lambda m: "perfkit " + by_name[m.group(1)], text)
+    return pattern.sub(lambda m: "perfkit " + words.commands[m.group(1)], text)
 
 
 def _json_list(text: str) -> list[str] | None:
@@ -123,29 +155,28 @@ def person_words(text: str) -> str:
     return re.sub(r"\bThe user's\b", "Your", text)
 
 
-def other_arguments(text: str, spec: ToolSpec | None, specs: list[ToolSpec]) -> str:
+def other_arguments(text: str, spec: ToolSpec | None, words: Vocabulary) -> str:
     """Another command's argument named in this one's text (`build_ahead` is set at bisect_start): its flag.
 
     Only names with an underscore: a one-word name (`devices`, `backend`) reads as plain prose too.
     """
     own = {p.name for p in spec.parameters()} if spec is not None else set()
-    flags = {p.name: flag(p) for s in specs for p in s.parameters() if "_" in p.name and p.name not in own}
-    flags = {n: f for n, f in flags.items() if f.startswith("--")}
+    flags = {n: f for n, f in words.flags.items() if n not in own and f.startswith("--")}
     if not flags:
         return text
     pattern = "|".join(sorted(map(re.escape, flags), key=len, reverse=True))
     return re.sub(rf"(?<![\w\-./`$])({pattern})(?![\w\-/`(])", lambda m: flags[m.group(1)], text)
 
 
-def cli_text(text: str, spec: ToolSpec | None, specs: list[ToolSpec]) -> str:
+def cli_text(text: str, spec: ToolSpec | None, words: Vocabulary) -> str:
     """Help or error text of one command in the command line's terms."""
     if spec is not None:
         text = argument_words(text, spec)
-    text = other_arguments(text, spec, specs)
-    return person_words(tool_words(text, specs))
+    text = other_arguments(text, spec, words)
+    return person_words(tool_words(text, words))
 
 
-def cli_error(exc: InputError, spec: ToolSpec | None, specs: list[ToolSpec]) -> str:
+def cli_error(exc: InputError, spec: ToolSpec | None, words: Vocabulary) -> str:
     """An InputError for the command line: the field as its flag, the text in the CLI's words."""
     field, repeat = exc.field, ""
     if spec is not None:
@@ -157,7 +188,7 @@ def cli_error(exc: InputError, spec: ToolSpec | None, specs: list[ToolSpec]) -> 
             if _is_list(params[head].annotation) and field.startswith("--") and re.fullmatch(r"(\.\d+)?", rest):
                 # one value per flag: "0,1" or "0 1" is one odd value to the core (not a field inside an item)
                 repeat = f" ({field} takes one value; repeat it for several: {field} A {field} B)"
-    text = f"{field}: {cli_text(exc.problem, spec, specs)}"
+    text = f"{field}: {cli_text(exc.problem, spec, words)}"
     if exc.fix:
-        text += f"; {cli_text(exc.fix, spec, specs)}"
+        text += f"; {cli_text(exc.fix, spec, words)}"
     return text + (repeat if repeat and "repeat" not in text else "")

@@ -27,7 +27,7 @@ def precision_act(root: Path, quiet: bool, out: TextIO) -> bool:
     from perfkit.bisect.tool import bisect_run, bisect_start
     from perfkit.cli.demo.precision_repo import build
     from perfkit.cli.progressbar import ProgressBar
-    from perfkit.cli.terms import tool_words
+    from perfkit.cli.terms import Vocabulary, tool_words
     from perfkit.culprit.evaluate import evaluate_culprit
     from perfkit.registry import all_tools
 
@@ -46,7 +46,7 @@ def precision_act(root: Path, quiet: bool, out: TextIO) -> bool:
     before = _checkout_state(sc.compiler)
     start = bisect_start(str(sc.compiler), sc.good)
     # the demo is a command line: the messages name the commands a user types, not the MCP tools
-    out.write(tool_words(start.message, all_tools()) + "\n")
+    out.write(tool_words(start.message, Vocabulary.of(all_tools())) + "\n")
     bar = None if quiet else ProgressBar()
     try:
         status = bisect_run(str(sc.compiler), progress=bar) if bar else bisect_run(str(sc.compiler))
@@ -67,7 +67,7 @@ def precision_act(root: Path, quiet: bool, out: TextIO) -> bool:
             f"  step {step.n:2d} [{step.phase}{again}] {step.short} {step.subject[:60]} -> {step.verdict}"
             f"{metric} ({step.reason})\n"
         )
-    out.write(tool_words(status.message, all_tools()) + "\n")
+    out.write(tool_words(status.message, Vocabulary.of(all_tools())) + "\n")
     found = status.culprit.commit if status.culprit else None
     found_sub = status.submodule_culprit.commit if status.submodule_culprit else None
     if found:
