@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
+from perfkit.base_model import Model
 from perfkit.guards.outside_text import CampaignName, CampaignText
 
 Basis = Literal["pooled_requests", "mean_of_runs"]
 
 
-class MetricEstimate(BaseModel):
+class MetricEstimate(Model):
     """A metric's central value for one arm, with its 95% interval, in the metric's unit."""
 
     value: float = Field(description="runs and steps: mean of the per-run values; requests: the statistic pooled")
@@ -21,7 +22,7 @@ class MetricEstimate(BaseModel):
     method: str = Field(description="how value and interval are computed")
 
 
-class ArmMetric(BaseModel):
+class ArmMetric(Model):
     """One metric of one arm."""
 
     arm: CampaignName = Field(description="the arm's name")
@@ -38,7 +39,7 @@ class ArmMetric(BaseModel):
     tail_note: str | None = Field(default=None, description="the tail count in words, for a high percentile")
 
 
-class MetricComparison(BaseModel):
+class MetricComparison(Model):
     """One metric of one arm against the baseline, with the verdict in the metric's direction."""
 
     key: CampaignName = Field(description="the metric's key (see metric_model)")

@@ -12,10 +12,11 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, GetJsonSchemaHandler, model_validator
+from pydantic import ConfigDict, Field, GetJsonSchemaHandler, model_validator
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
+from perfkit.base_model import Model
 from perfkit.guards.limits import MAX_JSON_LINE_CHARS
 from perfkit.guards.outside_text import CampaignName, CampaignText
 
@@ -67,7 +68,7 @@ SETUP = frozenset(
 )
 
 
-class MetricDecl(BaseModel):
+class MetricDecl(Model):
     """One metric as a user declares it (metrics.yaml beside benchmark.csv, or draft.benchmark.metrics)."""
 
     model_config = ConfigDict(extra="forbid")
@@ -113,7 +114,7 @@ class MetricDecl(BaseModel):
         return {"anyOf": [handler(schema), text]}
 
 
-class MetricSpec(BaseModel):
+class MetricSpec(Model):
     """A metric as read_benchmark used it, with where its direction came from."""
 
     column: CampaignName = Field(description="column (or JSON key) the values come from")
@@ -130,7 +131,7 @@ class MetricSpec(BaseModel):
     )
 
 
-class Uninferred(BaseModel):
+class Uninferred(Model):
     """A numeric column perfkit did not turn into a metric, and why (declare it to use it)."""
 
     column: CampaignName

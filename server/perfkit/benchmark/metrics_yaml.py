@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ConfigDict, Field, ValidationError
 
+from perfkit.base_model import Model
 from perfkit.benchmark.metric_spec import METRICS_FILE, MetricDecl, Shape
 from perfkit.errors import InputError, from_validation
 
 MAX_METRICS_BYTES = 256 * 1024
 
 
-class CampaignMetrics(BaseModel):
+class CampaignMetrics(Model):
     """metrics.yaml: the campaign's shape and metric declarations."""
 
     model_config = ConfigDict(extra="forbid")

@@ -8,15 +8,16 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, Field
+from pydantic import BeforeValidator, Field
 
+from perfkit.base_model import Model
 from perfkit.benchmark.metric_models import MetricComparison
 from perfkit.benchmark.metric_spec import MetricSpec, Uninferred
 from perfkit.guards.list_caps import ListsCapped
 from perfkit.guards.outside_text import CampaignName, CampaignText, CampaignTitle, capped_tree
 
 
-class Source(BaseModel):
+class Source(Model):
     """Provenance of a figure: which file, which columns, which rows, and how it was computed."""
 
     file: str = Field(description="file the figure was read from, relative to the campaign folder")
@@ -27,7 +28,7 @@ class Source(BaseModel):
     how: CampaignText = Field(default="", description="how the figure is computed from those rows")
 
 
-class Estimate(BaseModel):
+class Estimate(Model):
     """A central value with its 95% confidence interval, or the reason there is none."""
 
     value: float = Field(description="the point estimate")
@@ -40,7 +41,7 @@ class Estimate(BaseModel):
     method: str = Field(description="how value and interval are computed")
 
 
-class RunSummary(BaseModel):
+class RunSummary(Model):
     """One interleaved run of one arm."""
 
     run: int = Field(description="the run index from the run column")
@@ -55,7 +56,7 @@ class RunSummary(BaseModel):
     )
 
 
-class FirstStep(BaseModel):
+class FirstStep(Model):
     """The one-time cost paid by step 1 (compilation, plan builds, allocator warm-up)."""
 
     mean_s: float | None = Field(description="mean of step 1 over the runs that have one")
@@ -66,7 +67,7 @@ class FirstStep(BaseModel):
     source: Source = Field(description="file, columns and rows these figures come from")
 
 
-class SlowSteps(BaseModel):
+class SlowSteps(Model):
     """Steady-state steps above one shared threshold (the same threshold for every arm)."""
 
     threshold_s: float = Field(description="a step slower than this is slow")
@@ -78,7 +79,7 @@ class SlowSteps(BaseModel):
     source: Source = Field(description="file, columns and rows these figures come from")
 
 
-class Bimodality(BaseModel):
+class Bimodality(Model):
     """Whether the steady-state step times form a typical cluster and a separate cluster of slow steps."""
 
     detected: bool = Field(description="true when a separate cluster of slow steps was found")
@@ -90,7 +91,7 @@ class Bimodality(BaseModel):
     rule: str = Field(description="the detection rule, in short (see docs/campaign-format.md)")
 
 
-class MetricSummary(BaseModel):
+class MetricSummary(Model):
     """An extra numeric column (kernel launches, tokens per second, ...) over the steady-state steps."""
 
     name: CampaignName = Field(description="column name in benchmark.csv")
@@ -103,7 +104,7 @@ class MetricSummary(BaseModel):
     source: Source = Field(description="file, columns and rows these figures come from")
 
 
-class PeakMemory(BaseModel):
+class PeakMemory(Model):
     """Peak memory: the largest value per run, over all steps (warm-up included)."""
 
     column: CampaignName = Field(description="the peak-memory column in benchmark.csv")
@@ -113,7 +114,7 @@ class PeakMemory(BaseModel):
     source: Source = Field(description="file, columns and rows these figures come from")
 
 
-class ArmSummary(BaseModel):
+class ArmSummary(Model):
     """One arm of benchmark.csv, measured on its steady-state steps (after the warm-up)."""
 
     name: CampaignName = Field(description="the arm's name in the arm column")
@@ -145,7 +146,7 @@ class ArmSummary(BaseModel):
     source: Source = Field(description="where the step-time figures come from")
 
 
-class Significance(BaseModel):
+class Significance(Model):
     """Mann-Whitney U test across run-level values (one per-run mean step time per run)."""
 
     verdict: Literal["faster", "slower", "not_significant", "too_few_runs"] = Field(
@@ -166,7 +167,7 @@ class Significance(BaseModel):
     note: str = Field(description="the verdict in one sentence, with the runs needed when there are too few")
 
 
-class MetricChange(BaseModel):
+class MetricChange(Model):
     """An extra numeric column compared between two arms (steady-state means)."""
 
     name: CampaignName = Field(description="column name in benchmark.csv")
@@ -175,7 +176,7 @@ class MetricChange(BaseModel):
     change_pct: float | None = Field(description="(candidate - baseline) / baseline, in percent")
 
 
-class Comparison(BaseModel):
+class Comparison(Model):
     """One arm against the baseline: speedups, percentage changes and a significance verdict."""
 
     baseline: CampaignName = Field(description="baseline arm name")
@@ -208,7 +209,7 @@ class Comparison(BaseModel):
     source: Source = Field(description="where the compared figures come from")
 
 
-class Candidate(BaseModel):
+class Candidate(Model):
     """One line of records/candidates.jsonl: a change that was tried, and what it measured."""
 
     line: int = Field(description="line number in candidates.jsonl")
@@ -233,7 +234,7 @@ class Candidate(BaseModel):
     )
 
 
-class SetupValue(BaseModel):
+class SetupValue(Model):
     """One setup field of one arm: how the benchmark was run, as its result files write it (never a metric)."""
 
     key: CampaignName = Field(description="the key or column as written: num_prompts, request_rate, max_concurrency")
@@ -249,7 +250,7 @@ class SetupValue(BaseModel):
     files: list[str] = Field(description="where it is written: each file (with the line, in a file of several runs)")
 
 
-class ArmSetup(BaseModel):
+class ArmSetup(Model):
     """The setup fields of one arm's runs."""
 
     arm: CampaignName = Field(description="the arm")

@@ -14,8 +14,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from pydantic import ConfigDict, Field, StringConstraints, ValidationError
 
+from perfkit.base_model import Model
 from perfkit.benchmark.metric_spec import MetricDecl
 
 if TYPE_CHECKING:
@@ -26,7 +27,7 @@ ROLES: tuple[str, ...] = ("arm", "run", "step", "step_time_s", "peak_mem_gb")
 Name = Annotated[str, StringConstraints(min_length=1, max_length=1000)]
 
 
-class BenchmarkOptions(BaseModel):
+class BenchmarkOptions(Model):
     """read_benchmark's options; render_pr's draft.benchmark; what lint_wording reads the campaign with."""
 
     model_config = ConfigDict(extra="forbid")

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
+from perfkit.base_model import Model
 from perfkit.bisect.options import (
     AheadSlots,
     Backend,
@@ -95,7 +96,7 @@ class BisectSettings(BisectOptions):
     )
 
 
-class CommitRef(BaseModel):
+class CommitRef(Model):
     commit: str
     short: str
     subject: RepoSubject
@@ -116,7 +117,7 @@ class SubmoduleCulprit(CommitRef):
     superproject: str = Field(description="superproject commit the submodule commits were tested with")
 
 
-class TestedPackage(BaseModel):
+class TestedPackage(Model):
     """One package an install put in from the checkout under test, as the step's run imports it."""
 
     package: str = Field(description="distribution name")
@@ -128,7 +129,7 @@ class TestedPackage(BaseModel):
     source: str = Field(description="the checkout folder it was installed from")
 
 
-class StepRecord(BaseModel):
+class StepRecord(Model):
     n: int
     phase: str
     superproject: str
@@ -168,7 +169,7 @@ class StepRecord(BaseModel):
     )
 
 
-class PointEvidence(BaseModel):
+class PointEvidence(Model):
     """Every run of one tested point: what a noisy check said there."""
 
     phase: str
@@ -182,7 +183,7 @@ class PointEvidence(BaseModel):
     metrics: list[float] = Field(default_factory=list)
 
 
-class SkipReason(BaseModel):
+class SkipReason(Model):
     reason: str
     count: int
     points: list[str] = Field(description="short labels of the points that skipped with this reason")

@@ -15,7 +15,9 @@ import typing
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ConfigDict, Field, ValidationError
+
+from perfkit.base_model import Model
 
 MAX_DEVICES = 64
 MAX_AHEAD = 256
@@ -34,7 +36,7 @@ WorkerEnv = Literal["venv", "none"]
 Backend = Literal["local", "ray"]
 
 
-class BisectOptions(BaseModel):
+class BisectOptions(Model):
     """bisect_start's settings, as arguments or in a settings file; None: not given."""
 
     model_config = ConfigDict(extra="forbid")

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
+from perfkit.base_model import Model
 from perfkit.guards.list_caps import ListsCapped
 from perfkit.guards.outside_text import RepoName, RepoSubject, quoted
 
@@ -17,7 +18,7 @@ FileStatus = Literal["added", "modified", "deleted", "renamed", "copied", "type_
 NameRole = Literal["defined", "referenced"]
 
 
-class _Model(BaseModel):
+class _Model(Model):
     """Validators are built on first use, so starting perfkit for another tool does not pay for these."""
 
     model_config = ConfigDict(defer_build=True)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
+from perfkit.base_model import Model
 from perfkit.guards.list_caps import ListsCapped
 from perfkit.guards.outside_text import RepoMessage, RepoName, RepoSubject, quoted
 
@@ -39,7 +40,7 @@ MentionRelation = Literal[
 ]
 
 
-class FileChange(BaseModel):
+class FileChange(Model):
     path: str
     status: str = Field(description="git status letter: A added, M modified, D deleted, R renamed, T type change")
     added: int | None = Field(description="lines added; null for binary files and gitlinks")
@@ -47,7 +48,7 @@ class FileChange(BaseModel):
     is_submodule: bool = False
 
 
-class Mention(BaseModel):
+class Mention(Model):
     """One hex id the commit message names, placed relative to the pointer move."""
 
     id: str = Field(description="the id as written in the message")
@@ -60,7 +61,7 @@ class Mention(BaseModel):
     warns: bool = Field(description="whether this mention contradicts the pointer")
 
 
-class SubmoduleMove(BaseModel):
+class SubmoduleMove(Model):
     path: str
     name: str | None = Field(description="submodule name from .gitmodules")
     old: str | None = Field(description="pointer at the culprit's first parent; null when the commit adds it")
@@ -91,7 +92,7 @@ class SubmoduleMove(BaseModel):
     warnings: list[str] = Field(default_factory=list)
 
 
-class NextAction(BaseModel):
+class NextAction(Model):
     """What to run next to find where the regression really lives."""
 
     kind: ActionKind
@@ -118,7 +119,7 @@ class NextAction(BaseModel):
     sentence: str
 
 
-class Highlight(BaseModel):
+class Highlight(Model):
     """One diff hunk that plausibly moves numerical results."""
 
     file: str
@@ -137,7 +138,7 @@ class Highlight(BaseModel):
     why: list[str] = Field(description="the rules that fired, in words")
 
 
-class PullRequestMention(BaseModel):
+class PullRequestMention(Model):
     """A pull-request number the commit's subject or message names, and the repository it belongs to."""
 
     number: int
@@ -149,7 +150,7 @@ class PullRequestMention(BaseModel):
     where: Literal["subject", "message"]
 
 
-class MergedCommit(BaseModel):
+class MergedCommit(Model):
     """One commit a merge culprit brings in, with the hunks of its own diff most likely to move numbers."""
 
     commit: str

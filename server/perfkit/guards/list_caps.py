@@ -14,12 +14,14 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field
 
+from perfkit.base_model import Model
+
 MAX_LIST_ITEMS = 5000  # entries kept per list or mapping of a tool's answer
 
 M = TypeVar("M", bound=BaseModel)
 
 
-class ListsCapped(BaseModel):
+class ListsCapped(Model):
     """Base of every tool result: the count of entries the cap left out, by field path."""
 
     omitted: dict[str, int] = Field(

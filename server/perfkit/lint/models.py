@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
+from perfkit.base_model import Model
 from perfkit.guards.list_caps import ListsCapped
 
 
-class Finding(BaseModel):
+class Finding(Model):
     rule: str = Field(description="Rule id, for example 'dash' or 'unbacked-number'.")
     line: int = Field(description="1-based line in the text.")
     column: int = Field(description="1-based column of the offending text.")

@@ -4,25 +4,26 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
+from perfkit.base_model import Model
 from perfkit.guards.list_caps import ListsCapped
 from perfkit.lint.models import Finding
 
 
-class Placeholder(BaseModel):
+class Placeholder(Model):
     file: Literal["pr", "issue"]
     line: int
     text: str = Field(description="The placeholder as it appears, for example '<share link>'.")
 
 
-class SkippedHeading(BaseModel):
+class SkippedHeading(Model):
     heading: str
     line: int = Field(description="Line of the heading in the repo's template file.")
     reason: str
 
 
-class CheckboxOutcome(BaseModel):
+class CheckboxOutcome(Model):
     text: str
     line: int = Field(description="Line of the box in the repo's template file.")
     ticked: bool
@@ -39,7 +40,7 @@ FilledHow = Literal[
 Fate = Literal["structure", "filled", "question", "instruction", "removed"]
 
 
-class TemplatePart(BaseModel):
+class TemplatePart(Model):
     """One part of the repo's PR template, as it was read and what was put in its place."""
 
     id: str = Field(description="Stable for this template: draft.template_answers and draft.checkboxes accept it.")
@@ -84,7 +85,7 @@ class TemplatePart(BaseModel):
     )
 
 
-class AnswerUse(BaseModel):
+class AnswerUse(Model):
     """Where one of the draft's template_answers landed, or why it did not."""
 
     key: str = Field(description="The key as the draft wrote it.")
@@ -98,7 +99,7 @@ class AnswerUse(BaseModel):
     )
 
 
-class LeftItem(BaseModel):
+class LeftItem(Model):
     """One thing the human (or the agent, on their behalf) still has to do before posting."""
 
     kind: Literal["placeholder", "template-text", "box", "rule", "answer"] = Field(
@@ -120,7 +121,7 @@ class LeftItem(BaseModel):
     )
 
 
-class PolicyConflict(BaseModel):
+class PolicyConflict(Model):
     source: str = Field(description="Repo-relative file that states the policy.")
     line: int
     text: str
@@ -133,7 +134,7 @@ Where = Literal[
 ]
 
 
-class RuleParams(BaseModel):
+class RuleParams(Model):
     """What an agent needs to follow one rule, read from its sentence, the lines under it, or the check.
 
     Every field is empty unless the repo wrote it; values are copied exactly as the repo writes them.
@@ -165,7 +166,7 @@ class RuleParams(BaseModel):
     checked_by: str | None = None
 
 
-class RepoRule(BaseModel):
+class RepoRule(Model):
     """One rule of the target repo for contributors, found where it is written (perfkit.publish.repo_notes).
 
     - kind: ai-policy (AI use and disclosure), sign-off (DCO, `git commit -s`), cla (a contributor license
@@ -196,7 +197,7 @@ class RepoRule(BaseModel):
 RepoNote = RepoRule  # the name render_pr's `repo_notes` field was first typed with
 
 
-class TemplateUse(BaseModel):
+class TemplateUse(Model):
     path: str | None = Field(description="Repo-relative path of the PR template used; null when the repo has none.")
     candidates: list[str] = Field(default_factory=list, description="Every PR template found.")
     why: str
@@ -216,7 +217,7 @@ class TemplateUse(BaseModel):
     )
 
 
-class FormScore(BaseModel):
+class FormScore(Model):
     path: str
     name: str
     kind: str = Field(
@@ -228,12 +229,12 @@ class FormScore(BaseModel):
     reason: str = Field(description="The words that gave the kind, or why the form is meant for automation.")
 
 
-class UnreadableForm(BaseModel):
+class UnreadableForm(Model):
     path: str
     error: str = Field(description="The YAML parser's message (with its line), or why the file was not read.")
 
 
-class FieldFill(BaseModel):
+class FieldFill(Model):
     label: str
     id: str = Field("", description="The key draft.issue.form_answers takes for this field (its label works too).")
     kind: str = Field(description="textarea, input, dropdown, checkboxes, or heading (Markdown template).")
@@ -246,7 +247,7 @@ class FieldFill(BaseModel):
     )
 
 
-class IssueFormUse(BaseModel):
+class IssueFormUse(Model):
     path: str | None = Field(description="Repo-relative path of the issue form or template used; null for none.")
     name: str | None = None
     candidates: list[str] = Field(default_factory=list)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
+from perfkit.base_model import Model
 from perfkit.guards.list_caps import ListsCapped
 
 
-class FileDiff(BaseModel):
+class FileDiff(Model):
     subdir: str
     path: str = Field(description="path inside the subdir")
     changed_lines: int = Field(description="lines removed plus lines added, after normalisation")
@@ -19,7 +20,7 @@ class FileDiff(BaseModel):
     truncated: bool = Field(description="whether the diff was cut to the line limit")
 
 
-class SubdirTriage(BaseModel):
+class SubdirTriage(Model):
     name: str
     in_good: bool = Field(description="whether the subdir exists in the good build")
     in_bad: bool = Field(description="whether the subdir exists in the bad build")

@@ -13,8 +13,9 @@ import threading
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
+from perfkit.base_model import Model
 from perfkit.bisect.models import (
     BisectSettings,
     CommitRef,
@@ -35,7 +36,7 @@ from perfkit.repo import gitrepo
 DIRNAME = "perfkit-bisect"
 
 
-class PhaseData(BaseModel):
+class PhaseData(Model):
     """One linear search: items in order, verdicts so far, and which verdict the implicit start has."""
 
     name: SearchName
@@ -45,14 +46,14 @@ class PhaseData(BaseModel):
     start_verdict: Literal["good", "bad"] = "good"
 
 
-class PointMove(BaseModel):
+class PointMove(Model):
     path: str
     old: str | None
     new: str | None
     direction: Direction
 
 
-class Build(BaseModel):
+class Build(Model):
     """What one checkout's environment was last installed from, so an install runs only when needed.
 
     None means unknown (never installed, or an install was cut off): the next point installs."""
@@ -65,7 +66,7 @@ class Build(BaseModel):
         self.superproject = self.superproject_sub = self.submodule = None
 
 
-class State(BaseModel):
+class State(Model):
     version: int = 1
     id: str
     identity: str = Field(default="", description="the git folder this state was written in (seal.identity)")

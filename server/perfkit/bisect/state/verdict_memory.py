@@ -25,8 +25,7 @@ import json
 import threading
 from pathlib import Path
 
-from pydantic import BaseModel
-
+from perfkit.base_model import Model
 from perfkit.bisect.models import BisectSettings, StepRecord, Verdict
 from perfkit.bisect.state import seal
 from perfkit.bisect.state.named_files import named_files
@@ -38,7 +37,7 @@ from perfkit.guards import private_dirs
 _DECIDING = ("run", "run_cwd", "install", "install_submodule", "pass_pattern", "fail_pattern", "metric_pattern")
 
 
-class Known(BaseModel):
+class Known(Model):
     verdict: Verdict
     reason: str
     metric: float | None = None
