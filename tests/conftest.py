@@ -60,3 +60,21 @@ def pypto_history(tmp_path_factory) -> Path:
     run_git(repo, "config", "submodule.simpler.url", str(base / "simpler.git"))
     run_git(repo, "submodule", "update", "--init", "-q", "runtime")
     return repo
+
+
+def pytest_xdist_make_scheduler(config, log):  # type: ignore[no-untyped-def]
+    """`--dist loadgroup`, with the bad-input table's chunks as groups (helpers/table_chunks.py).
+
+    xdist names a test's group by adding it to the test's id, which pytest 9 no longer lets it do, so
+    its own scheduler spreads a group over every test process. This one takes the group from the id
+    itself (or from xdist's suffix, where xdist could add it); every other test is its own unit."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from helpers.table_chunks import group_of
+    from xdist.scheduler import LoadGroupScheduling
+
+    class ChunkScheduling(LoadGroupScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return group_of(nodeid) or super()._split_scope(nodeid)
+
+    return ChunkScheduling(config, log)

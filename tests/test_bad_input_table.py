@@ -31,6 +31,7 @@ from typing import Any
 
 import anyio
 import pytest
+from helpers import table_chunks
 from helpers.bisect_project import build
 from helpers.cli_audit import mcp_words
 from helpers.gitbuild import Repo
@@ -1071,10 +1072,10 @@ class Results:
 
 # The table runs in chunks, each over its own world: no single setup holds the whole table, so a busy
 # machine slows a chunk down but cannot time out every row at once. With `--dist loadgroup` (tests/run.sh)
-# a chunk's rows go to one test process, which computes the chunk once, on its first row.
-CHUNK = 16  # rows per chunk: one world, one MCP session and one CLI driver serve them all
-CHUNKS = [ROWS[i : i + CHUNK] for i in range(0, len(ROWS), CHUNK)]
-CHUNK_OF = {r.id: k for k, rows in enumerate(CHUNKS) for r in rows}
+# a chunk's rows go to one test process (helpers/table_chunks.py), which computes the chunk once, on its
+# first row.
+CHUNK_OF = {r.id: table_chunks.chunk_of(r.id) for r in ROWS}
+CHUNKS = [[r for r in ROWS if CHUNK_OF[r.id] == k] for k in range(table_chunks.CHUNKS)]
 _DONE: dict[int, Results] = {}
 
 

@@ -47,7 +47,9 @@ def _checkout(where: Path, commit: str, what: str) -> None:
     refuses the commit for what it holds (a checkout filter that fails or is missing, a .gitmodules
     git will not take), with git's own words; any other failure stops the bisect as before."""
     try:
-        _git(where, "checkout", "--force", "--detach", "--quiet", commit)
+        # a worktree's first checkout writes every file: one writer per core (git uses them only past
+        # 100 files to update, so a step's checkout of a few files stays as it was)
+        _git(where, "-c", "checkout.workers=0", "checkout", "--force", "--detach", "--quiet", commit)
     except gitrepo.RefusedGitmodules as exc:
         raise Unavailable(
             f"{what} {commit[:12]} cannot be checked out: git refuses its .gitmodules ({exc.refusal})"
