@@ -56,9 +56,9 @@ def classify_changes(
     total = len(shas) + 1
     incomplete = False
     loaded: list[tuple[gitrepo.CommitInfo, list[hunks.FileCtx]]] = []
-    for i, sha in enumerate(shas):
+    infos = gitrepo.commit_infos(r.repo, shas)
+    for i, (sha, info) in enumerate(zip(shas, infos, strict=True)):
         progress(i, total, f"diff {sha[:12]}")
-        info = gitrepo.commit_info(r.repo, sha)
         parent = info.parents[0] if info.parents else None
         if parent is None or sha in r.shallow:
             incomplete = True

@@ -529,11 +529,29 @@ class CommitInfo:
 _SEP = "\x1f"
 
 
-def commit_info(repo: Path, sha: str) -> CommitInfo:
-    fmt = _SEP.join(["%H", "%s", "%an", "%ae", "%aI", "%P", "%B"])
-    out = git(repo, "show", "-s", f"--format={fmt}", "--end-of-options", sha)
-    h, subject, an, ae, date, parents, body = out.split(_SEP, 6)
+_INFO_FORMAT = _SEP.join(["%H", "%s", "%an", "%ae", "%aI", "%P", "%B"])
+
+
+def _info(record: str) -> CommitInfo:
+    h, subject, an, ae, date, parents, body = record.split(_SEP, 6)
     return CommitInfo(h, subject, body.strip(), an, ae, date, tuple(parents.split()))
+
+
+def commit_info(repo: Path, sha: str) -> CommitInfo:
+    return _info(git(repo, "show", "-s", f"--format={_INFO_FORMAT}", "--end-of-options", sha))
+
+
+def commit_infos(repo: Path, shas: list[str]) -> list[CommitInfo]:
+    """commit_info of each of shas (full commit ids), in order, from one git process instead of one each."""
+    if not shas:
+        return []
+    given = "\n".join(shas) + "\n"
+    out = git(repo, "log", "--no-walk=unsorted", "-z", f"--format={_INFO_FORMAT}", "--stdin", input=given)
+    records = out.removesuffix("\0").split("\0")
+    infos = [_info(record) for record in records] if len(records) == len(shas) else []
+    if [i.sha for i in infos] != shas:  # a message holding a NUL byte, or a repeated sha: one at a time
+        return [commit_info(repo, sha) for sha in shas]
+    return infos
 
 
 def gitlinks(repo: Path, commit: str) -> dict[str, str]:
