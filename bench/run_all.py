@@ -77,6 +77,7 @@ def main() -> int:
         "bench_gitdir_proof.py": "perfkit's own git folders, proved",
         "bench_step_overhead.py": "Bisect overhead per check run",
         "bench_cli_start.py": "CLI start",
+        "bench_ray_rounds.py": "Devices on Ray",
     }
     scripts = sorted(HERE.glob("bench_*.py"))
     if ns.only:

@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LEFTOVERS = [
     ".hypothesis/examples/0a1b",
     ".pytest_cache/v/cache/lastfailed",
+    ".pycache/tmp/x/perfkit/__init__.cpython-311.pyc",
     ".mypy_cache/3.11/x.json",
     ".ruff_cache/0.6/x",
     ".venv/bin/python",
