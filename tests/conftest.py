@@ -12,6 +12,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from helpers.gitbuild import Repo  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
+# every test id this process collected, before -m or -k deselected any (test_guarantees_cited reads it)
+COLLECTED = pytest.StashKey[set[str]]()
 # the real pypto/simpler histories, shipped with the tests (8.6 MB); see its README
 PYPTO_FIXTURE = ROOT / "tests" / "fixtures" / "pypto-history"
 
@@ -78,3 +80,8 @@ def pytest_xdist_make_scheduler(config, log):  # type: ignore[no-untyped-def]
             return group_of(nodeid) or super()._split_scope(nodeid)
 
     return ChunkScheduling(config, log)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):  # type: ignore[no-untyped-def]
+    config.stash[COLLECTED] = {item.nodeid for item in items}
