@@ -131,7 +131,7 @@ PARSER_TEMPLATES = {
     + "- [ ] Performance\n",
     "unterminated-comment": "## Tests\n\n<!-- this comment never closes\n" + "## H\n- [ ] x\n<details>\n" * 10_000,
     "unterminated-details": "## Checklist\n\n<details>\n<summary>Before</summary>\n\n"
-    + "### not a heading\n- [ ] a box\n<!-- a note -->\n" * 5_000,
+    + ("### not a heading\n" + "- [ ] a box\n" * 50 + "<!-- a note -->\n") * 100,
 }
 
 
