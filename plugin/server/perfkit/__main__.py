@@ -1,0 +1,1 @@
+../../../server/perfkit/__main__.py

@@ -1,0 +1,1 @@
+../../../server/perfkit/base_model.py

@@ -1,0 +1,1 @@
+../../../../server/perfkit/benchmark/__init__.py

@@ -1,0 +1,1 @@
+../../../../server/perfkit/benchmark/metric_compare.py

@@ -1,0 +1,1 @@
+../../../../server/perfkit/benchmark/metrics_yaml.py

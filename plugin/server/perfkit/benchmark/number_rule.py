@@ -1,0 +1,1 @@
+../../../../server/perfkit/benchmark/number_rule.py

@@ -1,0 +1,1 @@
+../../../../server/perfkit/benchmark/pipeline.py

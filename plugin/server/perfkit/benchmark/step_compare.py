@@ -1,0 +1,1 @@
+../../../../server/perfkit/benchmark/step_compare.py

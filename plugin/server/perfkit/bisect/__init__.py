@@ -1,0 +1,1 @@
+../../../../server/perfkit/bisect/__init__.py

@@ -1,0 +1,1 @@
+../../../../server/perfkit/bisect/cli_text.py

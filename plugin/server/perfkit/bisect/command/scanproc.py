@@ -1,0 +1,1 @@
+../../../../../server/perfkit/bisect/command/scanproc.py

@@ -1,0 +1,1 @@
+../../../../../server/perfkit/bisect/search/levels.py

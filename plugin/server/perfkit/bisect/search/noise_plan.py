@@ -1,0 +1,1 @@
+../../../../../server/perfkit/bisect/search/noise_plan.py

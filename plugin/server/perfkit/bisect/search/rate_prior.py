@@ -1,0 +1,1 @@
+../../../../../server/perfkit/bisect/search/rate_prior.py

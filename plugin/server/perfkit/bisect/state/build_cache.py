@@ -1,0 +1,1 @@
+../../../../../server/perfkit/bisect/state/build_cache.py

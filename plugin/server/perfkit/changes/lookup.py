@@ -1,0 +1,1 @@
+../../../../server/perfkit/changes/lookup.py

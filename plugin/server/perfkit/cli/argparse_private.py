@@ -1,0 +1,1 @@
+../../../../server/perfkit/cli/argparse_private.py

@@ -1,0 +1,1 @@
+../../../../server/perfkit/cli/command_list.py

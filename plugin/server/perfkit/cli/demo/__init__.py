@@ -1,0 +1,1 @@
+../../../../../server/perfkit/cli/demo/__init__.py

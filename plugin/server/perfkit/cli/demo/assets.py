@@ -1,0 +1,1 @@
+../../../../../server/perfkit/cli/demo/assets.py

@@ -1,0 +1,1 @@
+../../../../../server/perfkit/cli/demo/check_script.py

@@ -1,0 +1,1 @@
+../../../../server/perfkit/culprit/after_bisect.py

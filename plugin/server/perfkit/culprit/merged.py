@@ -1,0 +1,1 @@
+../../../../server/perfkit/culprit/merged.py

@@ -1,0 +1,1 @@
+../../../../server/perfkit/culprit/pull_requests.py

@@ -1,0 +1,1 @@
+../../../../server/perfkit/draft/__init__.py

@@ -1,0 +1,1 @@
+../../../../server/perfkit/draft/argument.py

@@ -1,0 +1,1 @@
+../../../../server/perfkit/guards/__init__.py

@@ -1,0 +1,1 @@
+../../../../server/perfkit/guards/campaign_walk.py

@@ -1,0 +1,1 @@
+../../../../server/perfkit/guards/list_caps.py

@@ -1,0 +1,1 @@
+../../../../server/perfkit/guards/outside_text.py

@@ -1,0 +1,1 @@
+../../../../server/perfkit/guards/private_dirs.py

@@ -1,0 +1,1 @@
+../../../../server/perfkit/guards/safe_yaml.py

@@ -1,0 +1,1 @@
+../../../../server/perfkit/lint/__init__.py

@@ -1,0 +1,1 @@
+../../../../../server/perfkit/lint/claims/rules.py

@@ -1,0 +1,1 @@
+../../../../server/perfkit/lint/live_text.py

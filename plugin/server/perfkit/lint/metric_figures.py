@@ -1,0 +1,1 @@
+../../../../server/perfkit/lint/metric_figures.py

@@ -1,0 +1,1 @@
+../../../../server/perfkit/markdown/spans.py

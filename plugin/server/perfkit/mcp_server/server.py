@@ -1,0 +1,1 @@
+../../../../server/perfkit/mcp_server/server.py

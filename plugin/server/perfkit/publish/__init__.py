@@ -1,0 +1,1 @@
+../../../../server/perfkit/publish/__init__.py

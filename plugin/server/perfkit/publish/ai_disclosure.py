@@ -1,0 +1,1 @@
+../../../../server/perfkit/publish/ai_disclosure.py

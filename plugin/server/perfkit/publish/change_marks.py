@@ -1,0 +1,1 @@
+../../../../server/perfkit/publish/change_marks.py

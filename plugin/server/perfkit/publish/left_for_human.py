@@ -1,0 +1,1 @@
+../../../../server/perfkit/publish/left_for_human.py

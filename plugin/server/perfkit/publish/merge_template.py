@@ -1,0 +1,1 @@
+../../../../server/perfkit/publish/merge_template.py

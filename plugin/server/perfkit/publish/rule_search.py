@@ -1,0 +1,1 @@
+../../../../server/perfkit/publish/rule_search.py

@@ -1,0 +1,1 @@
+../../../../../server/perfkit/publish/template_parts/parse.py

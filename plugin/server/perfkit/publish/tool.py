@@ -1,0 +1,1 @@
+../../../../server/perfkit/publish/tool.py

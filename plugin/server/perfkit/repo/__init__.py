@@ -1,0 +1,1 @@
+../../../../server/perfkit/repo/__init__.py

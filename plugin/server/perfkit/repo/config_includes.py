@@ -1,0 +1,1 @@
+../../../../server/perfkit/repo/config_includes.py

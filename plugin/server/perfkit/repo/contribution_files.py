@@ -1,0 +1,1 @@
+../../../../server/perfkit/repo/contribution_files.py

@@ -1,0 +1,1 @@
+../../../../server/perfkit/repo/gitrepo.py

@@ -1,0 +1,1 @@
+../../../../server/perfkit/repo/template_text.py

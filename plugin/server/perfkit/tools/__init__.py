@@ -1,0 +1,1 @@
+../../../../server/perfkit/tools/__init__.py

@@ -1,0 +1,1 @@
+../../../../server/perfkit/triage/__init__.py

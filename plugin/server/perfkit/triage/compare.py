@@ -1,0 +1,1 @@
+../../../../server/perfkit/triage/compare.py
