@@ -78,3 +78,44 @@ def test_two_level_bisect_on_a_local_ray_cluster(cluster, tmp_path):
     finally:
         bisect_reset(p.path)
     assert snapshot(p.sup.path) == before
+
+
+def test_the_wait_for_actors_follows_whether_their_units_were_free(cluster, monkeypatch):
+    """Units free when the actors were asked for: nothing else holds them, so a slow start is waited for
+    (STARTING_S) and said as such; units held by other jobs: ACTORS_S, and the message says so."""
+    import time
+
+    from perfkit.bisect.workers import ray_preflight
+    from perfkit.errors import ToolFailure
+
+    monkeypatch.setattr(ray_preflight, "ACTORS_S", 2.0)
+    monkeypatch.setattr(ray_preflight, "STARTING_S", 5.0)
+
+    @ray.remote(num_cpus=0)
+    def never_answers() -> None:  # stands for an actor whose worker is still starting
+        time.sleep(600)
+
+    ref = never_answers.remote()
+    try:
+        started = time.monotonic()
+        with pytest.raises(ToolFailure, match=r"though 3 NPU were free when they were asked for"):
+            ray_preflight.wait_actors([ref], "NPU", 3, free_before=3)
+        assert 5 <= time.monotonic() - started < 60
+        started = time.monotonic()
+        with pytest.raises(ToolFailure, match=r"other jobs hold them \(1 free when asked"):
+            ray_preflight.wait_actors([ref], "NPU", 3, free_before=1)
+        assert 2 <= time.monotonic() - started < 60
+    finally:
+        ray.cancel(ref, force=True)
+
+    @ray.remote(num_cpus=0, resources={"NPU": 3})
+    class Holder:
+        def ping(self) -> int:
+            return 1
+
+    holder = Holder.remote()  # type: ignore[attr-defined]
+    ray.get(holder.ping.remote())
+    try:
+        assert ray_preflight.free_units("NPU") == 0
+    finally:
+        ray.kill(holder)

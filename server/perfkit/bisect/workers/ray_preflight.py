@@ -13,7 +13,9 @@ stops with one message naming what is missing and the `ray start` line that woul
   gives it (a refused connection, actors dying before their first task), never "the cluster was lost";
 - the cluster must hold at least one unit of `ray_resource` per device; CPU and GPU are Ray's own
   `num_cpus` and `num_gpus`, any other name a custom resource;
-- the actors must start within ACTORS_S (the resources exist but other jobs may hold them).
+- the actors must start within ACTORS_S when other jobs held the units they need as they were asked
+  for; when the units were free, nothing else can hold them, so a slow start is a loaded node
+  starting Python workers, and it is waited for up to STARTING_S.
 
 A cluster lost later, in the middle of a round, is `lost`: the bisect pauses with the steps it
 has, and the message says how to resume.
@@ -35,6 +37,7 @@ from perfkit.errors import InputError, ToolFailure
 CONNECT_S = 30.0
 PROBE_S = 5.0
 ACTORS_S = 45.0
+STARTING_S = 900.0
 
 
 def actor_options(resource: str) -> dict[str, Any]:
@@ -119,16 +122,40 @@ def check_resources(resource: str, n: int, started_here: bool) -> None:
     )
 
 
-def wait_actors(refs: list[Any], resource: str, n: int) -> list[Any]:
+def free_units(resource: str) -> float:
+    """Units of resource no job holds now: read just before the actors are asked for."""
+    return float(ray.available_resources().get(resource, 0))  # type: ignore[no-untyped-call,unused-ignore]
+
+
+def wait_actors(
+    refs: list[Any], resource: str, n: int, free_before: float, check_stop: Any = lambda: None
+) -> list[Any]:
+    """The actors' first answers. free_before, the units free when they were asked for, decides how long
+    to wait: ACTORS_S when fewer than n were free (other jobs hold them), STARTING_S when all were."""
+    limit = STARTING_S if free_before >= n else ACTORS_S
+    waited = 0.0
     try:
-        return list(ray.get(refs, timeout=ACTORS_S))
-    except ray.exceptions.GetTimeoutError:
-        raise ToolFailure(
-            f"Ray: the {n} device actors did not start within {ACTORS_S:.0f} s although the cluster declares "
-            f"{resource}: other jobs may hold them (see `ray status`). The bisect is paused, nothing was tested"
-        ) from None
+        while True:
+            check_stop()  # a cancelled call stops the wait as Ctrl-C does
+            ready, _ = ray.wait(refs, num_returns=len(refs), timeout=1.0)
+            if len(ready) == len(refs):
+                return list(ray.get(refs))
+            waited += 1.0
+            if waited >= limit:
+                break
     except ray.exceptions.RayError as exc:
         raise lost(exc, 0, first_task=True) from None
+    if free_before >= n:
+        raise ToolFailure(
+            f"Ray: the {n} device actors did not start within {limit:.0f} s, though {free_before:g} {resource} were "
+            f"free when they were asked for: their node may be out of memory or processes (see `ray status` and "
+            f"the node's raylet log). The bisect is paused, nothing was tested"
+        )
+    raise ToolFailure(
+        f"Ray: the {n} device actors did not start within {limit:.0f} s although the cluster declares "
+        f"{resource}: other jobs hold them ({free_before:g} free when asked; see `ray status`). The bisect is "
+        "paused, nothing was tested"
+    )
 
 
 def lost(exc: BaseException, kept: int, first_task: bool = False) -> ToolFailure:

@@ -153,6 +153,7 @@ class RayPool:
             sub_src = _submodule_url(repo, st) or sub_src
         actor = ray.remote(DeviceActor)
         opts = ray_preflight.actor_options(s.ray_resource)
+        free = ray_preflight.free_units(s.ray_resource)
         runtime_env = {"env_vars": driver_env()}
         self.actors: list[Any] = [  # ray handles: their methods are reached through .remote
             actor.options(max_concurrency=2, runtime_env=runtime_env, **opts).remote(
@@ -162,7 +163,10 @@ class RayPool:
         ]
         try:
             self.names = [
-                str(x) for x in ray_preflight.wait_actors([a.name.remote() for a in self.actors], s.ray_resource, n)
+                str(x)
+                for x in ray_preflight.wait_actors(
+                    [a.name.remote() for a in self.actors], s.ray_resource, n, free, shutdown.check
+                )
             ]
         except BaseException:
             self.lost = True
