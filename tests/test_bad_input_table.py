@@ -1092,9 +1092,10 @@ def in_chunks(rows: list) -> list:
 def chunk_results(row_id: str, factory: pytest.TempPathFactory) -> Results:
     """Both surfaces for the chunk holding row_id, computed once for the whole run.
 
-    xdist does not always keep a chunk's rows in one test process, so the first process to reach a
-    chunk computes it under a file lock in the folder every test process shares, and the others read
-    what it saved (the world's paths included) instead of computing the chunk again."""
+    tests/run.sh keeps a chunk's rows in one test process; a run with another `--dist` may spread them,
+    so the first process to reach a chunk computes it under a file lock in the folder every test
+    process shares, and the others read what it saved (the world's paths included) instead of
+    computing the chunk again."""
     k = CHUNK_OF[row_id]
     if k in _DONE:
         return _DONE[k]

@@ -32,7 +32,7 @@ def tools_in(module: str) -> list[ToolSpec]:
 
 
 def all_tools() -> list[ToolSpec]:
-    specs: list[ToolSpec] = [s for m in TOOL_MODULES for s in tools_in(m)]
+    specs: list[ToolSpec] = [s for _, found in tool_modules() for s in found]
     names = [s.name for s in specs]
     if len(names) != len(set(names)):
         raise RuntimeError(f"duplicate tool names: {names}")

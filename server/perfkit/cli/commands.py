@@ -308,8 +308,7 @@ def _extra_commands() -> dict[str, tuple[Any, str, str]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-
-    if (sys.argv[1:] if argv is None else argv) == ["serve"]:  # before the parsers: they import every tool
+    if (sys.argv[1:] if argv is None else argv) == ["serve"]:  # before the parsers: serve needs none
         from perfkit.mcp_server.server import serve
 
         serve()

@@ -27,6 +27,8 @@ import os
 import shlex
 import socket
 import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -128,21 +130,18 @@ def free_units(resource: str) -> float:
 
 
 def wait_actors(
-    refs: list[Any], resource: str, n: int, free_before: float, check_stop: Any = lambda: None
+    refs: list[Any], resource: str, n: int, free_before: float, check_stop: Callable[[], None] = lambda: None
 ) -> list[Any]:
     """The actors' first answers. free_before, the units free when they were asked for, decides how long
     to wait: ACTORS_S when fewer than n were free (other jobs hold them), STARTING_S when all were."""
     limit = STARTING_S if free_before >= n else ACTORS_S
-    waited = 0.0
+    deadline = time.monotonic() + limit
     try:
-        while True:
+        while time.monotonic() < deadline:
             check_stop()  # a cancelled call stops the wait as Ctrl-C does
             ready, _ = ray.wait(refs, num_returns=len(refs), timeout=1.0)
             if len(ready) == len(refs):
                 return list(ray.get(refs))
-            waited += 1.0
-            if waited >= limit:
-                break
     except ray.exceptions.RayError as exc:
         raise lost(exc, 0, first_task=True) from None
     if free_before >= n:

@@ -46,7 +46,8 @@ def precision_act(root: Path, quiet: bool, out: TextIO) -> bool:
     before = _checkout_state(sc.compiler)
     start = bisect_start(str(sc.compiler), sc.good)
     # the demo is a command line: the messages name the commands a user types, not the MCP tools
-    out.write(tool_words(start.message, Vocabulary.of(all_tools())) + "\n")
+    words = Vocabulary.of(all_tools())
+    out.write(tool_words(start.message, words) + "\n")
     bar = None if quiet else ProgressBar()
     try:
         status = bisect_run(str(sc.compiler), progress=bar) if bar else bisect_run(str(sc.compiler))
@@ -67,7 +68,7 @@ def precision_act(root: Path, quiet: bool, out: TextIO) -> bool:
             f"  step {step.n:2d} [{step.phase}{again}] {step.short} {step.subject[:60]} -> {step.verdict}"
             f"{metric} ({step.reason})\n"
         )
-    out.write(tool_words(status.message, Vocabulary.of(all_tools())) + "\n")
+    out.write(tool_words(status.message, words) + "\n")
     found = status.culprit.commit if status.culprit else None
     found_sub = status.submodule_culprit.commit if status.submodule_culprit else None
     if found:
