@@ -8,7 +8,10 @@ bisect is divided by the check runs it made. CPU is this process's and its child
 and shell they started), so both sides count the same things. The ratios are per pair, quoted as
 the median: the machine's speed drifts, the ratio of neighbours much less.
 
-Usage: python bench/bench_step_overhead.py [--files 20000] [--repeat 5] [--commits 1024]
+With --checkout-paths lib/d0 the check also reads that folder (on both sides), and perfkit is told
+so (checkout_paths): its worktree then holds that folder and the top-level files, not the whole tree.
+
+Usage: python bench/bench_step_overhead.py [--files 20000] [--repeat 5] [--commits 1024] [--checkout-paths lib/d0]
 """
 
 from __future__ import annotations
@@ -51,11 +54,12 @@ def usage() -> float:
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def perfkit_once(repo: Path, good: str, culprit: str) -> tuple[float, float, int]:
+def perfkit_once(repo: Path, good: str, culprit: str, paths: list[str] | None) -> tuple[float, float, int]:
     from perfkit.bisect.tool import bisect_reset, bisect_run, bisect_start
 
+    check = CHECK if not paths else f"ls {paths[0]} >/dev/null && {{ {CHECK}; }}"
     t, c = time.perf_counter(), usage()
-    bisect_start(str(repo), good, run=CHECK, verify_ends=False)
+    bisect_start(str(repo), good, run=check, verify_ends=False, checkout_paths=paths)
     res = bisect_run(str(repo))
     bisect_reset(str(repo))
     wall, cpu = time.perf_counter() - t, usage() - c
@@ -78,7 +82,9 @@ def main() -> int:
     ap.add_argument("--commits", type=int, default=1024)
     ap.add_argument("--files", type=int, default=0, help="files in the tree besides the checked one")
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--checkout-paths", nargs="*", default=None, help="the folders the check reads")
     args = ap.parse_args()
+    paths = args.checkout_paths or None
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
         os.environ["XDG_STATE_HOME"] = str(base / "state")  # perfkit's state and logs, away from the user's
@@ -87,18 +93,21 @@ def main() -> int:
         git(base, "clone", "-q", str(ours), "theirs")
         theirs = base / "theirs"
         script = base / "check.sh"
-        script.write_text("if grep -q BUG src.txt; then exit 1; fi\nexit 0\n")
-        perfkit_once(ours, good, culprit)  # warm-up: imports, caches, the page cache
+        reads = f"ls {paths[0]} >/dev/null || exit 2\n" if paths else ""
+        script.write_text(reads + "if grep -q BUG src.txt; then exit 1; fi\nexit 0\n")
+        perfkit_once(ours, good, culprit, paths)  # warm-up: imports, caches, the page cache
         git_once(theirs, good, culprit, script)
         rows = []
         for _ in range(args.repeat):
-            pw, pc, pr = perfkit_once(ours, good, culprit)
+            pw, pc, pr = perfkit_once(ours, good, culprit, paths)
             gw, gc, gr = git_once(theirs, good, culprit, script)
             rows.append((pw / pr, pc / pr, gw / gr, gc / gr, pr, gr))
     med = [statistics.median(r[i] for r in rows) for i in range(4)]
     wall_ratio = statistics.median(r[0] / r[2] for r in rows)
     cpu_ratio = statistics.median(r[1] / r[3] for r in rows)
     what = f"{args.commits:,} commits" + (f" over {args.files:,} files" if args.files else "")
+    if paths:
+        what += f", checkout_paths {' '.join(paths)} (the folder the check reads)"
     runs = f"perfkit {rows[0][4]} runs, git {rows[0][5]}"
     print("| benchmark | perfkit | alternative | ratio |")
     print("|---|---|---|---|")

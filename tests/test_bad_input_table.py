@@ -917,6 +917,18 @@ def rows() -> list[Bad | Hostile]:
         Bad("bs-max-skips-negative", bs, lambda w: bsa(w, max_skips=-1), "max_skips", "greater than or equal to 0"),
         Bad("bs-build-ahead-negative", bs, lambda w: bsa(w, build_ahead=-1), "build_ahead", "greater than or equal"),
         Bad("bs-cache-limit-zero", bs, lambda w: bsa(w, cache_limit_mb=0), "cache_limit_mb", "greater than 0"),
+        Bad("bs-paths-empty", bs, lambda w: bsa(w, checkout_paths=[]), "checkout_paths", "at least 1|whole tree"),
+        Bad("bs-paths-absolute", bs, lambda w: bsa(w, checkout_paths=[str(w.outside)]), "checkout_paths", "absolute"),
+        Bad("bs-paths-leave", bs, lambda w: bsa(w, checkout_paths=["src/../../x"]), "checkout_paths", "leads out"),
+        Bad("bs-paths-whole", bs, lambda w: bsa(w, checkout_paths=["./"]), "checkout_paths", "whole tree"),
+        Bad("bs-paths-missing", bs, lambda w: bsa(w, checkout_paths=["nope/x"]), "checkout_paths", "neither a folder"),
+        Bad(
+            "bs-paths-cwd-outside",
+            bs,
+            lambda w: bsa(w, checkout_paths=["src"], run_cwd="tools/bench"),
+            "checkout_paths",
+            "run.cwd 'tools/bench' is not inside",
+        ),
     ]
     for tool in ("bisect_step", "bisect_run", "bisect_status", "bisect_reset"):
         out += _repo_rows(tool, {})

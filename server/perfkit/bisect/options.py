@@ -32,6 +32,8 @@ Skips = Annotated[int, Field(ge=0)]
 AheadSlots = Annotated[int, Field(ge=0, le=MAX_AHEAD)]
 Commands = list[str]
 Devices = Annotated[list[str], Field(max_length=MAX_DEVICES)]
+MAX_CHECKOUT_PATHS = 1000
+CheckoutPaths = Annotated[list[str], Field(min_length=1, max_length=MAX_CHECKOUT_PATHS)]
 WorkerEnv = Literal["venv", "none"]
 Backend = Literal["local", "ray"]
 
@@ -54,6 +56,13 @@ class BisectOptions(Model):
     submodule: str | None = Field(
         None,
         description="Path of the submodule bisected at level 2. Default: the repository's only submodule; '' for none.",
+    )
+    checkout_paths: CheckoutPaths | None = Field(
+        None,
+        description="Folders of the superproject the install and run commands read, relative to its top: "
+        "perfkit's worktree then holds only these, the top-level files and the submodule (git's cone-mode sparse "
+        "checkout), so a large tree is not written out for a check that reads a part of it. Default: your "
+        "checkout's own sparse-checkout folders if it has them, else the whole tree.",
     )
     install: Commands | None = Field(
         None,

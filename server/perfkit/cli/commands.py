@@ -61,7 +61,7 @@ def _structured(tp: Any) -> bool:
     )
 
 
-_PATH_NAMES = {"repo", "path", "paths", "run_cwd", "submodule"}
+_PATH_NAMES = {"repo", "path", "paths", "run_cwd", "submodule", "checkout_paths"}
 _REV_NAMES = {"good", "bad", "base", "head", "commit"}
 _COMMAND_NAMES = {"run", "install", "install_submodule"}
 

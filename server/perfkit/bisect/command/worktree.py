@@ -24,6 +24,7 @@ import shutil
 import threading
 from pathlib import Path
 
+from perfkit.bisect.command import sparse
 from perfkit.bisect.state import confine
 from perfkit.guards import private_dirs
 from perfkit.repo import config_includes, gitdir_proof, gitrepo
@@ -42,14 +43,14 @@ def _git(repo: Path, *args: str) -> str:
     return gitrepo.git(repo, *_NO_RECURSE, *args, filters=True)  # a build needs its checkout filters (LFS)
 
 
-def _checkout(where: Path, commit: str, what: str) -> None:
+def _checkout(where: Path, commit: str, what: str, sparse_flags: tuple[str, ...] = ()) -> None:
     """`git checkout --force --detach commit` in one of perfkit's work trees; Unavailable when git
     refuses the commit for what it holds (a checkout filter that fails or is missing, a .gitmodules
     git will not take), with git's own words; any other failure stops the bisect as before."""
     try:
         # a worktree's first checkout writes every file: one writer per core (git uses them only past
         # 100 files to update, so a step's checkout of a few files stays as it was)
-        _git(where, "-c", "checkout.workers=0", "checkout", "--force", "--detach", "--quiet", commit)
+        _git(where, *sparse_flags, "-c", "checkout.workers=0", "checkout", "--force", "--detach", "--quiet", commit)
     except gitrepo.RefusedGitmodules as exc:
         raise Unavailable(
             f"{what} {commit[:12]} cannot be checked out: git refuses its .gitmodules ({exc.refusal})"
@@ -100,10 +101,20 @@ def source_git_dir(repo: Path, path: str, name: str | None) -> Path | None:
 
 
 class Checkout:
-    """A worktree of `repo` at `path`, with the submodule at `sub_path` cloned from `sub_source`."""
+    """A worktree of `repo` at `path`, with the submodule at `sub_path` cloned from `sub_source`; with
+    `paths`, only those folders of the superproject and its top-level files (sparse.py)."""
 
-    def __init__(self, repo: Path, path: Path, parking: Path, sub_path: str | None, sub_source: Path | None):
+    def __init__(
+        self,
+        repo: Path,
+        path: Path,
+        parking: Path,
+        sub_path: str | None,
+        sub_source: Path | None,
+        paths: list[str] | None = None,
+    ):
         self.repo = repo
+        self.paths = paths
         self.path = path
         self.parking = parking
         self.sub_path = sub_path
@@ -179,7 +190,7 @@ class Checkout:
         sub = self.sub_dir
         if sub is not None and submodule is None and (sub / ".git").exists():
             self._park(sub)
-        _checkout(self.path, superproject, "commit")
+        _checkout(self.path, superproject, "commit", self._sparse())
         if sub is None or submodule is None:
             return
         if not (sub / ".git").exists():
@@ -197,6 +208,22 @@ class Checkout:
                 f"submodule commit {submodule[:12]} is not in your local clone of '{self.sub_path}'; "
                 f"fetch it there (git -C {self.sub_path} fetch origin) and test again"
             ) from None
+
+    def _sparse(self) -> tuple[str, ...]:
+        """The flags of the superproject's checkout; with paths, their patterns written first into the
+        worktree's own admin folder (the one just proved), every time, so a command that removed or
+        rewrote them changes nothing."""
+        if self.paths is not None:
+            owned = gitdir_proof.owner(self.path)
+            assert owned is not None  # registered in __init__
+            info = Path(gitdir_proof.prove(owned)) / "info"
+            info.mkdir(exist_ok=True)
+            if info.is_symlink() or not confine.within(info.parent, info):
+                raise gitdir_proof.NotPerfkits(str(self.path), f"{info} is a link")
+            target = info / "sparse-checkout"
+            target.unlink(missing_ok=True)  # a link planted there is replaced, never followed
+            target.write_text(sparse.patterns(self.paths))
+        return sparse.git_flags(self.paths)
 
     def _clone(self, sub: Path) -> None:
         if self.sub_source is None:

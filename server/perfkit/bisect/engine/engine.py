@@ -53,7 +53,7 @@ class Engine:
         self.planner = Planner(repo, st, strategy)
         self.sub_path = st.settings.submodule
         wt, parking, self.logs = work_paths(sdir, repo)
-        self.checkout = Checkout(repo, wt, parking, self.sub_path, self.planner.sub_source)
+        self.checkout = Checkout(repo, wt, parking, self.sub_path, self.planner.sub_source, st.settings.checkout_paths)
         self.worker = LocalWorker(repo, st, self.checkout, self.logs, self.save, progress)
         self.memory = VerdictMemory(sdir, st.settings, st.id)
         self.rounds = Rounds(self) if st.settings.devices else None

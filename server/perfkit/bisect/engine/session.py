@@ -22,7 +22,7 @@ from typing import Any
 
 from perfkit.bisect import settings as settingsfile
 from perfkit.bisect.command import lookup as command_lookup
-from perfkit.bisect.command import shutdown, watch
+from perfkit.bisect.command import shutdown, sparse, watch
 from perfkit.bisect.command.worktree import Checkout, source_git_dir
 from perfkit.bisect.engine.engine import Engine
 from perfkit.bisect.models import BisectSettings, BisectStatus, ResetResult, StartResult, StepRecord, StepResult
@@ -167,6 +167,7 @@ def start(repo: str, good: str, bad: str, explicit: dict[str, Any]) -> StartResu
     path, name = _pick_submodule(top, good_sha, bad_sha, settings.submodule, explicit.get("submodule") is not None)
     settings.submodule = path
     _check_run_cwd(settings, notes)
+    sparse.settle(top, settings, good_sha, bad_sha, notes)
     command_lookup.check_settings(settings, notes)
     notes += ahead_notes(settings)
     dirty = watch.uncommitted(top)

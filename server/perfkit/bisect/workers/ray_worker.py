@@ -79,7 +79,12 @@ class DeviceActor:
             gitrepo.git(self.base, "clone", "--quiet", "--bare", "--", self.sub_src, str(sub_store))
         name = Path(self.repo_src.rstrip("/")).name.removesuffix(".git") or "repo"
         checkout = Checkout(
-            repo, self.base / "wt" / name, self.base / "parked", sub_path, sub_store if sub_path else None
+            repo,
+            self.base / "wt" / name,
+            self.base / "parked",
+            sub_path,
+            sub_store if sub_path else None,
+            self.settings.checkout_paths,
         )
         settings = device_settings(self.settings, self.device)
         self.env = WorkerEnv(self.base / "env", self.settings)

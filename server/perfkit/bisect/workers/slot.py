@@ -119,7 +119,7 @@ class SlotWorker:
         self.settings = st.settings
         self.hooks = hooks
         wt, parking, env_dir = slot_paths(sdir, repo, slot)
-        self.checkout = Checkout(repo, wt, parking, st.settings.submodule, sub_source)
+        self.checkout = Checkout(repo, wt, parking, st.settings.submodule, sub_source, st.settings.checkout_paths)
         self.env = WorkerEnv(env_dir, st.settings)
         self.build = hooks.builds.setdefault(f"slot-{slot}", Build(superproject_sub=None))
         start, before = self._on_start, self._before_install

@@ -1,0 +1,1 @@
+../../../../../server/perfkit/bisect/command/sparse.py
