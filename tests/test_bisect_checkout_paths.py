@@ -75,12 +75,13 @@ def test_a_bisect_in_the_named_folders_finds_the_culprit_and_the_worktree_holds_
 
 def test_without_checkout_paths_the_worktree_follows_a_cone_sparse_checkout_of_yours(tmp_path):
     sup, shas = project(tmp_path, commits=6, bug_at=4)
-    run_git(sup.path, "sparse-checkout", "set", "--cone", "src")
+    run_git(sup.path, "sparse-checkout", "set", "--cone", "src", "later/tool")  # a folder the range lacks
     before = snapshot(sup.path)
     check = "test -e docs/a0.txt && echo LEAK && exit 3; grep -q BUG src/value.txt && echo FAIL || echo PASS"
     start = bisect_start(str(sup.path), shas[1], run=check, submodule="")
     assert start.settings.checkout_paths == ["src"]
     assert start.settings.sources["checkout_paths"] == sparse.FROM_YOUR_CHECKOUT
+    assert any("'later/tool' is not at good or at bad" in n for n in start.notes), start.notes
     res = bisect_run(str(sup.path))
     assert res.culprit is not None and res.culprit.commit == shas[4], res.message
     bisect_reset(str(sup.path))

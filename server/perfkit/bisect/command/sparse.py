@@ -68,6 +68,8 @@ def settle(top: Path, settings: BisectSettings, good: str, bad: str, notes: list
     """Check and plain the checkout_paths of a new bisect in place (InputError naming the field), or take
     your checkout's cone folders when none were given; say in notes what the worktree will hold."""
     given = settings.checkout_paths
+    inherited = given is None
+    default = settings.sources.get(FIELD, "default")
     if given is None:
         given = _your_cone(top, notes)
         if given is None:
@@ -78,6 +80,9 @@ def settle(top: Path, settings: BisectSettings, good: str, bad: str, notes: list
     folders: list[str] = []
     for raw, path in zip(given, plain, strict=True):
         kind = kinds[path]
+        if kind is None and inherited:  # yours, not asked for: a folder the range does not have is left out
+            notes.append(f"your sparse checkout's folder '{raw}' is not at good or at bad: left out of the worktree")
+            continue
         if kind is None:
             raise InputError(
                 FIELD,
@@ -90,6 +95,9 @@ def settle(top: Path, settings: BisectSettings, good: str, bad: str, notes: list
             if not path:
                 continue  # a top-level file: always there
         folders.append(path)
+    if inherited and not folders:
+        settings.sources[FIELD] = default
+        return  # none of your folders is in the range: the whole tree
     if settings.submodule:
         folders.append(settings.submodule)
     kept = _outermost(folders)
@@ -153,5 +161,5 @@ def _your_cone(top: Path, notes: list[str]) -> list[str] | None:
             "(pass checkout_paths to limit it)"
         )
         return None
-    folders = gitrepo.git(top, "sparse-checkout", "list").splitlines()
+    folders = gitrepo.git(top, "-c", "core.quotePath=false", "sparse-checkout", "list").splitlines()
     return [f for f in folders if f.strip()] or None
