@@ -15,6 +15,9 @@ select=(-m "not extended")
 # Python's bytecode caches go to .pycache/ (git ignores it), not beside the sources: the plugin folder
 # links server/, so caches there would be copied into every install made from this clone
 export PYTHONPYCACHEPREFIX="${PYTHONPYCACHEPREFIX:-$PWD/.pycache}"
+# and they are written: with PYTHONDONTWRITEBYTECODE set by the caller, every Python process the tests start
+# (MCP servers, CLI runs, workers) compiled mcp, pydantic and pandas from source again, about 4 s of CPU each
+unset PYTHONDONTWRITEBYTECODE
 [ "${PERFKIT_TESTS:-}" = all ] && select=()
 python -m pytest -n "${PERFKIT_TEST_WORKERS:-3}" --dist loadgroup "${select[@]}" "$@" || status=$?
 if [ "$status" -eq 5 ]; then
