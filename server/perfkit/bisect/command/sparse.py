@@ -69,12 +69,10 @@ def settle(top: Path, settings: BisectSettings, good: str, bad: str, notes: list
     your checkout's cone folders when none were given; say in notes what the worktree will hold."""
     given = settings.checkout_paths
     inherited = given is None
-    default = settings.sources.get(FIELD, "default")
     if given is None:
         given = _your_cone(top, notes)
         if given is None:
             return
-        settings.sources[FIELD] = FROM_YOUR_CHECKOUT
     plain = [_plain(p) for p in given]
     kinds = _kinds(top, [good, bad], plain)
     folders: list[str] = []
@@ -95,9 +93,10 @@ def settle(top: Path, settings: BisectSettings, good: str, bad: str, notes: list
             if not path:
                 continue  # a top-level file: always there
         folders.append(path)
-    if inherited and not folders:
-        settings.sources[FIELD] = default
-        return  # none of your folders is in the range: the whole tree
+    if inherited:
+        if not folders:
+            return  # none of your folders is in the range: the whole tree
+        settings.sources[FIELD] = FROM_YOUR_CHECKOUT
     if settings.submodule:
         folders.append(settings.submodule)
     kept = _outermost(folders)
@@ -119,8 +118,8 @@ def settle(top: Path, settings: BisectSettings, good: str, bad: str, notes: list
 
 def _plain(raw: str) -> str:
     """A path relative to the top, without ./, // or a trailing /; InputError for one that leaves the tree."""
-    if "\n" in raw or "\r" in raw or "\0" in raw:
-        raise InputError(FIELD, f"{raw!r} holds a line break or NUL", "name each folder on its own")
+    if "\n" in raw or "\r" in raw:  # a NUL was refused with the other settings (settings.merge)
+        raise InputError(FIELD, f"{raw!r} holds a line break", "name each folder on its own")
     if posixpath.isabs(raw):
         raise InputError(FIELD, f"'{raw}' is absolute", "name folders relative to the superproject's top")
     path = posixpath.normpath(raw.strip())

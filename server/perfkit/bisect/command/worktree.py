@@ -26,6 +26,7 @@ from pathlib import Path
 
 from perfkit.bisect.command import sparse
 from perfkit.bisect.state import confine
+from perfkit.bisect.state import store as statefile
 from perfkit.guards import private_dirs
 from perfkit.repo import config_includes, gitdir_proof, gitrepo
 
@@ -217,12 +218,11 @@ class Checkout:
             owned = gitdir_proof.owner(self.path)
             assert owned is not None  # registered in __init__
             info = Path(gitdir_proof.prove(owned)) / "info"
-            info.mkdir(exist_ok=True)
-            if info.is_symlink() or not confine.within(info.parent, info):
+            if info.is_symlink():  # planted: never written through
                 raise gitdir_proof.NotPerfkits(str(self.path), f"{info} is a link")
-            target = info / "sparse-checkout"
-            target.unlink(missing_ok=True)  # a link planted there is replaced, never followed
-            target.write_text(sparse.patterns(self.paths))
+            info.mkdir(exist_ok=True)
+            # a link planted in place of the file is replaced, never followed
+            statefile.write_atomic(info / "sparse-checkout", sparse.patterns(self.paths), durable=False)
         return sparse.git_flags(self.paths)
 
     def _clone(self, sub: Path) -> None:
