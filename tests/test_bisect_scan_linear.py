@@ -245,21 +245,32 @@ def test_a_flood_of_characters_outside_ascii_goes_to_the_child_and_the_verdict_s
 def test_a_pattern_slow_even_for_rE2_stops_at_the_steps_deadline(tmp_path):
     """Linear is not always fast: `[ab]*a[ab]{200}c` overflows RE2's DFA on random a's and b's and costs
     seconds per MiB. The search is cut into short calls and stops past the deadline (plus the grace for
-    output in flight), like the child; the step says so instead of running on for minutes."""
+    output in flight), like the child; the step says so instead of running on for minutes. The output is
+    read only as fast as it is searched, so the command waits on the search and reaches its timeout: the
+    step names the search, which took most of the time, not only the timeout."""
     from helpers.load import slack
     from perfkit.bisect.command import runner
 
     rxs = [re.compile(p, re.M) for p in (r"[ab]*a[ab]{200}c", r"\bPASS\b")]
-    script = tmp_path / "flood.py"
-    script.write_text(
-        "import os, sys\ntable = bytes(97 + (i & 1) for i in range(256))\n"
-        "sys.stdout.buffer.write(os.urandom(64 << 20).translate(table))\nprint()\nprint('PASS')\n"
-    )
+    # written before the step: a loaded machine slows a generating script so much that the search kept up
+    # with it and finished what little came before the deadline; `cat` hands over 64 MiB at once
+    table = bytes(97 + (i & 1) for i in range(256))
+    (tmp_path / "flood.txt").write_bytes(os.urandom(64 << 20).translate(table) + b"\nPASS\n")
     scan = linear_scan(*rxs, None)
     log = runner.Log(tmp_path / "logs" / "step.log", 1 << 20)
     t0 = time.monotonic()
-    runner.run(f"{sys.executable} {script}", tmp_path, {"PATH": os.environ["PATH"]}, 2, log, scan)
+    runner.run("cat flood.txt", tmp_path, {"PATH": os.environ["PATH"]}, 2, log, scan)
     log.close()
     assert time.monotonic() - t0 < 2 + slack(10)
     assert scan.unfinished is not None and "did not finish" in scan.unfinished
     assert scan.pass_line is None  # the search stopped before the end of the output
+
+
+def test_a_command_that_outlives_its_timeout_is_not_blamed_on_a_fast_search(tmp_path):
+    from perfkit.bisect.command import runner
+
+    scan = linear_scan(re.compile(r"\bFAIL\b"), re.compile(r"\bPASS\b"), None)
+    log = runner.Log(tmp_path / "logs" / "step.log", 1 << 20)
+    res = runner.run("echo working; sleep 30", tmp_path, {"PATH": os.environ["PATH"]}, 1, log, scan)
+    log.close()
+    assert res.timed_out and scan.unfinished is None

@@ -134,6 +134,7 @@ class LinearSearch:
         self.scan, self.deadline, self.env = scan, deadline, env
         self.child: ScanProcess | None = None
         self._rest: Scan | None = None
+        self.busy_s = 0.0  # time spent searching in this process: the command waits meanwhile
         scan.on_handover = self._hand_over
 
     def _hand_over(self, data: bytes) -> None:
@@ -157,14 +158,24 @@ class LinearSearch:
             return
         if self.scan.unfinished is not None:
             return
-        for at in range(0, len(data), _PIECE):  # RE2 cannot be stopped inside a call: keep each one short
-            self.scan.feed(data[at : at + _PIECE])
-            if self.scan.handover is not None:  # handed over inside that piece: the child takes the rest
-                self._to_child(data[at + _PIECE :])
-                return
-            if time.monotonic() > self.deadline + GRACE_S:
-                self._out_of_time()
-                return
+        t0 = time.monotonic()
+        try:
+            for at in range(0, len(data), _PIECE):  # RE2 cannot be stopped inside a call: keep each one short
+                self.scan.feed(data[at : at + _PIECE])
+                if self.scan.handover is not None:  # handed over inside that piece: the child takes the rest
+                    self._to_child(data[at + _PIECE :])
+                    return
+                if time.monotonic() > self.deadline + GRACE_S:
+                    self._out_of_time()
+                    return
+        finally:
+            self.busy_s += time.monotonic() - t0
+
+    def held_back(self, elapsed_s: float) -> None:
+        """At the command's timeout: when the search took most of the step, the command was waiting for it
+        (its output is read only as fast as it is searched), so the search is what ran out of time."""
+        if self.child is None and self.scan.unfinished is None and self.busy_s >= elapsed_s / 2:
+            self._out_of_time()
 
     def _to_child(self, data: bytes) -> None:
         assert self.child is not None  # started by the hand-over
