@@ -4,8 +4,9 @@ Each sub-folder of CORPUS is a small git repository holding one project's PR tem
 CONTRIBUTING and agent files. For each, render_pr runs on a copy of examples/campaign with
 examples/publish/draft.json (the first draft), and the draft is judged by the rule of acceptability:
 
-- no instruction or example text left: no template line reaches the body unchanged unless it looks
-  like structure by its shape alone (tests/helpers/publish_agent.py judges, without perfkit's parse);
+- no instruction or example text left: no line of the PR template, nor of a Markdown issue template,
+  reaches the PR description or the issue unchanged unless it looks like structure by its shape alone
+  (tests/helpers/publish_agent.py judges, without perfkit's parse);
 - no question unanswered and unlisted: every placeholder of both files is in left_for_human;
 - the right form: the issue form is not a regression or automation form (printed for a reader to check);
 - the repo's rules reported and followed: each rule note is in left_for_human, and the title follows a
@@ -51,9 +52,28 @@ def _template_text(repo: Path, path: str | None) -> str:
     return out.stdout
 
 
-def judge(res: dict, body: str, template: str) -> list[str]:
+def _issue_template_text(repo: Path, path: str | None) -> str:
+    """A Markdown issue template's text without its front matter (never posted); "" for a YAML form, whose
+    markdown elements are never posted either."""
+    if not path or not path.lower().endswith(".md"):
+        return ""
+    text = _template_text(repo, path)
+    if text.startswith("---"):
+        end = text.find("\n---", 3)
+        text = text[end + 4 :] if end != -1 else text
+    return text
+
+
+def _text_left(template: str, body: str, issue_template: str, issue: str) -> list[str]:
+    left = [f"template text left: {t[:90]!r}" for t in publish_agent.surviving_template_text(template, body)]
+    return left + [
+        f"issue template text left: {t[:80]!r}" for t in publish_agent.surviving_template_text(issue_template, issue)
+    ]
+
+
+def judge(res: dict, body: str, template: str, issue: str = "", issue_template: str = "") -> list[str]:
     """The defects of one draft by the rule above."""
-    defects = [f"template text left: {t[:90]!r}" for t in publish_agent.surviving_template_text(template, body)]
+    defects = _text_left(template, body, issue_template, issue)
     listed = {(i["file"], i["line"]) for i in res["left_for_human"] if i["kind"] == "placeholder"}
     listed_text = {i["text"] for i in res["left_for_human"]}
     for ph in res["placeholders"]:
@@ -71,11 +91,11 @@ def judge(res: dict, body: str, template: str) -> list[str]:
     return defects
 
 
-def loop(campaign: Path, repo: Path, draft: dict, out: Path, template: str) -> dict:
+def loop(campaign: Path, repo: Path, draft: dict, out: Path, template: str, issue_template: str) -> dict:
     rounds = []
     d = draft
     for n in range(1, MAX_RENDERS + 1):
-        res, body, _ = _render(campaign, repo, d, out)
+        res, body, issue = _render(campaign, repo, d, out)
         open_items = [i for i in res["left_for_human"] if not i["deliberate"]]
         lint = len(res["lint_pr"]) + len(res["lint_issue"])
         rounds.append({"render": n, "open": len(open_items), "lint": lint})
@@ -84,11 +104,10 @@ def loop(campaign: Path, repo: Path, draft: dict, out: Path, template: str) -> d
             break
         d = nxt
     left = [i for i in res["left_for_human"] if not i["deliberate"]]
-    text = publish_agent.surviving_template_text(template, body)
     over = publish_agent.overwritten(d, res, body)
     defects = [f"open: {i['kind']} {i.get('id') or ''} {i['text'][:70]}" for i in left]
     defects += [f"lint: {f['rule']} {f['excerpt'][:50]!r}" for f in res["lint_pr"] + res["lint_issue"]]
-    defects += [f"template text left: {t[:80]!r}" for t in text]
+    defects += _text_left(template, body, issue_template, issue)
     defects += [f"answer overwritten: {k}" for k in over]
     return {"renders": len(rounds), "rounds": rounds, "acceptable": not defects, "defects": defects}
 
@@ -106,10 +125,11 @@ def main() -> int:
         shutil.copytree(ROOT / "examples" / "campaign", campaign)
         for repo in repos:
             out = Path(tmp) / "out" / repo.name
-            res, body, _ = _render(campaign, repo, draft, out)
+            res, body, issue = _render(campaign, repo, draft, out)
             template = _template_text(repo, res["pr_template"]["path"])
-            first = judge(res, body, template)
-            agent = loop(campaign, repo, draft, out, template)
+            issue_template = _issue_template_text(repo, res["issue_form"]["path"])
+            first = judge(res, body, template, issue, issue_template)
+            agent = loop(campaign, repo, draft, out, template, issue_template)
             report.append(
                 {
                     "repo": repo.name,

@@ -7,7 +7,9 @@ file, or an object over MCP.
 
 from __future__ import annotations
 
+import itertools
 import json
+import re
 import time
 
 import anyio
@@ -177,8 +179,9 @@ _MD_LINES = st.lists(
             ["## Describe", "## Environment", "- GPU model:", "- OS: [e.g. Linux]", "```", "", "<!-- x", "-->"]
         ),
         st.sampled_from(["**What happened**", "**Command**", "- [ ] box", "### Logs", "1. Go to:"]),
-        # one line each: no character str.splitlines breaks at (a lone CR is a line break to the reader)
-        st.text(st.characters(exclude_characters="\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"), max_size=12),
+        # one line each: no character str.splitlines breaks at (a lone CR is a line break to the reader);
+        # fences and comments come only from the lines above, so the test knows where they are
+        st.text(st.characters(exclude_characters="\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029`~<>"), max_size=12),
     ),
     max_size=16,
 )
@@ -210,8 +213,59 @@ def test_any_form_fills_without_losing_its_own_lines(body, md_lines):
     assert "OBS" in out or not any(f.kind == "textarea" for f in form.fields)
     tpl = parse.markdown_template("t.md", "\n".join(md_lines))
     filled = issue_forms.fill(tpl, m).body.split("\n")
-    kept = iter(filled)  # every template line survives, in order (a field line may gain a value after it)
-    for ln in "\n".join(md_lines).strip("\n").split("\n"):
-        if ln.strip():
+    lines = "\n".join(md_lines).strip("\n").split("\n")
+    kept = iter(filled)  # the template's structure survives, in order; a field may gain a value or a placeholder
+    for ln, structure in zip(lines, _structure(lines), strict=True):
+        if structure:
             # leading and trailing spaces of a Markdown line carry no meaning and may be trimmed
-            assert any(x.strip() == ln.strip() or x.strip().startswith(ln.strip() + " ") for x in kept), ln
+            want = ln.strip().split(" [e.g.")[0]
+            assert any(x.strip() == want or x.strip().startswith(want + " ") for x in kept), ln
+    # and nothing is invented: a line posted is the template's, ours, or a placeholder for the human
+    ours = {"OBS", "LOGS", "NOTE", "ENV", "CMD"}
+    own = {ln.strip() for ln in lines}
+    fields = [ln.strip().split(" [e.g.")[0] for ln in lines if ln.strip().startswith("- ") and ":" in ln]
+    for x in filled:
+        t = x.strip()
+        assert (
+            not t
+            or t in own
+            or t in ours
+            or re.fullmatch(r"<[^<>]+>", t)
+            or re.fullmatch(r"`{3,}(?:bash)?", t)  # the command or environment in a code block of ours
+            or any(t.startswith(f + " ") for f in fields)
+        ), x
+
+
+_HEADING_SHAPE = re.compile(r"^\s{0,3}#{1,6}(?:\s|$)")  # a bold line may be a label or a prompt, by its words
+_BOX_SHAPE = re.compile(r"^\s*[-*+]\s+\[[ xX]\]\s")
+_FIELD_SHAPE = re.compile(r"^\s*[-*+]\s+[A-Za-z][A-Za-z ]*:(?:\s*\[e\.g\.[^\]]*\])?\s*$")
+
+
+def _structure(lines: list[str]) -> list[bool]:
+    """Which lines are structure by their shape alone: ATX headings, boxes, one-line fields, and every line of a
+        code block or an HTML comment (the generator opens those only with its own fence and comment lines). A field
+    followed by an indented line is an item of two lines, and a block of four lines or fewer may be a prompt in a
+    box: both are read by their words."""
+    out = []
+    fence = comment = False
+    code = True
+    for k, ln in enumerate(lines):
+        s = ln.strip()
+        nxt = lines[k + 1] if k + 1 < len(lines) else ""
+        alone = not nxt.strip() or not nxt[:1].isspace()  # an indented next line continues the item
+        if comment:
+            out.append(True)
+            comment = "-->" not in s
+        elif fence or s.startswith("```"):
+            if not fence:  # a short block may be a prompt in a box ('# Paste your command', 'Paste the log here')
+                rest = itertools.takewhile(lambda x: not x.strip().startswith("```"), lines[k + 1 :])
+                inner = [x.strip() for x in rest if x.strip()]
+                code = not inner or (len(inner) > 4 and not all(x.startswith(("#", "//")) for x in inner))
+            out.append(code)
+            fence = not fence if s.startswith("```") else fence
+        elif s.startswith("<!--"):
+            out.append(True)
+            comment = "-->" not in s
+        else:
+            out.append(bool(_HEADING_SHAPE.match(ln) or _BOX_SHAPE.match(ln) or (_FIELD_SHAPE.match(ln) and alone)))
+    return out

@@ -296,6 +296,7 @@ def test_single_template_without_front_matter_at_the_github_folder(tmp_path):
     assert under(issue, "### What happened").startswith(OBSERVED)
     assert under(issue, "### Command") == f"```\n{COMMAND}\n```"
     assert under(issue, "### Anything else").startswith(PR_NOTE)
+    assert "Please fill in every line" not in issue  # the template's words to the author, before its first heading
 
 
 def render_over_mcp(repo: Repo, out: Path):
@@ -343,16 +344,20 @@ def test_template_with_bold_lines_for_headings_and_example_values(tmp_path):
     def block(title: str) -> str:
         return issue.split(f"**{title}**", 1)[1].split("\n\n**", 1)[0]
 
-    assert OBSERVED in block("What went wrong") and "Describe what you saw" in block("What went wrong")
-    assert block("How to trigger it").endswith(f"2. Run '...'\n\n```bash\n{COMMAND}\n```")
-    assert LOGS_SAID in block("What you expected instead")
+    # what the template asks the author goes; the answer takes its place
+    assert block("What went wrong").strip().startswith(OBSERVED) and "Describe what you saw" not in issue
+    assert block("How to trigger it").strip() == f"```bash\n{COMMAND}\n```"
+    assert "1. Install '...'" not in issue and "The steps, or the command line" not in issue
+    assert block("What you expected instead").strip() == LOGS_SAID and "What should have happened" not in issue
     setup = issue.split("**Your setup (fill in what you can):**\n", 1)[1].split("\n\n", 1)[0].split("\n")
     assert setup == [
-        " - OS: [e.g. Ubuntu 22.04]",  # the draft does not say: the template's example stays
+        " - OS: <OS>",  # the draft does not say: a placeholder for the human, never the template's example
         f" - GPU: {DRAFT['gpu_count']} {DRAFT['gpu']}",
         f" - CUDA version: {re.search(r'CUDA [0-9]+[.][0-9]+', HARDWARE).group(0)}",
-        " - Framework version: [e.g. 2.3]",
+        " - Framework version: <Framework version>",
     ]
+    assert "e.g." not in issue and "Screenshots, links, related issues" not in issue
+    assert {"<OS>", "<Framework version>"} <= {i.text for i in res.left_for_human}
     assert block("Anything else").rstrip().endswith("Another fix may well suit the codebase better.")
     assert HARDWARE not in issue  # the setup lines say it, one value each
 
@@ -409,3 +414,93 @@ def test_a_field_s_role_is_what_its_words_ask(label, expected):
     assert role(FormField(label="Details please", kind="textarea", id="logs")) == "problem"
     assert role(FormField(label="Extra", kind="textarea", id="repro-steps")) == "reproduce"
     assert role(FormField(label="Extra", kind="textarea", description="Paste the traceback")) == "logs"
+
+
+def _template_words(text: str) -> list[str]:
+    """The visible sentences of a template that ask the author for something, as a reader picks them out by
+    hand for these shapes: every prose line outside front matter, headings, boxes, fields, code and comments."""
+    body = text.split("---", 2)[2] if text.startswith("---") else text
+    out, fence = [], False
+    for ln in body.split("\n"):
+        s = ln.strip()
+        if s.startswith("```"):
+            fence = not fence
+            continue
+        if fence or not s or s.startswith(("#", "<!--", "- [", "* ", "**")) or re.match(r"^- [^:]+:", s):
+            continue
+        out.append(s)
+    return out
+
+
+def test_markdown_template_prompts_give_way_to_answers(tmp_path):
+    """A bold-label template whose every label has a prompt under it: the prompts are not posted, the draft's
+    paragraphs take their place, and a label the draft does not answer gets one placeholder for the human."""
+    res, issue = render(tmp_path, forms("feature_bold_prompts.md"))
+    asks = _template_words(shape("feature_bold_prompts.md"))
+    assert len(asks) == 6 and not [a for a in asks if a in issue]
+    labels = [ln for ln in issue.split("\n") if ln.startswith("**")]
+    assert labels == [
+        "**Is this request about a problem you hit? If so, describe it.**",
+        "**What would you like to happen?**",
+        "**The solution you would like**",
+        "**What else did you consider?**",
+        "**Anything more**",
+    ]
+
+    def block(title: str) -> str:
+        return issue.split(f"**{title}**", 1)[1].split("\n\n**", 1)[0].strip()
+
+    assert block("Is this request about a problem you hit? If so, describe it.").startswith(OBSERVED)
+    assert block("What would you like to happen?") == LOGS_SAID  # the behaviour wanted: the log line that was missing
+    assert block("The solution you would like").startswith(PR_NOTE)  # the PR is the fix proposed
+    assert block("Anything more") == "<answer 'Anything more'>"
+    # what else the author considered is the author's to say: one placeholder where the prompt stood, listed
+    assert block("What else did you consider?") == "<answer 'What else did you consider?'>"
+    assert "<answer 'What else did you consider?'>" in {i.text for i in res.left_for_human}
+    assert COMMAND not in issue  # a snippet of API use is not the command that shows the cost
+    answers = {"What else did you consider?": "Padding every batch to the longest length in the dataset."}
+    draft = {**DRAFT, "issue": {**DRAFT["issue"], "form_answers": answers}}
+    _, again = render(tmp_path / "again", forms("feature_bold_prompts.md"), draft=draft)
+    assert answers["What else did you consider?"] in again and "<answer 'What else did you consider?'>" not in again
+
+
+def test_tracking_form_is_not_a_proposal_and_community_words_are_not_posted(tmp_path):
+    res, issue = render(tmp_path, forms("community_tracking.md", "community_bug.md"))
+    kinds = {s.path.removeprefix(FOLDER): s.kind for s in res.issue_form.scores}
+    assert kinds == {"community_tracking.md": "tracker", "community_bug.md": "bug"}
+    assert res.issue_form.path == FOLDER + "community_bug.md" and issue.startswith("# [Bug] ")
+    for said in _template_words(shape("community_bug.md")):
+        assert said not in issue, said  # the welcome, each prompt and the triage instruction
+    assert under(issue, "### Actual behavior").startswith(OBSERVED)
+    assert under(issue, "### Environment") == HARDWARE
+    assert under(issue, "### Steps to reproduce") == f"```bash\n{COMMAND}\n```"
+    # the label list the template starts stays, for the human to extend
+    assert under(issue, "### Triage").startswith("* needs-triage")
+    # named by the user, the tracker is followed all the same, its work-item box kept unticked
+    res2, tracked = render(
+        tmp_path / "t", forms("community_tracking.md", "community_bug.md"), issue_form="community_tracking.md"
+    )
+    assert res2.issue_form.path == FOLDER + "community_tracking.md"
+    assert "Welcome to the tinyflow community" not in tracked and "- [ ] Part 1." in tracked
+
+
+def test_fields_with_examples_and_prompts_in_code_blocks(tmp_path):
+    res, issue = render(tmp_path, forms("speed_fields.md"))
+    lines = issue.split("\n")
+
+    def field(label: str) -> str:
+        return next(ln for ln in lines if ln.startswith(f"- {label}"))
+
+    model = json.loads((ROOT / "examples" / "publish" / "draft.json").read_text())["details"].get("model")
+    assert model and field("Model name:") == f"- Model name: {model.rstrip('.')} <!-- e.g. tiny-7b-v2 -->"
+    assert field("Model settings").endswith(": <Model settings>")  # a long label with its example, kept
+    assert field("Device").endswith(f": {DRAFT['gpu_count']} {DRAFT['gpu']}")
+    for label in ("Prefill speed (tok/s)", "Generation speed (tok/s)", "OS (if known)", "Peak memory (if measured)"):
+        assert field(label) == f"- {label}: <{label}>"
+        assert f"<{label}>" in {i.text for i in res.left_for_human}
+    # a code block holding only words that ask (and their translation) is a prompt, not posted; how the
+    # project was built is the reporter's to say (the draft knows its run, not a build): a placeholder each
+    assert "Paste the build flags" not in issue and "Paste the full build log" not in issue
+    assert "在这里粘贴构建参数" not in issue and COMMAND not in issue
+    assert under(issue, "## Build flags") == "<answer 'Build flags'>"
+    assert under(issue, "## Build output") == "<answer 'Build output'>"

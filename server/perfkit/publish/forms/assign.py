@@ -5,8 +5,9 @@ or, failing one, to the first free-text field no narrower role claims, else to t
 field (a bug form that asks only for steps and expectations), else to an 'additional context' field;
 never to a field shown as code and never to a regression field. A field the draft answers in
 form_answers (by id or label) is the draft's: the observation moves to the next field that fits.
-What the logs said goes to an 'expected' or 'documentation' field, the pointer to the PR to an
-'additional context' field; without those they join the observation. The environment and the
+What the logs said goes to an 'expected' or 'documentation' field, the pointer to the PR to a field
+asking for the solution wanted, else to an 'additional context' field; without those they join the
+observation. The environment and the
 command go only where a field asks for them: both are in the PR's Details anyway. Logs go nowhere: the draft holds none.
 """
 
@@ -46,8 +47,8 @@ def assign(
         if not contents.get(key):
             continue
         slot = home if key == "reproduce" and home is not None and roles[home] == role else first(role)
-        if slot is None and key == "pr_note":
-            slot = first("solution")
+        if key == "pr_note":  # the PR is the fix proposed: a field asking for one takes it before 'anything else'
+            slot = first("solution") if first("solution") is not None else slot
         if slot is not None:
             placed.setdefault(slot, []).append(key)
         elif key in ("logs_said", "pr_note"):

@@ -86,7 +86,7 @@ class Facts:
             return None
         if re.search(r" (?:gpu|accelerator|device)s? (?:model|type|name) ", low):
             return self.gpu
-        if re.search(r" (?:gpu|gpus|accelerator|accelerators) $", low):
+        if re.search(r" (?:gpu|gpus|accelerator|accelerators|device|devices) $", low):
             return f"{self.gpu_count} {self.gpu}" if self.gpu_count else self.gpu
         return None
 

@@ -1,8 +1,12 @@
-"""A Markdown issue template filled in place: its own text stays, our answers go where it asks.
+"""A Markdown issue template filled in place: its structure stays, our answers replace what it asks.
 
-Each heading keeps its lines (prompts, comments, checklists). Its "- GPU model:" style fields get
-the draft's values, its empty code block gets the command (or the environment, under an
-environment heading), and the paragraphs whose meaning fits the heading follow its text.
+Every part of the template is accounted for as the PR template's parse reads it
+(perfkit.publish.template_parts): headings, checklists, option lists, links, process notes, code
+blocks, fields and hidden comments are structure and stay; what asks the author for something
+(prompts, example items, the template's own instruction words) is not posted, in the text before
+the first heading too. "- GPU model:" style fields get the draft's values, an empty code block gets
+the command (or the environment, under an environment heading), and the paragraphs whose meaning
+fits a heading follow its structure. A heading left with nothing gets one placeholder.
 """
 
 from __future__ import annotations
@@ -19,11 +23,42 @@ from perfkit.publish.forms.common import (
     match_answers,
     one_text,
 )
-from perfkit.publish.forms.lines import empty_blocks, fill_block, fill_field_lines
+from perfkit.publish.forms.lines import empty_blocks, fill_block, fill_field_lines, is_field
 from perfkit.publish.forms.model import FormField, IssueForm
 from perfkit.publish.forms.roles import role
 from perfkit.publish.models import FieldFill
+from perfkit.publish.template_parts.parse import parse
 from perfkit.repo.template_text import Section, norm_heading
+
+_NOT_POSTED = ("prompt", "text", "example")
+
+
+def _instruction_lines(lines: list[str]) -> set[int]:
+    """The visible lines that ask the author for something: prompts, example items and the template's
+    own words, as the PR template's parse reads them. Hidden comments (nobody sees them) and words
+    inside <details> (the template shows them to readers) are structure."""
+    out: set[int] = set()
+    for part in parse("\n".join(lines)):
+        if part.kind in _NOT_POSTED and not part.hidden and not part.in_details:
+            out.update(range(part.start, part.start + len(part.lines)))
+    return {k for k in out if not is_field(lines[k])}  # a field is answered in place, whatever its label says
+
+
+def _without(lines: list[str], drop: set[int]) -> list[str]:
+    """lines without those in drop, and without the blank line each removed run leaves doubled."""
+    out: list[str] = []
+    skip_blank = False
+    for k, ln in enumerate(lines):
+        if k in drop:
+            skip_blank = not out or not out[-1].strip()
+            continue
+        if skip_blank and not ln.strip():
+            continue
+        skip_blank = False
+        out.append(ln)
+    while out and not out[-1].strip():
+        out.pop()
+    return out
 
 
 def _into_block(body: list[str], keys: list[str], m: Material) -> tuple[list[str], str | None]:
@@ -58,15 +93,17 @@ def _section(
     f: FormField, r: str | None, answer: Answer | None, key: str, keys: list[str], m: Material
 ) -> tuple[list[str], list[str]]:
     sec = f.section or Section(f.label, 2, [f"## {f.label}"], [], 1, 1)
+    asks = _instruction_lines(sec.body)
     body, done, left = fill_field_lines(list(sec.body), m.facts.value_for, m.placeholder)
     how = (["draft"] if done else []) + (["placeholder"] if left else [])
     text = None
     if answer is not None:
-        body, text = _tick(body, sec, f, answer, key)
+        body, text = _tick(body, sec, f, answer, key)  # in place: the lines keep their places until asks go
         how.append("form_answers")
     elif r == "ai" and m.ai:
         text = m.ai
         how.append("ai_disclosure")
+    body = _without(body, asks)
     keys = list(keys)
     body, block = _into_block(body, keys, m)
     if block:
@@ -93,8 +130,10 @@ def fill(form: IssueForm, m: Material) -> Filled:
     placed, leftover = assign(form.fields, roles, m.contents, taken)
     out: list[str] = []
     if form.preamble is not None:
+        asks = _instruction_lines(form.preamble.body)
         pre, _, _ = fill_field_lines(list(form.preamble.body), m.facts.value_for, m.placeholder)
-        out += [*pre, ""]
+        pre = _without(pre, asks)
+        out += [*pre, ""] if pre else []
     fills: list[FieldFill] = []
     for i, f in enumerate(form.fields):
         lines, how = _section(f, roles[i], answers.get(i), answer_keys.get(i, ""), placed.get(i, []), m)

@@ -7,8 +7,9 @@ improve" is not a question and a "CI failure" form is not meant for automation b
 - chosen first, in the order publish-pr's skill asks for: performance, question, feature (also
   enhancement, proposal, RFC), general, bug;
 - chosen only when nothing above exists, because they ask for something a cost report is not:
-  refactor, build or install, documentation, CI failure, flaky test, tracker (a task table),
-  security;
+  refactor, build or install, documentation, CI failure, flaky test, tracker (a task table, or a
+  name or title saying tracking, tracker, epic, roadmap or umbrella: "Feature Tracking" tracks
+  a feature's pieces, it does not propose one), security;
 - never chosen unless named by issue_form: a regression form (the campaign measured a change
   that made the job faster; nothing regressed, and its "previous version" fields would get our
   paragraphs) and a form meant for automation (GitHub expressions such as `{{ env.X }}`, or a
@@ -70,6 +71,8 @@ _BASE = {k: 1000 + 100 * (len(_BROAD) - i) for i, k in enumerate(_BROAD)}
 _BASE.update({k: 100 * (len(_NARROW) - i) for i, k in enumerate(_NARROW)})
 _STRONG = ("name", "title", "file name")  # where a narrow purpose overrides a broad one
 _NEVER = [k for k, _ in NEVER]
+# named for tracking ("Feature Tracking", "[Tracking Issue]", "Roadmap"): a tracker of whatever it tracks
+_TRACKING_NAME_RE = re.compile(r"\b(?:tracking|trackers?|epics?|roadmaps?|umbrella)\b")
 _TAKES_PERF_RE = re.compile(
     r"\b(?:performance|speed|throughput|latency)(?: is| was| that is)? (?:not as expected|lower than expected|"
     r"worse than expected|issues?|problems?|reports?|degradations?|concerns?)\b|"
@@ -187,8 +190,11 @@ def score(form: IssueForm) -> Score:
     words: dict[str, list[str]] = {k: [] for k in kinds}
     never: list[str] = []
     first: list[str] = []
+    named_tracker = None
     for place, text, weight in _places(form):
         low = norm(text)
+        if place in ("name", "title") and named_tracker is None and (hit := _TRACKING_NAME_RE.search(low)):
+            named_tracker = f"'{hit.group(0)}' in its {place}"
         starts: dict[str, int] = {}
         for kind, rx in _KIND_RE.items():
             hit = rx.search(low)
@@ -202,7 +208,7 @@ def score(form: IssueForm) -> Score:
             first = sorted(starts, key=lambda k: starts[k])
     takes = takes_performance(form.about)
     kind = _kind(points, first, never, takes is not None)
-    tracks = tracks_tasks(form)
+    tracks = tracks_tasks(form) or named_tracker
     if tracks and kind in ("feature", "general", "bug"):
         kind = "tracker"
         words["tracker"].append(tracks)

@@ -3,7 +3,8 @@
 Roles, tried in this order so the narrow ones win: `ai` (how AI tools took part: the draft's
 ai_disclosure answers it, never our paragraphs), `checklist` (the reporter's own promises),
 `people` (whom to tag), `software` (the name and version of a package: the draft does not know it),
-`regression` (an earlier version that was faster), `reproduce`, `environment`, `alternatives` (what
+`regression` (an earlier version that was faster), `reproduce`, `build` (how the project was built:
+the draft does not know), `environment`, `alternatives` (what
 else was considered: the draft's words only), `solution` (the fix proposed: the pointer to the PR),
 `expected` (what was expected, what the docs said), `logs`, `context` (anything else) and `problem`
 (the description, the proposal, the question).
@@ -37,20 +38,27 @@ ROLES: list[tuple[str, str]] = [
         r"than before|used to|last (?:known )?good|first bad(?: commit| version)?|bisect\w*",
     ),
     ("reproduce", r"reproduc\w*|repro|steps|commands?|scripts?|code|snippets?|minimal example|how to run"),
+    # how the reporter built the project: the draft knows its run, not a build of the repo
+    ("build", r"build(?: flags| options| command| log| output| method)?|compil\w*|cmake"),
     (
         "environment",
         r"environment|env|system|system info\w*|hardware|platform|setup|gpus?|devices?|accelerators?|cuda|os|"
         r"versions?|collect env",
     ),
     # what else was considered: only the author's own alternatives answer it, never the logs paragraph
-    ("alternatives", r"alternatives?|workarounds?|other (?:options|approaches|solutions)|considered"),
+    ("alternatives", r"alternatives?|workarounds?|other (?:options|approaches|solutions|ways)|consider(?:ed)?"),
     # the fix the reporter proposes: the pointer to the PR answers it
     ("solution", r"solutions?(?: you(?:'d| would) like)?|suggested (?:fix|change)|proposed (?:fix|solution)|pitch"),
-    ("expected", r"expected|expect|docs?|documentation|would have|suggest\w*|desired"),
+    (
+        "expected",
+        r"expected|expect|docs?|documentation|would have|suggest\w*|desired|like to (?:happen|see)|"
+        r"would you like|want(?:ed)? to (?:happen|see)",
+    ),
     ("logs", r"logs?|log output|traceback|stack ?traces?|error messages?|outputs?|stderr|console"),
     (
         "context",
-        r"additional|context|other|misc\w*|anything else|notes?|links?|references?|related|discussion|comments?",
+        r"additional|context|other|misc\w*|anything (?:else|more)|further|notes?|links?|references?|related|"
+        r"discussion|comments?",
     ),
     (
         "problem",

@@ -61,7 +61,9 @@ def _comment_end(lines: list[str], i: int) -> int:
     return len(lines) - 1
 
 
-def _fence_end(lines: list[str], i: int, mark: str) -> int:
+def _fence_end(lines: list[str], i: int, mark: str) -> tuple[int, bool]:
+    """(index of the line that closes the fence opened on line i, whether one does): unclosed, the
+    block runs to the last line."""
     for j in range(i + 1, len(lines)):
         m = FENCE_RE.match(lines[j])
         if (
@@ -70,8 +72,8 @@ def _fence_end(lines: list[str], i: int, mark: str) -> int:
             and len(m.group(1)) >= len(mark)
             and not lines[j].strip()[len(m.group(1)) :].strip()
         ):
-            return j
-    return len(lines) - 1
+            return j, True
+    return len(lines) - 1, False
 
 
 def _item_end(lines: list[str], k: int) -> int:
@@ -212,13 +214,16 @@ def parse(text: str) -> list[Part]:
             continue
         fm = FENCE_RE.match(ln)
         if fm:
-            end = _fence_end(lines, i, fm.group(1))
+            end, shut = _fence_end(lines, i, fm.group(1))
             block = lines[i : end + 1]
-            inner = [x.strip() for x in block[1:-1] if x.strip()]
-            # only comments in a block: an example to fill in, when it names its language or asks in words
+            inner = [x.strip() for x in (block[1:-1] if shut else block[1:]) if x.strip()]  # unclosed: to the end
+            # only comments in a block: an example to fill in, when it names its language or asks in words;
+            # only words asking ("Paste the log here", with its translation): a prompt in a box
             comments = bool(inner) and all(x.startswith(("#", "//")) for x in inner)
             labelled = bool(ln.strip()[len(fm.group(1)) :].strip())
             asks = comments and (labelled or words.is_prompt(inner[0].lstrip("#/ ")))
+            said = [x for x in inner if x.isascii()]
+            asks = asks or (0 < len(inner) <= 4 and bool(said) and all(words.is_prompt(x) for x in said))
             out.add("prompt" if asks else "code", i, block)
             i, prev_blank = end + 1, False
             continue

@@ -161,7 +161,8 @@ _INSTRUCTION = re.compile(
     r"\b(?:instructions?|this template|the template|the following (?:sections?|instructions?|steps?|items?|"
     r"guidelines?|questions?)|(?:thanks?|thank you)\b[^.!\n]{0,60}\b(?:contribut\w*|pull request|pr|submitting|"
     r"opening)|clear and concise|please (?:make sure|ensure|be sure|remember|first|open|share|read|fill|describe|"
-    r"provide|add|link|include|reference|note|use|follow|check)\b|make sure (?:to|that|you)|a concise description|"
+    r"provide|add|link|include|reference|refer|note|use|follow|check)\b|make sure (?:to|that|you)|"
+    r"a concise description|"
     r"ex\.\s|e\.g\.|for example|placeholder|"
     r"(?:required|optional|mandatory) (?:section|field)|this (?:section|field) is (?:required|optional|mandatory))",
     re.I,
