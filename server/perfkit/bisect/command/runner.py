@@ -244,7 +244,7 @@ class _Watch:
             kill_group(self.proc.pid)  # children that outlive the command do not outlive the step
         if self.exited_at is None and now - self.started >= self.timeout_s:
             self.res.timed_out = True
-            if isinstance(self.scan, LinearSearch):
+            if self.scan is not None:
                 self.scan.held_back(now - self.started)
             self.log.note(f"\n[perfkit: timed out after {self.timeout_s:g}s; stopping the process group]\n")
             _stop(self.proc)

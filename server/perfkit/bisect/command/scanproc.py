@@ -89,6 +89,10 @@ class ScanProcess:
                 return
             del self._pending[:n]
 
+    def held_back(self, elapsed_s: float) -> None:
+        """At the command's timeout, nothing to do: a child still behind then is named by finish(), which
+        waits for it only to the deadline (LinearSearch.held_back is the in-process case)."""
+
     def finish(self) -> None:
         """Hand over the rest, wait for the answer until the deadline (plus a grace), record it on the scan."""
         end = max(self.deadline, time.monotonic() + GRACE_S)

@@ -47,8 +47,8 @@ def assign(
         if not contents.get(key):
             continue
         slot = home if key == "reproduce" and home is not None and roles[home] == role else first(role)
-        if key == "pr_note":  # the PR is the fix proposed: a field asking for one takes it before 'anything else'
-            slot = first("solution") if first("solution") is not None else slot
+        if key == "pr_note" and (wanted := first("solution")) is not None:
+            slot = wanted  # the PR is the fix proposed: a field asking for one takes it before 'anything else'
         if slot is not None:
             placed.setdefault(slot, []).append(key)
         elif key in ("logs_said", "pr_note"):
